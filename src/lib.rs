@@ -12,4 +12,5 @@ pub mod model;
 pub mod render;
 pub mod store;
 pub mod util;
+pub mod view;
 pub mod worktree;

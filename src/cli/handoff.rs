@@ -1,0 +1,25 @@
+//! `git pair handoff`: print the transcript (HANDOFF.md's content) from stored records.
+
+use serde_json::json;
+
+use super::{CommandError, Context, Report};
+
+/// Print the run's transcript, rendered from the stored records (the content of HANDOFF.md).
+///
+/// Also rewrites HANDOFF.md in the work tree when it is missing or stale.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
+    let run_id = ctx.run_id(None)?;
+    let path = ctx.refresh_handoff(&run_id)?;
+    let text = crate::view::transcript(&ctx.repo, &run_id)?;
+    Ok(Report::new(
+        json!({
+            "run_id": run_id.as_str(),
+            "handoff_path": path.map(|p| p.display().to_string()),
+            "text": text,
+        }),
+        text,
+    ))
+}

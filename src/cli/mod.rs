@@ -1,0 +1,106 @@
+//! The command layer: clap definitions, one file per subcommand, errors → exit codes.
+//!
+//! Commands turn arguments into calls on the domain modules and return a [`ui::Report`];
+//! only [`ui::Ui`] prints. No loop rule or git access is implemented here.
+
+mod coder_done;
+mod context;
+mod error;
+mod handoff;
+mod list;
+mod show;
+mod start;
+mod status;
+mod ui;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use context::Context;
+pub use error::CommandError;
+pub use ui::{Report, Ui};
+
+const LONG_ABOUT: &str = "\
+Run a coder <-> reviewer loop for AI coding agents, with all state kept inside git.
+
+The loop:
+  git pair start --task \"…\"            start a run on this branch (work tree must be clean)
+  (the coder edits files)
+  git pair coder-done --summary \"…\"    record the coder's round
+  git pair review                       a reviewer reads the change and gives a verdict
+  (repeat coder-done / review until APPROVED)
+  git pair finish                       close the run and render the PR body
+
+`git pair status --json` prints `next_action`, the one thing to do next.
+State lives in refs/pair/runs/<id> and refs/notes/pair; HANDOFF.md is a view of it.";
+
+/// git pair: a coder <-> reviewer loop for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(
+    name = "git pair",
+    bin_name = "git pair",
+    version,
+    about = "Run a coder <-> reviewer loop for AI coding agents, with all state kept inside git",
+    long_about = LONG_ABOUT,
+    after_help = "Exit codes: 0 success · 1 refused or failed · 2 budget alert (budget-check) · 129 usage error"
+)]
+pub struct Cli {
+    /// Run as if started in <path> (like git -C).
+    #[arg(short = 'C', global = true, value_name = "path")]
+    pub directory: Vec<std::path::PathBuf>,
+    /// Print one compact JSON object on stdout; messages for humans go to stderr.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The run to act on (default: the newest unfinished run on the current branch).
+    #[arg(long, global = true, value_name = "id")]
+    pub run: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Start(start::Args),
+    Status(status::Args),
+    CoderDone(coder_done::Args),
+    Handoff(handoff::Args),
+    List(list::Args),
+    Show(show::Args),
+}
+
+/// Parses the command line, runs the command and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let ui = Ui::new(false);
+            ui.emit_clap(&err);
+            let code = match err.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                _ => error::EXIT_USAGE,
+            };
+            return ExitCode::from(code);
+        }
+    };
+    let ui = Ui::new(cli.json);
+    let code = match run(&cli, &ui) {
+        Ok(report) => ui.emit(&report),
+        Err(err) => ui.emit_error(&err),
+    };
+    ExitCode::from(code)
+}
+
+fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
+    let ctx = || Context::open(cli);
+    match &cli.command {
+        Command::Start(args) => start::run(&ctx()?, ui, args),
+        Command::Status(args) => status::run(&ctx()?, args),
+        Command::CoderDone(args) => coder_done::run(&ctx()?, args),
+        Command::Handoff(args) => handoff::run(&ctx()?, args),
+        Command::List(args) => list::run(&ctx()?, args),
+        Command::Show(args) => show::run(&ctx()?, args),
+    }
+}

@@ -1,0 +1,73 @@
+//! `git pair status`: the run's state and the one thing to do next.
+
+use serde_json::json;
+
+use super::{CommandError, Context, Report};
+use crate::model::{Manifest, NextAction};
+
+/// Show the run's state and `next_action`, the one thing to do next.
+///
+/// next_action is one of: code, review, finish, stop:round-cap, stop:budget, stop:stalled,
+/// resume:review, done. Agents follow it; `stop:*` means ask the human.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
+    let run_id = ctx.run_id(None)?;
+    let state = ctx.load(&run_id)?;
+    let m = &state.manifest;
+    let next = m.next_action;
+    let json = json!({
+        "run_id": m.run_id,
+        "round": m.current_coder_round().unwrap_or(0),
+        "max_rounds": m.max_rounds,
+        "last_verdict": m.last_verdict().map(|v| v.as_str()),
+        "next_action": next.as_str(),
+        "spent_usd": round_usd(m.spent_usd),
+        "budget_usd": m.budget_usd,
+        "branch": m.branch,
+        "task": m.task,
+        "conflicts": m.conflicts,
+    });
+    Ok(Report::new(json, human(m, next)))
+}
+
+fn human(m: &Manifest, next: NextAction) -> String {
+    let round = m.current_coder_round().unwrap_or(0);
+    let mut out = format!(
+        "run {} on {} — round {round} of {}\ntask: {}\n",
+        m.run_id, m.branch, m.max_rounds, m.task
+    );
+    if let Some(v) = m.last_verdict() {
+        out.push_str(&format!("last verdict: {}\n", v.as_str()));
+    }
+    match m.budget_usd {
+        Some(limit) => out.push_str(&format!("spent: ${:.2} of ${limit:.2}\n", m.spent_usd)),
+        None if m.spent_usd > 0.0 => out.push_str(&format!("spent: ${:.2}\n", m.spent_usd)),
+        None => {}
+    }
+    for conflict in &m.conflicts {
+        out.push_str(&format!("conflict: {conflict}\n"));
+    }
+    let what = match next {
+        NextAction::Code => "code — make the change, then: git pair coder-done --summary \"…\"",
+        NextAction::Review => "review — git pair review",
+        NextAction::Finish => "finish — git pair finish",
+        NextAction::StopRoundCap => "stop:round-cap — the round cap is reached; ask the human",
+        NextAction::StopBudget => "stop:budget — the budget is spent; ask the human",
+        NextAction::StopStalled => {
+            "stop:stalled — the same findings stayed open two rounds; ask the human"
+        }
+        NextAction::ResumeReview => {
+            "resume:review — a review was interrupted; git pair review resumes it"
+        }
+        NextAction::Done => "done — the run is finished",
+    };
+    out.push_str(&format!("next: {what}\n"));
+    out
+}
+
+/// Rounds dollars to 1/100 of a cent for compact JSON.
+pub fn round_usd(usd: f64) -> f64 {
+    (usd * 10_000.0).round() / 10_000.0
+}

@@ -1,0 +1,128 @@
+//! The only place that writes to stdout and stderr. `--json` vs human output is decided here:
+//! data goes to stdout, messages and progress to stderr (progress only on a terminal).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::{IsTerminal as _, Write as _};
+
+use serde_json::Value;
+
+use super::error::CommandError;
+
+/// What a command produced: one JSON object and the human rendering of the same data.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub json: serde_json::Map<String, Value>,
+    /// Printed to stdout without `--json`.
+    pub human: String,
+    /// Printed to stderr in both modes (notes, warnings, hints).
+    pub notes: Vec<String>,
+    /// A non-zero exit that is not an error (budget alert).
+    pub exit: u8,
+}
+
+impl Report {
+    /// A report from a JSON object and its human text.
+    pub fn new(json: Value, human: impl Into<String>) -> Self {
+        Report {
+            json: match json {
+                Value::Object(map) => map,
+                other => {
+                    let mut map = serde_json::Map::new();
+                    map.insert("value".into(), other);
+                    map
+                }
+            },
+            human: human.into(),
+            notes: Vec::new(),
+            exit: 0,
+        }
+    }
+
+    /// Adds a note for stderr.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// Terminal access for one command invocation.
+pub struct Ui {
+    json: bool,
+    progress: bool,
+}
+
+impl Ui {
+    /// A Ui for `--json` or human output.
+    pub fn new(json: bool) -> Self {
+        Ui {
+            json,
+            progress: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Whether `--json` was asked for.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// Shows progress on a long wait; only when stderr is a terminal, never in `--json` data.
+    pub fn progress(&self, message: &str) {
+        if self.progress {
+            eprintln!("{message}");
+        }
+    }
+
+    /// Prints a command's result and returns its exit code.
+    pub fn emit(&self, report: &Report) -> u8 {
+        for note in &report.notes {
+            eprintln!("{note}");
+        }
+        let result = if self.json {
+            let line = serde_json::to_string(&report.json).expect("JSON values serialize");
+            writeln!(std::io::stdout().lock(), "{line}")
+        } else if report.human.is_empty() {
+            Ok(())
+        } else {
+            let mut out = std::io::stdout().lock();
+            out.write_all(report.human.as_bytes()).and_then(|()| {
+                if report.human.ends_with('\n') {
+                    Ok(())
+                } else {
+                    out.write_all(b"\n")
+                }
+            })
+        };
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(e) => {
+                eprintln!("error: cannot write output: {e}");
+                super::error::EXIT_FAILURE
+            }
+            Ok(()) => report.exit,
+        }
+    }
+
+    /// Prints a failure: one `error:` line (and a hint) on stderr, and with `--json` one
+    /// object with an `error` key on stdout. Returns the exit code.
+    pub fn emit_error(&self, err: &CommandError) -> u8 {
+        eprintln!("error: {}", err.message);
+        if let Some(hint) = &err.hint {
+            eprintln!("hint: {hint}");
+        }
+        if self.json {
+            let mut map = err.partial.clone();
+            map.insert("error".into(), Value::String(err.message.clone()));
+            if let Some(hint) = &err.hint {
+                map.insert("hint".into(), Value::String(hint.clone()));
+            }
+            let line = serde_json::to_string(&map).expect("JSON values serialize");
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+        err.exit
+    }
+
+    /// Prints clap's usage error or help text as clap formats it.
+    pub fn emit_clap(&self, err: &clap::Error) {
+        let _ = err.print();
+    }
+}

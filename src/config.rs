@@ -1,0 +1,301 @@
+//! `pair.*` configuration: every key of SPEC §12 read once into [`Options`], validated, with
+//! defaults. Pure: values come through a lookup function, so parsing is tested without git.
+
+use std::path::PathBuf;
+
+/// Paths a reviewer must never see, whatever the configuration adds.
+pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
+
+/// The settings in force, after defaults; command-line flags override them in the command layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub coder: String,
+    pub reviewer: String,
+    pub reviewers: Vec<String>,
+    pub max_rounds: u32,
+    pub budget_usd: Option<f64>,
+    pub budget_warn_ratio: f64,
+    pub reviewer_command: Option<Vec<String>>,
+    pub review_timeout_secs: u64,
+    pub diff_budget_bytes: u64,
+    pub review_exclude: Vec<String>,
+    pub max_parallel: Option<u32>,
+    pub quorum: Option<u32>,
+    pub pricing_file: Option<PathBuf>,
+    pub surface_file: Option<PathBuf>,
+    pub prompt_template: Option<PathBuf>,
+    pub handoff_file: bool,
+    pub never_commit: Vec<String>,
+    pub handoff_threshold: f64,
+    pub trusted_checks: Vec<String>,
+    pub redact_secrets: bool,
+}
+
+/// A configuration value that does not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("bad config value '{value}' for '{key}': expected {expected}")]
+pub struct Error {
+    pub key: String,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            coder: "claude".into(),
+            reviewer: "codex".into(),
+            reviewers: Vec::new(),
+            max_rounds: 5,
+            budget_usd: None,
+            budget_warn_ratio: 0.8,
+            reviewer_command: None,
+            review_timeout_secs: 600,
+            diff_budget_bytes: 262_144,
+            review_exclude: DEFAULT_REVIEW_EXCLUDE
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            max_parallel: None,
+            quorum: None,
+            pricing_file: None,
+            surface_file: None,
+            prompt_template: None,
+            handoff_file: true,
+            never_commit: vec!["HANDOFF.md".into()],
+            handoff_threshold: 0.85,
+            trusted_checks: Vec::new(),
+            redact_secrets: false,
+        }
+    }
+}
+
+impl Options {
+    /// Reads every `pair.*` key through `values` (all values of a key, in file order).
+    pub fn from_lookup(values: impl Fn(&str) -> Vec<String>) -> Result<Options, Error> {
+        let last = |key: &str| values(key).pop();
+        let mut o = Options::default();
+        if let Some(v) = last("pair.coder").filter(|v| !v.trim().is_empty()) {
+            o.coder = v.trim().to_owned();
+        }
+        if let Some(v) = last("pair.reviewer").filter(|v| !v.trim().is_empty()) {
+            o.reviewer = v.trim().to_owned();
+        }
+        if let Some(v) = last("pair.reviewers") {
+            o.reviewers = v
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
+        if let Some(v) = last("pair.maxRounds") {
+            o.max_rounds = positive_u32("pair.maxRounds", &v)?;
+        }
+        if let Some(v) = last("pair.budgetUsd") {
+            o.budget_usd = Some(non_negative_f64("pair.budgetUsd", &v)?);
+        }
+        if let Some(v) = last("pair.budgetWarnRatio") {
+            o.budget_warn_ratio = ratio("pair.budgetWarnRatio", &v)?;
+        }
+        if let Some(v) = last("pair.reviewerCommand") {
+            o.reviewer_command = Some(parse_argv("pair.reviewerCommand", &v)?);
+        }
+        if let Some(v) = last("pair.reviewTimeout") {
+            o.review_timeout_secs = u64::from(positive_u32("pair.reviewTimeout", &v)?);
+        }
+        if let Some(v) = last("pair.diffBudgetBytes") {
+            o.diff_budget_bytes = u64::from(positive_u32("pair.diffBudgetBytes", &v)?);
+        }
+        for pattern in values("pair.review.exclude") {
+            let pattern = pattern.trim().to_owned();
+            if !pattern.is_empty() && !o.review_exclude.contains(&pattern) {
+                o.review_exclude.push(pattern);
+            }
+        }
+        if let Some(v) = last("pair.maxParallel") {
+            o.max_parallel = Some(positive_u32("pair.maxParallel", &v)?);
+        }
+        if let Some(v) = last("pair.quorum") {
+            o.quorum = Some(positive_u32("pair.quorum", &v)?);
+        }
+        o.pricing_file = last("pair.pricingFile").map(PathBuf::from);
+        o.surface_file = last("pair.surfaceFile").map(PathBuf::from);
+        o.prompt_template = last("pair.promptTemplate").map(PathBuf::from);
+        if let Some(v) = last("pair.handoffFile") {
+            o.handoff_file = boolean("pair.handoffFile", &v)?;
+        }
+        for path in values("pair.neverCommit") {
+            if !path.trim().is_empty() && !o.never_commit.contains(&path) {
+                o.never_commit.push(path.trim().to_owned());
+            }
+        }
+        if let Some(v) = last("pair.handoffThreshold") {
+            o.handoff_threshold = ratio("pair.handoffThreshold", &v)?;
+        }
+        o.trusted_checks = values("pair.trustedChecks");
+        if let Some(v) = last("pair.review.redactSecrets") {
+            o.redact_secrets = boolean("pair.review.redactSecrets", &v)?;
+        }
+        Ok(o)
+    }
+
+    /// The settings worth recording on a run, as `pair.*` keys.
+    pub fn to_record(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut map = serde_json::Map::new();
+        let mut put = |k: &str, v: serde_json::Value| {
+            map.insert(k.to_owned(), v);
+        };
+        put("pair.coder", self.coder.clone().into());
+        put("pair.reviewer", self.reviewer.clone().into());
+        put("pair.reviewers", self.reviewers.clone().into());
+        put("pair.maxRounds", self.max_rounds.into());
+        put("pair.budgetUsd", self.budget_usd.into());
+        put("pair.budgetWarnRatio", self.budget_warn_ratio.into());
+        put("pair.reviewTimeout", self.review_timeout_secs.into());
+        put("pair.diffBudgetBytes", self.diff_budget_bytes.into());
+        put("pair.review.exclude", self.review_exclude.clone().into());
+        put("pair.maxParallel", self.max_parallel.into());
+        put("pair.quorum", self.quorum.into());
+        put("pair.handoffFile", self.handoff_file.into());
+        map
+    }
+}
+
+fn bad(key: &str, value: &str, expected: &'static str) -> Error {
+    Error {
+        key: key.to_owned(),
+        value: value.escape_debug().to_string(),
+        expected,
+    }
+}
+
+/// Parses a git integer (`10`, `10k`, `2m`, `1g`).
+fn git_integer(value: &str) -> Option<u64> {
+    let v = value.trim();
+    let (digits, factor) = match v.chars().last()?.to_ascii_lowercase() {
+        'k' => (&v[..v.len() - 1], 1024),
+        'm' => (&v[..v.len() - 1], 1024 * 1024),
+        'g' => (&v[..v.len() - 1], 1024 * 1024 * 1024),
+        _ => (v, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(factor)
+}
+
+fn positive_u32(key: &str, value: &str) -> Result<u32, Error> {
+    git_integer(value)
+        .filter(|&n| n > 0)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| bad(key, value, "a positive integer"))
+}
+
+fn non_negative_f64(key: &str, value: &str) -> Result<f64, Error> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| bad(key, value, "a non-negative number of US dollars"))
+}
+
+fn ratio(key: &str, value: &str) -> Result<f64, Error> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 1.0)
+        .ok_or_else(|| bad(key, value, "a ratio between 0 and 1"))
+}
+
+fn boolean(key: &str, value: &str) -> Result<bool, Error> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" | "" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(bad(key, value, "a boolean (true/false)")),
+    }
+}
+
+/// Parses a reviewer command given as a JSON array of strings (flag or config).
+pub fn parse_argv(key: &str, value: &str) -> Result<Vec<String>, Error> {
+    serde_json::from_str::<Vec<String>>(value)
+        .ok()
+        .filter(|argv| argv.first().is_some_and(|p| !p.trim().is_empty()))
+        .ok_or_else(|| {
+            bad(
+                key,
+                value,
+                "a non-empty JSON array of strings, e.g. [\"my-reviewer\", \"--strict\"]",
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Vec<String> {
+        let mut map: HashMap<String, Vec<String>> = HashMap::new();
+        for (k, v) in pairs {
+            map.entry(k.to_string()).or_default().push(v.to_string());
+        }
+        move |k| map.get(k).cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn defaults_match_the_spec() {
+        let o = Options::from_lookup(lookup(&[])).expect("defaults");
+        assert_eq!(o.coder, "claude");
+        assert_eq!(o.reviewer, "codex");
+        assert_eq!(o.max_rounds, 5);
+        assert_eq!(o.review_timeout_secs, 600);
+        assert_eq!(o.diff_budget_bytes, 262_144);
+        assert_eq!(o.review_exclude, ["HANDOFF.md", ".pair/working/**"]);
+        assert!(o.handoff_file);
+        assert_eq!(o.budget_warn_ratio, 0.8);
+    }
+
+    #[test]
+    fn values_parse_with_git_conventions() {
+        let o = Options::from_lookup(lookup(&[
+            ("pair.maxRounds", "3"),
+            ("pair.maxRounds", "7"),
+            ("pair.diffBudgetBytes", "64k"),
+            ("pair.handoffFile", "off"),
+            ("pair.reviewers", "codex, claude"),
+            ("pair.review.exclude", "secret/**"),
+            ("pair.reviewerCommand", r#"["rev","--x"]"#),
+            ("pair.budgetUsd", "2.5"),
+        ]))
+        .expect("parses");
+        assert_eq!(o.max_rounds, 7, "last value wins");
+        assert_eq!(o.diff_budget_bytes, 65_536);
+        assert!(!o.handoff_file);
+        assert_eq!(o.reviewers, ["codex", "claude"]);
+        assert_eq!(
+            o.review_exclude,
+            ["HANDOFF.md", ".pair/working/**", "secret/**"]
+        );
+        assert_eq!(o.reviewer_command, Some(vec!["rev".into(), "--x".into()]));
+        assert_eq!(o.budget_usd, Some(2.5));
+    }
+
+    #[test]
+    fn unparseable_values_name_key_and_value() {
+        for (key, value) in [
+            ("pair.maxRounds", "many"),
+            ("pair.maxRounds", "0"),
+            ("pair.budgetUsd", "-1"),
+            ("pair.budgetUsd", "lots"),
+            ("pair.budgetWarnRatio", "1.5"),
+            ("pair.handoffFile", "maybe"),
+            ("pair.reviewerCommand", "rev --x"),
+            ("pair.reviewerCommand", "[]"),
+            ("pair.reviewTimeout", "soon"),
+        ] {
+            let err = Options::from_lookup(lookup(&[(key, value)])).expect_err(key);
+            assert_eq!(err.key, key);
+            assert!(err.to_string().contains(value), "{err}");
+        }
+    }
+}

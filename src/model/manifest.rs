@@ -1,0 +1,757 @@
+//! The manifest: the projection of a run's records, computed by one fold ([`Manifest::apply`]),
+//! plus the loop's rules that read it (`next_action`, what may be recorded next).
+
+use serde::{Deserialize, Serialize};
+
+use super::SCHEMA_VERSION;
+use super::record::{Body, Finding, Record, Verdict};
+
+/// Who acted in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Coder,
+    Reviewer,
+}
+
+/// One entry of `rounds`: a coder round or a reviewer round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundEntry {
+    pub n: u32,
+    pub role: Role,
+    pub tool: String,
+    pub session_id: Option<String>,
+    pub started_at: String,
+    pub ended_at: String,
+    pub findings: u32,
+    pub findings_addressed: Option<u32>,
+    pub verdict: Option<Verdict>,
+    pub outcome: Option<String>,
+    pub cost_usd: Option<f64>,
+    /// Coder rounds: how many `coder-done` summaries the round holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summaries: Option<u32>,
+    /// Reviewer rounds: a digest of the open findings, to detect a stalled loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_findings_digest: Option<String>,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub verdict: Option<Verdict>,
+    pub rounds: u32,
+    #[serde(rename = "override")]
+    pub override_: bool,
+}
+
+/// A review dispatched and not yet answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingReview {
+    pub dispatch: String,
+    pub round: u32,
+    pub at: String,
+}
+
+/// What the loop should do next; the skill follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NextAction {
+    #[serde(rename = "code")]
+    Code,
+    #[serde(rename = "review")]
+    Review,
+    #[serde(rename = "finish")]
+    Finish,
+    #[serde(rename = "stop:round-cap")]
+    StopRoundCap,
+    #[serde(rename = "stop:budget")]
+    StopBudget,
+    #[serde(rename = "stop:stalled")]
+    StopStalled,
+    #[serde(rename = "resume:review")]
+    ResumeReview,
+    #[serde(rename = "done")]
+    Done,
+}
+
+impl NextAction {
+    /// Every value, for documentation and for the skill's coverage test.
+    pub const ALL: [NextAction; 8] = [
+        NextAction::Code,
+        NextAction::Review,
+        NextAction::Finish,
+        NextAction::StopRoundCap,
+        NextAction::StopBudget,
+        NextAction::StopStalled,
+        NextAction::ResumeReview,
+        NextAction::Done,
+    ];
+
+    /// The value as `status --json` prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NextAction::Code => "code",
+            NextAction::Review => "review",
+            NextAction::Finish => "finish",
+            NextAction::StopRoundCap => "stop:round-cap",
+            NextAction::StopBudget => "stop:budget",
+            NextAction::StopStalled => "stop:stalled",
+            NextAction::ResumeReview => "resume:review",
+            NextAction::Done => "done",
+        }
+    }
+}
+
+/// The projection of a run (`manifest.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub v: u32,
+    pub run_id: String,
+    pub task: String,
+    pub cwd: String,
+    pub branch: String,
+    pub base: Option<String>,
+    pub coder: String,
+    pub reviewer: String,
+    pub max_rounds: u32,
+    pub budget_usd: Option<f64>,
+    #[serde(default = "default_warn_ratio")]
+    pub budget_warn_ratio: f64,
+    pub created_at: String,
+    pub rounds: Vec<RoundEntry>,
+    pub reviewer_fallback: bool,
+    pub outcome: Outcome,
+    pub pr: Option<u64>,
+    pub next_action: NextAction,
+    /// Spend measured and stored so far (sum of cost records).
+    #[serde(default)]
+    pub spent_usd: f64,
+    #[serde(default)]
+    pub pending_review: Option<PendingReview>,
+    /// Records written concurrently on two machines (same position); both are kept.
+    #[serde(default)]
+    pub conflicts: Vec<String>,
+    /// Number of records projected.
+    #[serde(default)]
+    pub records: u64,
+    /// Highest record position seen; the next record gets one more.
+    #[serde(default)]
+    pub last_seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_record: Option<String>,
+    /// Fields written by a newer version, kept as they were.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+fn default_warn_ratio() -> f64 {
+    0.8
+}
+
+/// A rule of the loop refused what was asked; nothing is recorded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    pub message: String,
+    /// The next command that would help, if any.
+    pub hint: Option<String>,
+}
+
+impl Refusal {
+    fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Refusal {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+}
+
+impl Manifest {
+    /// The projection of no records: what a run looks like before its start record.
+    pub fn empty() -> Self {
+        Manifest {
+            v: SCHEMA_VERSION,
+            run_id: String::new(),
+            task: String::new(),
+            cwd: String::new(),
+            branch: String::new(),
+            base: None,
+            coder: String::new(),
+            reviewer: String::new(),
+            max_rounds: 0,
+            budget_usd: None,
+            budget_warn_ratio: default_warn_ratio(),
+            created_at: String::new(),
+            rounds: Vec::new(),
+            reviewer_fallback: false,
+            outcome: Outcome::default(),
+            pr: None,
+            next_action: NextAction::Code,
+            spent_usd: 0.0,
+            pending_review: None,
+            conflicts: Vec::new(),
+            records: 0,
+            last_seq: 0,
+            last_record: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    /// Projects `records` (in stored order: by seq, then file name) from scratch.
+    pub fn project<'a>(records: impl IntoIterator<Item = &'a Record>) -> Self {
+        let mut manifest = Manifest::empty();
+        for record in records {
+            manifest.apply(record);
+        }
+        manifest
+    }
+
+    /// Folds one record into the projection. The only place the projection is computed.
+    pub fn apply(&mut self, record: &Record) {
+        if record.seq == self.last_seq && self.records > 0 {
+            if let Some(previous) = &self.last_record {
+                self.conflicts.push(format!(
+                    "{} and {} were recorded concurrently at position {}",
+                    previous,
+                    record.file_name(),
+                    record.seq
+                ));
+            }
+        }
+        self.records += 1;
+        self.last_seq = self.last_seq.max(record.seq);
+        self.last_record = Some(record.file_name());
+        match &record.body {
+            Body::Start(start) => {
+                self.run_id = start.run_id.clone();
+                self.task = start.task.clone();
+                self.cwd = start.cwd.clone();
+                self.branch = start.branch.clone();
+                self.base = start.base.clone();
+                self.coder = start.coder.clone();
+                self.reviewer = start.reviewer.clone();
+                self.max_rounds = start.max_rounds;
+                self.budget_usd = start.budget_usd;
+                if let Some(ratio) = start
+                    .config
+                    .get("pair.budgetWarnRatio")
+                    .and_then(serde_json::Value::as_f64)
+                {
+                    self.budget_warn_ratio = ratio;
+                }
+                self.created_at = record.at.clone();
+            }
+            Body::Coder(coder) => {
+                let open = self.current_coder_round().filter(|&n| !self.is_reviewed(n));
+                match open.and_then(|n| self.entry_mut(n, Role::Coder)) {
+                    Some(entry) => {
+                        entry.ended_at = record.at.clone();
+                        entry.summaries = Some(entry.summaries.unwrap_or(1) + 1);
+                        if coder.findings_addressed.is_some() {
+                            entry.findings_addressed = Some(
+                                entry.findings_addressed.unwrap_or(0)
+                                    + coder.findings_addressed.unwrap_or(0),
+                            );
+                        }
+                        if entry.session_id.is_none() {
+                            entry.session_id = coder.session_id.clone();
+                        }
+                    }
+                    None => {
+                        let n = self.current_coder_round().unwrap_or(0) + 1;
+                        let started_at = self
+                            .rounds
+                            .last()
+                            .map(|e| e.ended_at.clone())
+                            .unwrap_or_else(|| self.created_at.clone());
+                        self.rounds.push(RoundEntry {
+                            n,
+                            role: Role::Coder,
+                            tool: coder.tool.clone(),
+                            session_id: coder.session_id.clone(),
+                            started_at,
+                            ended_at: record.at.clone(),
+                            findings: 0,
+                            findings_addressed: coder.findings_addressed,
+                            verdict: None,
+                            outcome: None,
+                            cost_usd: None,
+                            summaries: Some(1),
+                            open_findings_digest: None,
+                        });
+                    }
+                }
+            }
+            Body::ReviewDispatch(dispatch) => {
+                self.pending_review = Some(PendingReview {
+                    dispatch: record.id.clone(),
+                    round: dispatch.round,
+                    at: record.at.clone(),
+                });
+            }
+            Body::Review(review) => {
+                let started_at = match &self.pending_review {
+                    Some(p) if p.dispatch == review.dispatch => p.at.clone(),
+                    _ => record.at.clone(),
+                };
+                if self
+                    .pending_review
+                    .as_ref()
+                    .is_some_and(|p| p.dispatch == review.dispatch)
+                {
+                    self.pending_review = None;
+                }
+                if review.fallback_used {
+                    self.reviewer_fallback = true;
+                }
+                let open_findings_digest = (review.verdict == Some(Verdict::ChangesRequested))
+                    .then(|| findings_digest(&review.findings));
+                self.rounds.push(RoundEntry {
+                    n: review.round,
+                    role: Role::Reviewer,
+                    tool: review.tool.clone(),
+                    session_id: review.reviewers.iter().find_map(|r| r.session_id.clone()),
+                    started_at,
+                    ended_at: record.at.clone(),
+                    findings: u32::try_from(review.findings.len()).unwrap_or(u32::MAX),
+                    findings_addressed: None,
+                    verdict: review.verdict,
+                    outcome: Some(review.outcome.clone()),
+                    cost_usd: None,
+                    summaries: None,
+                    open_findings_digest,
+                });
+            }
+            Body::Cost(cost) => {
+                self.spent_usd += cost.usd;
+                let role = if cost.role == "reviewer" {
+                    Role::Reviewer
+                } else {
+                    Role::Coder
+                };
+                if let Some(entry) = self
+                    .rounds
+                    .iter_mut()
+                    .rev()
+                    .find(|e| e.n == cost.round && e.role == role)
+                {
+                    entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost.usd);
+                }
+            }
+            Body::Finish(finish) => {
+                self.outcome = Outcome {
+                    verdict: Some(finish.verdict),
+                    rounds: self.current_coder_round().unwrap_or(0),
+                    override_: finish.override_,
+                };
+                if finish.pr.is_some() {
+                    self.pr = finish.pr;
+                }
+            }
+            Body::Pr { number } => self.pr = Some(*number),
+            Body::Unknown { .. } => {}
+        }
+        self.next_action = self.next_action_with(self.stored_budget_alert());
+    }
+
+    /// The highest coder round, if any.
+    pub fn current_coder_round(&self) -> Option<u32> {
+        self.rounds
+            .iter()
+            .filter(|e| e.role == Role::Coder)
+            .map(|e| e.n)
+            .max()
+    }
+
+    /// The last reviewer entry that carries a verdict.
+    pub fn last_review(&self) -> Option<&RoundEntry> {
+        self.rounds
+            .iter()
+            .rev()
+            .find(|e| e.role == Role::Reviewer && e.verdict.is_some())
+    }
+
+    /// The verdict of the last completed review.
+    pub fn last_verdict(&self) -> Option<Verdict> {
+        self.last_review().and_then(|e| e.verdict)
+    }
+
+    /// Whether coder round `n` has a completed review (failed reviews use no round).
+    pub fn is_reviewed(&self, n: u32) -> bool {
+        self.rounds
+            .iter()
+            .any(|e| e.role == Role::Reviewer && e.n == n && e.verdict.is_some())
+    }
+
+    /// Whether the run was finished.
+    pub fn is_finished(&self) -> bool {
+        self.outcome.verdict.is_some()
+    }
+
+    fn entry_mut(&mut self, n: u32, role: Role) -> Option<&mut RoundEntry> {
+        self.rounds
+            .iter_mut()
+            .rev()
+            .find(|e| e.n == n && e.role == role)
+    }
+
+    fn stored_budget_alert(&self) -> bool {
+        self.budget_usd
+            .is_some_and(|limit| limit > 0.0 && self.spent_usd >= limit)
+    }
+
+    /// Whether the last two completed reviews asked for changes on the same open findings.
+    pub fn is_stalled(&self) -> bool {
+        let mut reviews = self
+            .rounds
+            .iter()
+            .rev()
+            .filter(|e| e.role == Role::Reviewer && e.verdict.is_some());
+        match (reviews.next(), reviews.next()) {
+            (Some(last), Some(before)) => {
+                last.n != before.n
+                    && last.open_findings_digest.is_some()
+                    && last.open_findings_digest == before.open_findings_digest
+            }
+            _ => false,
+        }
+    }
+
+    /// `next_action` given whether the budget is at alert (live spend may exceed the stored one).
+    pub fn next_action_with(&self, budget_alert: bool) -> NextAction {
+        if self.is_finished() {
+            return NextAction::Done;
+        }
+        if self.pending_review.is_some() {
+            return NextAction::ResumeReview;
+        }
+        if budget_alert {
+            return NextAction::StopBudget;
+        }
+        let Some(round) = self.current_coder_round() else {
+            return NextAction::Code;
+        };
+        if !self.is_reviewed(round) {
+            return NextAction::Review;
+        }
+        match self.last_verdict() {
+            Some(Verdict::Approved) => NextAction::Finish,
+            _ if self.is_stalled() => NextAction::StopStalled,
+            _ if round >= self.max_rounds => NextAction::StopRoundCap,
+            _ => NextAction::Code,
+        }
+    }
+
+    /// The round a `coder-done` now would record into, and whether it opens it.
+    pub fn coder_round_for_next(&self) -> (u32, bool) {
+        match self.current_coder_round() {
+            Some(n) if !self.is_reviewed(n) => (n, false),
+            Some(n) => (n + 1, true),
+            None => (1, true),
+        }
+    }
+}
+
+/// Refuses a `coder-done` the loop's rules do not allow.
+pub fn check_coder_done(manifest: &Manifest, extra_round: bool) -> Result<(), Refusal> {
+    if manifest.is_finished() {
+        return Err(Refusal::new(
+            format!("run {} is finished", manifest.run_id),
+            "start a new run: git pair start --task \"…\"",
+        ));
+    }
+    let (round, opens) = manifest.coder_round_for_next();
+    if opens && round > manifest.max_rounds && !extra_round {
+        return Err(Refusal::new(
+            format!(
+                "round cap reached: run {} allows {} rounds and round {} would be round {}",
+                manifest.run_id, manifest.max_rounds, manifest.max_rounds, round
+            ),
+            "ask the human; to go on anyway: git pair coder-done --extra-round --summary \"…\"",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a `review` the loop's rules do not allow.
+pub fn check_review(manifest: &Manifest, again: bool) -> Result<(), Refusal> {
+    if manifest.is_finished() {
+        return Err(Refusal::new(
+            format!("run {} is finished", manifest.run_id),
+            "start a new run: git pair start --task \"…\"",
+        ));
+    }
+    let Some(round) = manifest.current_coder_round() else {
+        return Err(Refusal::new(
+            format!("nothing to review yet in run {}", manifest.run_id),
+            "record the coder's work first: git pair coder-done --summary \"…\"",
+        ));
+    };
+    if manifest.is_reviewed(round) && !again {
+        return Err(Refusal::new(
+            format!(
+                "round {round} of run {} was already reviewed",
+                manifest.run_id
+            ),
+            "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a `finish` the loop's rules do not allow.
+pub fn check_finish(manifest: &Manifest, verdict: Verdict, force: bool) -> Result<(), Refusal> {
+    if manifest.is_finished() {
+        return Err(Refusal::new(
+            format!("run {} is already finished", manifest.run_id),
+            "record a PR number with git pair finish --pr N",
+        ));
+    }
+    if verdict == Verdict::Approved && manifest.last_verdict() != Some(Verdict::Approved) && !force
+    {
+        return Err(Refusal::new(
+            format!(
+                "run {} has no approving last review (last verdict: {})",
+                manifest.run_id,
+                manifest.last_verdict().map_or("none", Verdict::as_str)
+            ),
+            "run git pair review, or override deliberately with git pair finish --force",
+        ));
+    }
+    Ok(())
+}
+
+/// A digest of findings that ignores numbering, case and whitespace, so the same open
+/// findings reported twice compare equal.
+fn findings_digest(findings: &[Finding]) -> String {
+    let mut lines: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            let text = f.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("{}|{}", f.category.to_lowercase(), text.to_lowercase())
+        })
+        .collect();
+    lines.sort();
+    let mut hasher = sha1_smol::Sha1::new();
+    for line in &lines {
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.digest().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::{Coder, Review, ReviewDispatch, Start};
+
+    fn rec(seq: u64, body: Body) -> Record {
+        Record::new(seq, format!("2026-11-29T23:{:02}:00Z", seq % 60), body)
+    }
+
+    fn start(max_rounds: u32) -> Body {
+        Body::Start(Start {
+            run_id: "20261129-231500-a1b2c3".into(),
+            task: "t".into(),
+            cwd: "/w".into(),
+            branch: "main".into(),
+            base: Some("0".repeat(40)),
+            coder: "claude".into(),
+            reviewer: "codex".into(),
+            max_rounds,
+            budget_usd: None,
+            config: Default::default(),
+        })
+    }
+
+    fn coder(summary: &str) -> Body {
+        Body::Coder(Coder {
+            summary: summary.into(),
+            tool: "claude".into(),
+            findings_addressed: None,
+            session_id: None,
+            responses: vec![],
+            extra_round: false,
+        })
+    }
+
+    fn review(dispatch: &str, round: u32, verdict: Option<Verdict>, findings: &[&str]) -> Body {
+        Body::Review(Review {
+            dispatch: dispatch.into(),
+            round,
+            verdict,
+            outcome: if verdict.is_some() {
+                "completed"
+            } else {
+                "died"
+            }
+            .into(),
+            tool: "codex".into(),
+            findings: findings
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Finding {
+                    n: i as u32 + 1,
+                    category: "bug".into(),
+                    severity: None,
+                    location: String::new(),
+                    text: (*t).into(),
+                })
+                .collect(),
+            reviewers: vec![],
+            fallback_used: false,
+            snapshot: String::new(),
+            coverage_warning: None,
+            error: None,
+        })
+    }
+
+    #[test]
+    fn the_loop_moves_through_next_actions() {
+        let mut m = Manifest::empty();
+        m.apply(&rec(1, start(2)));
+        assert_eq!(m.next_action, NextAction::Code);
+        m.apply(&rec(2, coder("one")));
+        assert_eq!(m.next_action, NextAction::Review);
+        let dispatch = rec(
+            3,
+            Body::ReviewDispatch(ReviewDispatch {
+                round: 1,
+                reviewers: vec!["codex".into()],
+                snapshot: String::new(),
+                mode: "code".into(),
+                again: false,
+            }),
+        );
+        m.apply(&dispatch);
+        assert_eq!(m.next_action, NextAction::ResumeReview);
+        m.apply(&rec(
+            4,
+            review(&dispatch.id, 1, Some(Verdict::ChangesRequested), &["a"]),
+        ));
+        assert_eq!(m.next_action, NextAction::Code);
+        m.apply(&rec(5, coder("two")));
+        m.apply(&rec(
+            6,
+            review("x", 2, Some(Verdict::ChangesRequested), &["b"]),
+        ));
+        assert_eq!(m.next_action, NextAction::StopRoundCap);
+        assert_eq!(m.rounds.len(), 4);
+        assert_eq!(m.rounds[2].n, 2);
+    }
+
+    #[test]
+    fn a_second_coder_done_before_review_adds_to_the_round() {
+        let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a")), rec(3, coder("b"))]);
+        assert_eq!(m.rounds.len(), 1);
+        assert_eq!(m.rounds[0].summaries, Some(2));
+        assert_eq!(m.coder_round_for_next(), (1, false));
+    }
+
+    #[test]
+    fn a_failed_review_uses_no_round() {
+        let m = Manifest::project(&[
+            rec(1, start(5)),
+            rec(2, coder("a")),
+            rec(3, review("d", 1, None, &[])),
+        ]);
+        assert_eq!(m.next_action, NextAction::Review);
+        assert_eq!(m.coder_round_for_next(), (1, false));
+    }
+
+    #[test]
+    fn the_same_open_findings_twice_is_a_stall() {
+        let m = Manifest::project(&[
+            rec(1, start(5)),
+            rec(2, coder("a")),
+            rec(
+                3,
+                review(
+                    "d",
+                    1,
+                    Some(Verdict::ChangesRequested),
+                    &["Leaks  a handle"],
+                ),
+            ),
+            rec(4, coder("b")),
+            rec(
+                5,
+                review("e", 2, Some(Verdict::ChangesRequested), &["leaks a handle"]),
+            ),
+        ]);
+        assert_eq!(m.next_action, NextAction::StopStalled);
+    }
+
+    #[test]
+    fn approval_leads_to_finish_then_done() {
+        let mut m = Manifest::project(&[
+            rec(1, start(5)),
+            rec(2, coder("a")),
+            rec(3, review("d", 1, Some(Verdict::Approved), &[])),
+        ]);
+        assert_eq!(m.next_action, NextAction::Finish);
+        assert!(check_finish(&m, Verdict::Approved, false).is_ok());
+        m.apply(&rec(
+            4,
+            Body::Finish(crate::model::Finish {
+                verdict: Verdict::Approved,
+                override_: false,
+                pr: None,
+            }),
+        ));
+        assert_eq!(m.next_action, NextAction::Done);
+        assert!(check_coder_done(&m, false).is_err());
+    }
+
+    #[test]
+    fn round_cap_refuses_coder_done_without_extra_round() {
+        let m = Manifest::project(&[
+            rec(1, start(1)),
+            rec(2, coder("a")),
+            rec(3, review("d", 1, Some(Verdict::ChangesRequested), &["x"])),
+        ]);
+        let refusal = check_coder_done(&m, false).expect_err("capped");
+        assert!(refusal.message.contains("round cap"));
+        assert!(check_coder_done(&m, true).is_ok());
+    }
+
+    #[test]
+    fn review_needs_an_unreviewed_coder_round() {
+        let m = Manifest::project(&[rec(1, start(5))]);
+        assert!(check_review(&m, false).is_err());
+        let m = Manifest::project(&[
+            rec(1, start(5)),
+            rec(2, coder("a")),
+            rec(3, review("d", 1, Some(Verdict::ChangesRequested), &["x"])),
+        ]);
+        assert!(check_review(&m, false).is_err());
+        assert!(check_review(&m, true).is_ok());
+    }
+
+    #[test]
+    fn concurrent_records_are_flagged_not_dropped() {
+        let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a")), rec(2, coder("b"))]);
+        assert_eq!(m.records, 3);
+        assert_eq!(m.conflicts.len(), 1);
+        assert_eq!(m.rounds[0].summaries, Some(2));
+    }
+
+    #[test]
+    fn manifest_round_trips_and_keeps_unknown_fields() {
+        let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a"))]);
+        let mut value = serde_json::to_value(&m).expect("serializes");
+        value["from_the_future"] = serde_json::json!({"x": 1});
+        let back: Manifest = serde_json::from_value(value).expect("parses");
+        assert_eq!(back.extra["from_the_future"]["x"], 1);
+        assert_eq!(back.rounds, m.rounds);
+    }
+
+    #[test]
+    fn next_action_values_are_the_documented_ones() {
+        let values: Vec<_> = NextAction::ALL.iter().map(|a| a.as_str()).collect();
+        for a in NextAction::ALL {
+            assert_eq!(serde_json::to_value(a).expect("ser"), a.as_str());
+        }
+        assert_eq!(values.len(), 8);
+    }
+}

@@ -1,0 +1,23 @@
+//! The run's data: versioned immutable records and the manifest projected from them.
+//!
+//! Pure: no git, no files, no terminal. Records are the truth; [`Manifest`] (round numbers,
+//! `next_action`, counts) is computed from them by exactly one fold, [`Manifest::apply`], so
+//! appending a record updates the projection in O(record) and a merge recomputes it from the
+//! union of records with the same code.
+
+mod manifest;
+mod record;
+mod run_id;
+
+pub use manifest::{
+    Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, check_coder_done, check_finish,
+    check_review,
+};
+pub use record::{
+    Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
+    ReviewAttempt, ReviewDispatch, Start, Verdict,
+};
+pub use run_id::{RunId, RunIdError};
+
+/// The schema version every stored JSON document carries as `"v"`.
+pub const SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,386 @@
+//! Immutable records: one stored fact each, serialized as one JSON document with `"v": 1`.
+
+use serde::{Deserialize, Serialize};
+
+use super::SCHEMA_VERSION;
+
+/// A reviewer's verdict. Anything else is not a verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    Approved,
+    ChangesRequested,
+}
+
+impl Verdict {
+    /// The verdict as the answer contract spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approved => "APPROVED",
+            Verdict::ChangesRequested => "CHANGES_REQUESTED",
+        }
+    }
+
+    /// Parses the contract spelling (`REVISE` reads as CHANGES_REQUESTED).
+    pub fn parse(s: &str) -> Option<Verdict> {
+        match s {
+            "APPROVED" => Some(Verdict::Approved),
+            "CHANGES_REQUESTED" | "REVISE" => Some(Verdict::ChangesRequested),
+            _ => None,
+        }
+    }
+}
+
+/// One numbered finding of a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub n: u32,
+    pub category: String,
+    /// `critical|high|medium|low`, or null when the reviewer gave none.
+    pub severity: Option<String>,
+    /// `path:line`, or `""` when the reviewer gave none.
+    #[serde(default)]
+    pub location: String,
+    pub text: String,
+}
+
+/// What the coder says about one open finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseStatus {
+    Addressed,
+    Deferred,
+    Disputed,
+}
+
+/// The coder's response to finding `finding` of the previous review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    pub finding: u32,
+    pub status: ResponseStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The run started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Start {
+    pub run_id: String,
+    pub task: String,
+    pub cwd: String,
+    pub branch: String,
+    /// The base commit id; null when the run starts on an unborn branch.
+    pub base: Option<String>,
+    pub coder: String,
+    pub reviewer: String,
+    pub max_rounds: u32,
+    pub budget_usd: Option<f64>,
+    /// The `pair.*` configuration in force at start, as given.
+    #[serde(default)]
+    pub config: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The coder finished (part of) a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Coder {
+    pub summary: String,
+    pub tool: String,
+    #[serde(default)]
+    pub findings_addressed: Option<u32>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub responses: Vec<Response>,
+    #[serde(default)]
+    pub extra_round: bool,
+}
+
+/// A review was dispatched; written before any reviewer is spawned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewDispatch {
+    pub round: u32,
+    pub reviewers: Vec<String>,
+    /// The tree id of the reviewed snapshot.
+    pub snapshot: String,
+    #[serde(default)]
+    pub mode: String,
+    #[serde(default)]
+    pub again: bool,
+}
+
+/// One reviewer's part of a review round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewAttempt {
+    pub reviewer: String,
+    pub tool: String,
+    pub outcome: String,
+    pub verdict: Option<Verdict>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub attempts: u32,
+    #[serde(default)]
+    pub duration_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The outcome of a dispatched review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    /// The id of the dispatch record this answers.
+    pub dispatch: String,
+    pub round: u32,
+    /// Null when the review failed (no verdict, no round used).
+    pub verdict: Option<Verdict>,
+    pub outcome: String,
+    pub tool: String,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    #[serde(default)]
+    pub reviewers: Vec<ReviewAttempt>,
+    #[serde(default)]
+    pub fallback_used: bool,
+    #[serde(default)]
+    pub snapshot: String,
+    /// "reviewed X of Y files" when coverage was partial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_warning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A measured cost of one agent session for one round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostEntry {
+    pub round: u32,
+    pub role: String,
+    pub agent: String,
+    pub session_id: String,
+    pub usd: f64,
+    #[serde(default)]
+    pub tokens: serde_json::Value,
+}
+
+/// The run was closed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finish {
+    pub verdict: Verdict,
+    /// True when `--force` closed the run without an approving last review.
+    #[serde(rename = "override")]
+    pub override_: bool,
+    #[serde(default)]
+    pub pr: Option<u64>,
+}
+
+/// The payload of a record; `kind` names it in JSON and in the record's file name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Body {
+    Start(Start),
+    Coder(Coder),
+    ReviewDispatch(ReviewDispatch),
+    Review(Review),
+    Cost(CostEntry),
+    Finish(Finish),
+    /// A PR number recorded after finish.
+    Pr {
+        number: u64,
+    },
+    /// A kind this version does not know (written by a newer one); kept, not projected.
+    #[serde(skip)]
+    Unknown {
+        kind: String,
+    },
+}
+
+impl Body {
+    /// The kind as written in JSON and file names.
+    pub fn kind(&self) -> &str {
+        match self {
+            Body::Start(_) => "start",
+            Body::Coder(_) => "coder",
+            Body::ReviewDispatch(_) => "review-dispatch",
+            Body::Review(_) => "review",
+            Body::Cost(_) => "cost",
+            Body::Finish(_) => "finish",
+            Body::Pr { .. } => "pr",
+            Body::Unknown { kind } => kind,
+        }
+    }
+}
+
+/// One stored fact of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Unique id (12 hex); two writers never produce the same record.
+    pub id: String,
+    /// Position in the run: one more than the highest seq the writer saw.
+    pub seq: u64,
+    /// When it was recorded, RFC 3339 UTC.
+    pub at: String,
+    pub body: Body,
+}
+
+/// Why stored bytes are not a record.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("record is not valid JSON: {source}")]
+    Json {
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("record has schema version {found}, this git-pair reads version {SCHEMA_VERSION}")]
+    Version { found: u64 },
+    #[error("record is missing its {field}")]
+    Missing { field: &'static str },
+}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a> {
+    v: u32,
+    id: &'a str,
+    seq: u64,
+    at: &'a str,
+    #[serde(flatten)]
+    body: &'a Body,
+}
+
+impl Record {
+    /// Makes a new record with a fresh id.
+    pub fn new(seq: u64, at: String, body: Body) -> Self {
+        Record {
+            id: crate::util::unique_hex(12),
+            seq,
+            at,
+            body,
+        }
+    }
+
+    /// The file name inside `records/`: `<seq>-<kind>-<id>.json`.
+    pub fn file_name(&self) -> String {
+        format!("{:06}-{}-{}.json", self.seq, self.body.kind(), self.id)
+    }
+
+    /// Serializes to the stored form (compact JSON with a trailing newline).
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec(&EnvelopeOut {
+            v: SCHEMA_VERSION,
+            id: &self.id,
+            seq: self.seq,
+            at: &self.at,
+            body: &self.body,
+        })
+        .expect("records serialize: all keys are strings");
+        out.push(b'\n');
+        out
+    }
+
+    /// Parses the stored form; a kind unknown to this version becomes [`Body::Unknown`].
+    pub fn from_json(bytes: &[u8]) -> Result<Self, RecordError> {
+        let value: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|source| RecordError::Json { source })?;
+        let version = value
+            .get("v")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or(RecordError::Missing { field: "\"v\"" })?;
+        if version != u64::from(SCHEMA_VERSION) {
+            return Err(RecordError::Version { found: version });
+        }
+        let text = |field: &'static str| {
+            value
+                .get(field)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or(RecordError::Missing { field })
+        };
+        let id = text("id")?;
+        let at = text("at")?;
+        let kind = text("kind")?;
+        let seq = value
+            .get("seq")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or(RecordError::Missing { field: "seq" })?;
+        let body = match serde_json::from_value::<Body>(value) {
+            Ok(body) => body,
+            Err(source) if KNOWN_KINDS.contains(&kind.as_str()) => {
+                return Err(RecordError::Json { source });
+            }
+            Err(_) => Body::Unknown { kind },
+        };
+        Ok(Record { id, seq, at, body })
+    }
+}
+
+const KNOWN_KINDS: &[&str] = &[
+    "start",
+    "coder",
+    "review-dispatch",
+    "review",
+    "cost",
+    "finish",
+    "pr",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coder(summary: &str) -> Body {
+        Body::Coder(Coder {
+            summary: summary.into(),
+            tool: "claude".into(),
+            findings_addressed: Some(2),
+            session_id: None,
+            responses: vec![],
+            extra_round: false,
+        })
+    }
+
+    #[test]
+    fn round_trips_through_json_with_version_and_kind() {
+        let record = Record::new(3, "2026-11-29T23:15:00Z".into(), coder("did it"));
+        let json = record.to_json();
+        let value: serde_json::Value = serde_json::from_slice(&json).expect("json");
+        assert_eq!(value["v"], 1);
+        assert_eq!(value["kind"], "coder");
+        assert_eq!(value["seq"], 3);
+        assert_eq!(Record::from_json(&json).expect("parses"), record);
+        assert!(record.file_name().starts_with("000003-coder-"));
+    }
+
+    #[test]
+    fn unknown_kinds_are_kept_and_unknown_fields_ignored() {
+        let json = br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"telepathy","mood":"calm"}"#;
+        let record = Record::from_json(json).expect("parses");
+        assert_eq!(record.body.kind(), "telepathy");
+        let json = br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"pr","number":7,"extra":true}"#;
+        assert_eq!(
+            Record::from_json(json).expect("parses").body,
+            Body::Pr { number: 7 }
+        );
+    }
+
+    #[test]
+    fn corrupt_records_are_errors_not_defaults() {
+        for bad in [
+            &b"not json"[..],
+            br#"{"v":2,"id":"a","seq":1,"at":"x","kind":"pr","number":1}"#,
+            br#"{"v":1,"seq":1,"at":"x","kind":"pr","number":1}"#,
+            br#"{"v":1,"id":"a","seq":1,"at":"x","kind":"pr","number":"seven"}"#,
+        ] {
+            assert!(
+                Record::from_json(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn verdict_spellings() {
+        assert_eq!(Verdict::parse("REVISE"), Some(Verdict::ChangesRequested));
+        assert_eq!(Verdict::parse("approved"), None);
+        assert_eq!(Verdict::Approved.as_str(), "APPROVED");
+    }
+}

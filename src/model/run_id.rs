@@ -1,0 +1,95 @@
+//! Run ids: `YYYYMMDD-HHMMSS-xxxxxx`, validated before they reach a ref name or a path.
+
+use std::fmt;
+
+/// A validated run id such as `20261129-231500-a1b2c3`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RunId(String);
+
+/// Why a string is not a run id.
+#[derive(Debug, thiserror::Error)]
+#[error("malformed run id '{given}': expected YYYYMMDD-HHMMSS-xxxxxx (UTC time, 6 lowercase hex)")]
+pub struct RunIdError {
+    /// The rejected input, with control characters escaped so the message stays one line.
+    pub given: String,
+}
+
+impl RunId {
+    /// Parses and validates `s`; nothing but the exact documented form is accepted.
+    pub fn parse(s: &str) -> Result<Self, RunIdError> {
+        let b = s.as_bytes();
+        let ok = b.len() == 22
+            && b[..8].iter().all(u8::is_ascii_digit)
+            && b[8] == b'-'
+            && b[9..15].iter().all(u8::is_ascii_digit)
+            && b[15] == b'-'
+            && b[16..]
+                .iter()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+        if ok {
+            Ok(RunId(s.to_owned()))
+        } else {
+            Err(RunIdError {
+                given: s.escape_debug().to_string(),
+            })
+        }
+    }
+
+    /// Makes a fresh id for a run started at `unix` seconds.
+    pub fn generate(unix: i64) -> Self {
+        RunId(format!(
+            "{}-{}",
+            crate::util::time::compact(unix),
+            crate::util::unique_hex(6)
+        ))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_only_the_documented_form() {
+        for good in ["20261129-231500-a1b2c3", "19991231-000000-000000"] {
+            assert!(RunId::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "20261129-231500-A1B2C3",
+            "20261129-231500-a1b2c",
+            "20261129-231500-a1b2c3d",
+            "20261129_231500-a1b2c3",
+            "../../../etc/passwd000",
+            "20261129-231500-a1b2g3",
+            "20261129-231500-a1b2c3\n",
+            "refs/heads/main",
+        ] {
+            assert!(RunId::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn generated_ids_validate() {
+        let id = RunId::generate(1_764_458_100);
+        assert!(id.as_str().starts_with("20251129-231500-"));
+        assert!(RunId::parse(id.as_str()).is_ok());
+    }
+
+    #[test]
+    fn error_message_stays_on_one_line() {
+        let err = RunId::parse("bad\nid").expect_err("malformed");
+        assert!(!err.to_string().contains('\n'));
+    }
+}

@@ -1,0 +1,250 @@
+//! The `HANDOFF.md` transcript (SPEC §4): a header, then one section per record that a reader
+//! needs, in record order.
+//!
+//! The transcript is the concatenation of [`header`] and one [`section`] per record, where a
+//! section depends only on its record and the projection right after it. That makes an
+//! append-only re-render exact: the text for N+1 records is the text for N plus one section.
+
+use std::fmt::Write as _;
+
+use crate::model::{Body, Manifest, Record};
+use crate::util::time;
+
+/// The title and the one-line summary of the run.
+pub fn header(manifest: &Manifest) -> String {
+    format!(
+        "# Pair-Loop Handoff — {}\nTask: {} · Branch: {} · Coder: {} · Reviewer: {}\n",
+        manifest.run_id,
+        one_line(&manifest.task),
+        manifest.branch,
+        manifest.coder,
+        manifest.reviewer
+    )
+}
+
+/// The transcript section for `record`, given the projection after it; empty for records
+/// that are bookkeeping (dispatches, costs).
+pub fn section(record: &Record, after: &Manifest) -> String {
+    let when = time::parse_rfc3339(&record.at)
+        .map(time::human)
+        .unwrap_or_else(|| record.at.clone());
+    let mut out = String::new();
+    match &record.body {
+        Body::Coder(coder) => {
+            let round = after.current_coder_round().unwrap_or(1);
+            let _ = writeln!(out, "\n## Round {round} — CODER ({}) · {when}", coder.tool);
+            out.push_str(coder.summary.trim_end());
+            out.push('\n');
+            if let Some(n) = coder.findings_addressed {
+                let _ = writeln!(out, "Findings addressed: {n}");
+            }
+            for response in &coder.responses {
+                let status = serde_json::to_value(response.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let _ = match &response.reason {
+                    Some(reason) => writeln!(
+                        out,
+                        "- finding {}: {status} — {}",
+                        response.finding,
+                        one_line(reason)
+                    ),
+                    None => writeln!(out, "- finding {}: {status}", response.finding),
+                };
+            }
+        }
+        Body::Review(review) => {
+            let _ = writeln!(
+                out,
+                "\n## Round {} — REVIEWER ({}) · {when}",
+                review.round, review.tool
+            );
+            match review.verdict {
+                Some(verdict) => {
+                    if !review.findings.is_empty() {
+                        out.push_str("### Findings\n");
+                        for f in &review.findings {
+                            let severity = f
+                                .severity
+                                .as_deref()
+                                .map(|s| format!(" [severity: {s}]"))
+                                .unwrap_or_default();
+                            if f.location.is_empty() {
+                                let _ = writeln!(
+                                    out,
+                                    "{}. [{}]{severity} {}",
+                                    f.n,
+                                    f.category,
+                                    one_line(&f.text)
+                                );
+                            } else {
+                                let _ = writeln!(
+                                    out,
+                                    "{}. [{}]{severity} {} — {}",
+                                    f.n,
+                                    f.category,
+                                    f.location,
+                                    one_line(&f.text)
+                                );
+                            }
+                        }
+                    }
+                    if let Some(warning) = &review.coverage_warning {
+                        let _ = writeln!(out, "Coverage: {warning}");
+                    }
+                    let _ = writeln!(out, "VERDICT: {}", verdict.as_str());
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Review failed ({}): no verdict recorded, no round used.",
+                        review.outcome
+                    );
+                    if let Some(error) = &review.error {
+                        let _ = writeln!(out, "{}", one_line(error));
+                    }
+                }
+            }
+        }
+        Body::Finish(finish) => {
+            let _ = writeln!(out, "\n## Finished · {when}");
+            let _ = writeln!(
+                out,
+                "Outcome: {}{}",
+                finish.verdict.as_str(),
+                if finish.override_ {
+                    " (override: finished with --force)"
+                } else {
+                    ""
+                }
+            );
+            if let Some(pr) = finish.pr.or(after.pr) {
+                let _ = writeln!(out, "PR: #{pr}");
+            }
+        }
+        Body::Pr { number } => {
+            let _ = writeln!(out, "\nPR: #{number} · {when}");
+        }
+        Body::Start(_) | Body::ReviewDispatch(_) | Body::Cost(_) | Body::Unknown { .. } => {}
+    }
+    out
+}
+
+/// The whole transcript of `records` (in stored order).
+pub fn render(records: &[Record]) -> String {
+    let mut manifest = Manifest::empty();
+    let mut sections = String::new();
+    for record in records {
+        manifest.apply(record);
+        sections.push_str(&section(record, &manifest));
+    }
+    let mut out = header(&manifest);
+    out.push_str(&sections);
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Coder, Finding, Review, Start, Verdict};
+
+    fn rec(seq: u64, at: &str, body: Body) -> Record {
+        Record::new(seq, at.into(), body)
+    }
+
+    fn records() -> Vec<Record> {
+        vec![
+            rec(
+                1,
+                "2026-11-29T23:15:00Z",
+                Body::Start(Start {
+                    run_id: "20261129-231500-a1b2c3".into(),
+                    task: "Add retries".into(),
+                    cwd: "/w".into(),
+                    branch: "feature".into(),
+                    base: None,
+                    coder: "claude".into(),
+                    reviewer: "codex".into(),
+                    max_rounds: 5,
+                    budget_usd: None,
+                    config: Default::default(),
+                }),
+            ),
+            rec(
+                2,
+                "2026-11-29T23:20:00Z",
+                Body::Coder(Coder {
+                    summary: "Added retry loop".into(),
+                    tool: "claude".into(),
+                    findings_addressed: None,
+                    session_id: None,
+                    responses: vec![],
+                    extra_round: false,
+                }),
+            ),
+            rec(
+                3,
+                "2026-11-29T23:25:00Z",
+                Body::Review(Review {
+                    dispatch: "d".into(),
+                    round: 1,
+                    verdict: Some(Verdict::ChangesRequested),
+                    outcome: "completed".into(),
+                    tool: "codex".into(),
+                    findings: vec![
+                        Finding {
+                            n: 1,
+                            category: "bug".into(),
+                            severity: None,
+                            location: "src/lib.rs:10".into(),
+                            text: "retries forever".into(),
+                        },
+                        Finding {
+                            n: 2,
+                            category: "test".into(),
+                            severity: None,
+                            location: String::new(),
+                            text: "no test".into(),
+                        },
+                    ],
+                    reviewers: vec![],
+                    fallback_used: false,
+                    snapshot: String::new(),
+                    coverage_warning: None,
+                    error: None,
+                }),
+            ),
+        ]
+    }
+
+    #[test]
+    fn renders_the_documented_format() {
+        let text = render(&records());
+        assert_eq!(
+            text,
+            "# Pair-Loop Handoff — 20261129-231500-a1b2c3\n\
+             Task: Add retries · Branch: feature · Coder: claude · Reviewer: codex\n\
+             \n## Round 1 — CODER (claude) · 2026-11-29 23:20 UTC\n\
+             Added retry loop\n\
+             \n## Round 1 — REVIEWER (codex) · 2026-11-29 23:25 UTC\n\
+             ### Findings\n\
+             1. [bug] src/lib.rs:10 — retries forever\n\
+             2. [test] no test\n\
+             VERDICT: CHANGES_REQUESTED\n"
+        );
+    }
+
+    #[test]
+    fn appending_a_record_appends_its_section() {
+        let all = records();
+        let prefix = render(&all[..2]);
+        let full = render(&all);
+        let after = Manifest::project(&all);
+        assert_eq!(full, format!("{prefix}{}", section(&all[2], &after)));
+    }
+}

@@ -1,0 +1,457 @@
+//! The run store: the only code that reads or writes `refs/pair/*` (and, later, `refs/notes/pair`).
+//!
+//! A run is a commit chain under `refs/pair/runs/<run-id>`; each commit's tree is the whole
+//! state of the run after one record: `manifest.json`, `records/<seq>-<kind>-<id>.json` and
+//! per-review material. Every ref move is a compare-and-swap against the tip that was read;
+//! a lost race reloads and re-applies the record. Objects are written before the ref moves,
+//! so a crash leaves the old state or the new one. gix types stay inside this module.
+
+mod error;
+mod repo;
+
+pub use error::Error;
+pub use repo::{Head, Repo};
+
+use gix::ObjectId;
+use gix::object::tree::EntryKind;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use crate::model::{Body, Manifest, Record, Refusal, RunId};
+
+/// The namespace of run refs.
+pub const RUNS_PREFIX: &str = "refs/pair/runs/";
+const MANIFEST: &str = "manifest.json";
+const RECORDS: &str = "records";
+/// How often a writer reloads and re-applies after losing a race before giving up.
+const MAX_ATTEMPTS: u32 = 200;
+
+/// A run as read from its ref: the tip commit, its tree, and the stored projection.
+#[derive(Debug, Clone)]
+pub struct RunState {
+    pub run_id: RunId,
+    pub tip: ObjectId,
+    pub tree: ObjectId,
+    pub manifest: Manifest,
+}
+
+/// Content to place in the run's tree beside the record.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// A file with these bytes.
+    Blob(Vec<u8>),
+    /// An existing tree (a snapshot), kept reachable by the run.
+    Tree(ObjectId),
+}
+
+/// What a writer wants to append: a record body plus files, and how the commit reads.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub body: Body,
+    /// Paths relative to the run tree's root (e.g. `reviews/2/prompt.md`).
+    pub files: Vec<(String, Content)>,
+    /// Commit subject, one line.
+    pub subject: String,
+    /// `Pair-Round:` trailer.
+    pub round: Option<u32>,
+    /// `Pair-Verdict:` trailer.
+    pub verdict: Option<String>,
+}
+
+impl Append {
+    /// An append of just a record.
+    pub fn record(body: Body, subject: impl Into<String>) -> Self {
+        Append {
+            body,
+            files: Vec::new(),
+            subject: subject.into(),
+            round: None,
+            verdict: None,
+        }
+    }
+}
+
+/// The result of a successful append.
+#[derive(Debug, Clone)]
+pub struct Appended {
+    pub state: RunState,
+    pub record: Record,
+    /// How many times the writer lost a race and re-applied.
+    pub retries: u32,
+}
+
+impl Repo {
+    /// Lists every run id under `refs/pair/runs/`, oldest first (ids sort by time).
+    pub fn list_runs(&self) -> Result<Vec<RunId>, Error> {
+        let platform = self
+            .repo
+            .references()
+            .map_err(Error::git("list run refs"))?;
+        let iter = platform
+            .prefixed(RUNS_PREFIX)
+            .map_err(Error::git("list run refs"))?;
+        let mut runs = Vec::new();
+        for reference in iter {
+            let reference = reference.map_err(|e| Error::Git {
+                action: "read a run ref".into(),
+                source: gix::Error::from_error(e),
+            })?;
+            let name = reference.name().as_bstr().to_string();
+            if let Some(id) = name
+                .strip_prefix(RUNS_PREFIX)
+                .and_then(|id| RunId::parse(id).ok())
+            {
+                runs.push(id);
+            }
+        }
+        runs.sort();
+        Ok(runs)
+    }
+
+    /// The tip of a run's ref, or `None` when the run does not exist.
+    pub fn run_tip(&self, run_id: &RunId) -> Result<Option<ObjectId>, Error> {
+        let name = run_ref(run_id);
+        let reference = self
+            .repo
+            .try_find_reference(name.as_str())
+            .map_err(Error::git("read a run ref"))?;
+        Ok(reference.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    }
+
+    /// Loads a run: tip, tree and manifest.
+    pub fn load(&self, run_id: &RunId) -> Result<RunState, Error> {
+        let tip = self.run_tip(run_id)?.ok_or_else(|| Error::UnknownRun {
+            run_id: run_id.to_string(),
+        })?;
+        self.load_at(run_id, tip)
+    }
+
+    /// Loads a run as of commit `tip`.
+    pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
+        let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
+        let manifest = match self.blob_at(tree, MANIFEST)? {
+            Some(bytes) => {
+                serde_json::from_slice::<Manifest>(&bytes).map_err(|source| Error::CorruptRun {
+                    run_id: run_id.to_string(),
+                    detail: format!("manifest.json does not parse: {source}"),
+                })?
+            }
+            None => {
+                return Err(Error::CorruptRun {
+                    run_id: run_id.to_string(),
+                    detail: format!("commit {tip} has no manifest.json"),
+                });
+            }
+        };
+        Ok(RunState {
+            run_id: run_id.clone(),
+            tip,
+            tree,
+            manifest,
+        })
+    }
+
+    /// Reads every record of a run in stored order (by seq, then file name).
+    pub fn records(&self, state: &RunState) -> Result<Vec<Record>, Error> {
+        self.records_in_tree(&state.run_id, state.tree)
+    }
+
+    /// Reads the records of the run tree `tree`.
+    pub fn records_in_tree(&self, run_id: &RunId, tree: ObjectId) -> Result<Vec<Record>, Error> {
+        let mut entries = self.tree_entries(tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        entries
+            .into_iter()
+            .map(|(name, oid)| {
+                let bytes = self.blob(oid)?;
+                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
+                    run_id: run_id.to_string(),
+                    path: format!("{RECORDS}/{name}"),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// Reads the record file `name` (inside `records/`) of the run tree `tree`.
+    pub fn record_named(
+        &self,
+        run_id: &RunId,
+        tree: ObjectId,
+        name: &str,
+    ) -> Result<Option<Record>, Error> {
+        let Some(bytes) = self.blob_at(tree, &format!("{RECORDS}/{name}"))? else {
+            return Ok(None);
+        };
+        Record::from_json(&bytes)
+            .map(Some)
+            .map_err(|source| Error::CorruptRecord {
+                run_id: run_id.to_string(),
+                path: format!("{RECORDS}/{name}"),
+                source,
+            })
+    }
+
+    /// Reads a stored file of a run by path (e.g. `reviews/1/diff.patch`).
+    pub fn run_file(&self, state: &RunState, path: &str) -> Result<Option<Vec<u8>>, Error> {
+        self.blob_at(state.tree, path)
+    }
+
+    /// The tree id stored at `path` in the run (e.g. a reviewed snapshot).
+    pub fn run_subtree(&self, state: &RunState, path: &str) -> Result<Option<ObjectId>, Error> {
+        let tree = self
+            .repo
+            .find_tree(state.tree)
+            .map_err(Error::git("read a run tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a run tree"))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// Creates a run whose first record is `start`; its first commit's parent is the base
+    /// commit so the base stays reachable from the run's ref.
+    pub fn create_run(
+        &self,
+        run_id: &RunId,
+        base: Option<ObjectId>,
+        append: Append,
+    ) -> Result<Appended, Error> {
+        let record = Record::new(
+            1,
+            crate::util::time::rfc3339(crate::util::time::now_unix()),
+            append.body.clone(),
+        );
+        let manifest = Manifest::project([&record]);
+        let empty = ObjectId::empty_tree(self.repo.object_hash());
+        let tree = self.write_state_tree(empty, &record, &manifest, &append.files)?;
+        let message = commit_message(run_id, &record, &append);
+        let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
+        self.move_ref(run_id, None, commit)?;
+        Ok(Appended {
+            state: RunState {
+                run_id: run_id.clone(),
+                tip: commit,
+                tree,
+                manifest,
+            },
+            record,
+            retries: 0,
+        })
+    }
+
+    /// Appends one record to a run with compare-and-swap, reloading and re-running `build`
+    /// whenever another writer moved the ref first. `build` may refuse; then nothing is stored.
+    pub fn append(
+        &self,
+        run_id: &RunId,
+        mut build: impl FnMut(&RunState) -> Result<Append, Refusal>,
+    ) -> Result<Appended, Error> {
+        let mut retries = 0;
+        loop {
+            let state = self.load(run_id)?;
+            let append = build(&state).map_err(Error::Refused)?;
+            let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+            let record = Record::new(state.manifest.last_seq + 1, now, append.body.clone());
+            let mut manifest = state.manifest.clone();
+            manifest.apply(&record);
+            let tree = self.write_state_tree(state.tree, &record, &manifest, &append.files)?;
+            let message = commit_message(run_id, &record, &append);
+            let commit = self.write_commit(&message, tree, vec![state.tip])?;
+            test_hold_before_ref_update();
+            match self.move_ref(run_id, Some(state.tip), commit) {
+                Ok(()) => {
+                    return Ok(Appended {
+                        state: RunState {
+                            run_id: run_id.clone(),
+                            tip: commit,
+                            tree,
+                            manifest,
+                        },
+                        record,
+                        retries,
+                    });
+                }
+                Err(Error::LostRace { .. }) if retries + 1 < MAX_ATTEMPTS => {
+                    retries += 1;
+                    backoff(retries);
+                }
+                Err(Error::LostRace { .. }) => {
+                    return Err(Error::Contention {
+                        run_id: run_id.to_string(),
+                        attempts: MAX_ATTEMPTS,
+                    });
+                }
+                Err(other) => return Err(other),
+            }
+        }
+    }
+
+    /// Moves `refs/pair/runs/<id>` from `expected` (None: must not exist) to `new`.
+    /// A concurrent writer is reported as [`Error::LostRace`], never overwritten.
+    pub fn move_ref(
+        &self,
+        run_id: &RunId,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<(), Error> {
+        let expected = match expected {
+            Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: "git-pair".into(),
+                },
+                expected,
+                new: gix::refs::Target::Object(new),
+            },
+            name: run_ref(run_id)
+                .try_into()
+                .expect("validated run ids make valid ref names"),
+            deref: false,
+        };
+        match self.repo.edit_references_as([edit], None) {
+            Ok(_) => Ok(()),
+            Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+                run_id: run_id.to_string(),
+            }),
+            Err(source) => Err(Error::Git {
+                action: format!("update {}", run_ref(run_id)),
+                source,
+            }),
+        }
+    }
+
+    fn write_state_tree(
+        &self,
+        base_tree: ObjectId,
+        record: &Record,
+        manifest: &Manifest,
+        files: &[(String, Content)],
+    ) -> Result<ObjectId, Error> {
+        let manifest_json = {
+            let mut bytes = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
+            bytes.push(b'\n');
+            bytes
+        };
+        let mut editor = self
+            .repo
+            .edit_tree(base_tree)
+            .map_err(Error::git("edit a run tree"))?;
+        let record_blob = self.write_blob(&record.to_json())?;
+        editor
+            .upsert(
+                format!("{RECORDS}/{}", record.file_name()),
+                EntryKind::Blob,
+                record_blob,
+            )
+            .map_err(Error::git("add a record to a run tree"))?;
+        let manifest_blob = self.write_blob(&manifest_json)?;
+        editor
+            .upsert(MANIFEST, EntryKind::Blob, manifest_blob)
+            .map_err(Error::git("add manifest.json to a run tree"))?;
+        for (path, content) in files {
+            let (kind, id) = match content {
+                Content::Blob(bytes) => (EntryKind::Blob, self.write_blob(bytes)?),
+                Content::Tree(id) => (EntryKind::Tree, *id),
+            };
+            editor
+                .upsert(path.as_str(), kind, id)
+                .map_err(Error::git("add a file to a run tree"))?;
+        }
+        let tree = editor.write().map_err(Error::git("write a run tree"))?;
+        Ok(tree.detach())
+    }
+}
+
+/// The full ref name of a run.
+pub fn run_ref(run_id: &RunId) -> String {
+    format!("{RUNS_PREFIX}{run_id}")
+}
+
+/// Orders record file names by their numeric seq, then by name, so the order is the same on
+/// every machine.
+fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let seq = |name: &str| -> u64 {
+        name.split('-')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX)
+    };
+    seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
+}
+
+fn commit_message(run_id: &RunId, record: &Record, append: &Append) -> String {
+    let subject = append.subject.lines().next().unwrap_or("record").trim();
+    let mut message = format!(
+        "{subject}\n\nPair-Run: {run_id}\nPair-Record: {}\n",
+        record.file_name()
+    );
+    if let Some(round) = append.round {
+        message.push_str(&format!("Pair-Round: {round}\n"));
+    }
+    if let Some(verdict) = append
+        .verdict
+        .as_deref()
+        .filter(|v| crate::util::is_single_line(v))
+    {
+        message.push_str(&format!("Pair-Verdict: {verdict}\n"));
+    }
+    message
+}
+
+fn is_lock_held(err: &gix::Error) -> bool {
+    err.iter_errors().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
+    })
+}
+
+/// Sleeps a little, growing with the number of lost races, jittered so that racing
+/// processes spread out instead of colliding again in lockstep.
+fn backoff(retries: u32) {
+    let jitter = u64::from_str_radix(&crate::util::unique_hex(4), 16).unwrap_or(0) % 1000;
+    let base = u64::from(retries.min(10)) * 500;
+    std::thread::sleep(std::time::Duration::from_micros(
+        base + jitter * (1 + u64::from(retries.min(10))),
+    ));
+}
+
+/// Test-only: `GIT_PAIR_TEST_HOLD_BEFORE_REF_MS` makes a writer pause after its objects are
+/// written and before the ref moves, so crash-safety tests can kill it in that window.
+fn test_hold_before_ref_update() {
+    if let Some(ms) = std::env::var("GIT_PAIR_TEST_HOLD_BEFORE_REF_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_order_by_numeric_seq_then_name() {
+        let mut names = vec![
+            "000010-coder-a.json",
+            "000002-coder-b.json",
+            "000002-coder-a.json",
+            "1000000-coder-z.json",
+        ];
+        names.sort_by(|a, b| record_order(a, b));
+        assert_eq!(
+            names,
+            [
+                "000002-coder-a.json",
+                "000002-coder-b.json",
+                "000010-coder-a.json",
+                "1000000-coder-z.json"
+            ]
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The opened repository: discovery, HEAD, configuration values and object access for the
+//! store and the snapshot code. gix stays behind this type.
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use super::Error;
+
+/// An opened repository.
+pub struct Repo {
+    pub(crate) repo: gix::Repository,
+    common_dir: PathBuf,
+    work_dir: Option<PathBuf>,
+}
+
+/// Where HEAD points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// On a branch (short name); `commit` is None while the branch is unborn.
+    Branch {
+        name: String,
+        commit: Option<ObjectId>,
+    },
+    /// Detached at a commit.
+    Detached { commit: ObjectId },
+}
+
+impl Head {
+    /// The branch name as runs record it (`HEAD` when detached).
+    pub fn branch_name(&self) -> &str {
+        match self {
+            Head::Branch { name, .. } => name,
+            Head::Detached { .. } => "HEAD",
+        }
+    }
+
+    /// The commit HEAD points to, if any.
+    pub fn commit(&self) -> Option<ObjectId> {
+        match self {
+            Head::Branch { commit, .. } => *commit,
+            Head::Detached { commit } => Some(*commit),
+        }
+    }
+}
+
+impl Repo {
+    /// Finds the repository containing `start` (honouring `GIT_DIR`/`GIT_WORK_TREE`, as hooks
+    /// need), like git does.
+    pub fn discover(start: &Path) -> Result<Repo, Error> {
+        let mut repo =
+            gix::discover_with_environment_overrides(start).map_err(|_| Error::NotARepository {
+                path: absolute(start).display().to_string(),
+            })?;
+        // Run commits need a committer; a machine without user.name/email still gets one.
+        if repo.committer().is_none() {
+            repo.committer_or_set_fallback("git-pair", "git-pair@localhost")
+                .map_err(Error::git("set a fallback committer"))?;
+        }
+        let common_dir = absolute(repo.common_dir());
+        let work_dir = repo.workdir().map(absolute);
+        Ok(Repo {
+            repo,
+            common_dir,
+            work_dir,
+        })
+    }
+
+    /// The underlying gix repository, for the snapshot and work-tree code.
+    pub fn gix(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    /// The work tree root, or an error for a bare repository.
+    pub fn work_dir(&self) -> Result<&Path, Error> {
+        self.work_dir.as_deref().ok_or_else(|| Error::Bare {
+            git_dir: self.common_dir.display().to_string(),
+        })
+    }
+
+    /// The repository's common git directory (shared by linked worktrees).
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// `.git/pair/`: caches and rendered files, never shared, always rebuildable from refs.
+    pub fn pair_dir(&self) -> PathBuf {
+        self.common_dir.join("pair")
+    }
+
+    /// Every value of a configuration key, in file order (last one wins for single values).
+    pub fn config_values(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .plumbing()
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    /// Reads HEAD.
+    pub fn head(&self) -> Result<Head, Error> {
+        let head = self.repo.head().map_err(Error::git("read HEAD"))?;
+        let commit = head.id().map(|id| id.detach());
+        match head.referent_name() {
+            Some(name) => Ok(Head::Branch {
+                name: name.shorten().to_string(),
+                commit,
+            }),
+            None => Ok(Head::Detached {
+                commit: commit.ok_or_else(|| Error::BadRevision {
+                    rev: "HEAD".into(),
+                    detail: "HEAD is neither a branch nor a commit".into(),
+                })?,
+            }),
+        }
+    }
+
+    /// Resolves a revision to a commit id.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId, Error> {
+        let id = self
+            .repo
+            .rev_parse_single(rev)
+            .map_err(|e| Error::BadRevision {
+                rev: rev.escape_debug().to_string(),
+                detail: format!("{e}"),
+            })?;
+        let object = id.object().map_err(Error::git("read an object"))?;
+        let commit = object.peel_to_commit().map_err(|_| Error::BadRevision {
+            rev: rev.escape_debug().to_string(),
+            detail: "not a commit".into(),
+        })?;
+        Ok(commit.id)
+    }
+
+    /// The tree of commit `commit`.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(Error::git("read a commit"))?;
+        commit
+            .tree_id()
+            .map(|id| id.detach())
+            .map_err(Error::git("read a commit's tree"))
+    }
+
+    /// The parents of commit `commit`.
+    pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(Error::git("read a commit"))?;
+        Ok(commit.parent_ids().map(|id| id.detach()).collect())
+    }
+
+    /// The message of commit `commit`.
+    pub fn commit_message_raw(&self, commit: ObjectId) -> Result<String, Error> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(Error::git("read a commit"))?;
+        let message = commit
+            .message_raw()
+            .map_err(Error::git("read a commit message"))?;
+        Ok(message.to_string())
+    }
+
+    /// Reads a blob's bytes.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
+        let mut blob = self.repo.find_blob(id).map_err(Error::git("read a blob"))?;
+        Ok(blob.take_data())
+    }
+
+    /// Reads the blob at `path` inside `tree`, or None when there is no such file.
+    pub fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, Error> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a tree"))?;
+        match entry {
+            Some(entry) if entry.mode().is_blob() => Ok(Some(self.blob(entry.object_id())?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The (name, id) entries of the subtree at `path` inside `tree`; empty when absent.
+    pub fn tree_entries(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Vec<(String, ObjectId)>, Error> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a tree"))?;
+        let Some(entry) = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a tree"))?
+        else {
+            return Ok(Vec::new());
+        };
+        if !entry.mode().is_tree() {
+            return Ok(Vec::new());
+        }
+        let subtree = self
+            .repo
+            .find_tree(entry.object_id())
+            .map_err(Error::git("read a tree"))?;
+        let decoded = subtree.decode().map_err(Error::git("decode a tree"))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_string(), e.oid.to_owned()))
+            .collect())
+    }
+
+    /// Writes a blob.
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
+        self.repo
+            .write_blob(bytes)
+            .map(|id| id.detach())
+            .map_err(Error::git("write a blob"))
+    }
+
+    /// Writes a commit object (no ref moves) as the configured or fallback committer.
+    pub fn write_commit(
+        &self,
+        message: &str,
+        tree: ObjectId,
+        parents: Vec<ObjectId>,
+    ) -> Result<ObjectId, Error> {
+        let committer = self
+            .repo
+            .committer()
+            .expect("a fallback committer is installed at open")
+            .map_err(Error::git("read the committer identity"))?;
+        let author = self.repo.author().and_then(Result::ok).unwrap_or(committer);
+        let commit = self
+            .repo
+            .new_commit_as(committer, author, message, tree, parents)
+            .map_err(Error::git("write a commit"))?;
+        Ok(commit.id)
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|cwd| cwd.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
