@@ -31,7 +31,7 @@ pub fn refresh_handoff(repo: &Repo, run_id: &RunId, path: &Path) -> Result<(), E
             });
         };
         let text = transcript_at(repo, run_id, tip)?;
-        write_atomically(path, text.as_bytes())?;
+        write_atomically_via(&repo.pair_dir().join("tmp"), path, text.as_bytes())?;
         if repo.run_tip(run_id)? == Some(tip) {
             return Ok(());
         }
@@ -43,10 +43,8 @@ pub fn refresh_handoff(repo: &Repo, run_id: &RunId, path: &Path) -> Result<(), E
 pub fn transcript_at(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Error> {
     let cache_path = cache_path(repo, run_id);
     let cached = read_cache(&cache_path);
-    if let Some((cached_tip, text)) = &cached {
-        if *cached_tip == tip {
-            return Ok(text.clone());
-        }
+    if let Some((_, text)) = cached.as_ref().filter(|(cached_tip, _)| *cached_tip == tip) {
+        return Ok(text.clone());
     }
     let text = match cached
         .and_then(|(cached_tip, text)| incremental(repo, run_id, cached_tip, tip, text).transpose())
@@ -126,21 +124,42 @@ fn write_cache(path: &Path, tip: ObjectId, text: &str) -> Result<(), Error> {
     write_atomically(path, content.as_bytes())
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename,
-/// so readers see the old or the new content, never a torn one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+/// Writes `bytes` to `path` through a temporary file and a rename, so readers see the old or
+/// the new content, never a torn one. The temporary file is made in `scratch` (under `.git`,
+/// so a killed writer never leaves litter in the work tree), or beside `path` when the two
+/// are on different file systems.
+pub fn write_atomically_via(scratch: &Path, path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
-    let mut file = tempfile::Builder::new()
-        .prefix(".git-pair-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(Error::io("create a temporary file in", dir))?;
-    file.write_all(bytes)
-        .map_err(Error::io("write", file.path()))?;
-    file.persist(path)
-        .map_err(|e| Error::io("replace", path)(e.error))?;
-    Ok(())
+    let _ = std::fs::create_dir_all(scratch);
+    let temp_in = |at: &Path| -> Result<tempfile::NamedTempFile, Error> {
+        let mut file = tempfile::Builder::new()
+            .prefix(".git-pair-")
+            .suffix(".tmp")
+            .tempfile_in(at)
+            .map_err(Error::io("create a temporary file in", at))?;
+        file.write_all(bytes)
+            .map_err(Error::io("write", file.path()))?;
+        Ok(file)
+    };
+    let file = temp_in(scratch).or_else(|_| temp_in(dir))?;
+    match file.persist(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.raw_os_error() == Some(18) => {
+            // EXDEV: scratch is on another file system; write beside the target instead.
+            temp_in(dir)?
+                .persist(path)
+                .map(|_| ())
+                .map_err(|e| Error::io("replace", path)(e.error))
+        }
+        Err(e) => Err(Error::io("replace", path)(e.error)),
+    }
+}
+
+/// [`write_atomically_via`] with the temporary file beside `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    write_atomically_via(dir, path, bytes)
 }
 
 /// Adds `HANDOFF.md` to `.git/info/exclude` unless a line already names it.

@@ -24,7 +24,7 @@ pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
     let iter = repo
         .status(gix::progress::Discard)
         .map_err(Error::git("prepare a status check"))?
-        .untracked_files(UntrackedFiles::Collapsed)
+        .untracked_files(UntrackedFiles::Files)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .into_iter(None)

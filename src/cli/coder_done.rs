@@ -38,13 +38,11 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     if summary.is_empty() {
         return Err(CommandError::usage("--summary must not be empty"));
     }
-    if let Some(session) = &args.session {
-        if !is_session_id(session) {
-            return Err(CommandError::usage(format!(
-                "--session '{}' is not a session id (letters, digits, '-', '_')",
-                session.escape_debug()
-            )));
-        }
+    if let Some(session) = args.session.as_ref().filter(|s| !is_session_id(s)) {
+        return Err(CommandError::usage(format!(
+            "--session '{}' is not a session id (letters, digits, '-', '_')",
+            session.escape_debug()
+        )));
     }
     let responses = match &args.responses {
         Some(path) => read_responses(path)?,

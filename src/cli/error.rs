@@ -6,6 +6,7 @@ use serde_json::Value;
 /// Exit code for refusals and failures.
 pub const EXIT_FAILURE: u8 = 1;
 /// Exit code for `budget-check` at alert.
+#[allow(dead_code)] // used by budget-check
 pub const EXIT_BUDGET_ALERT: u8 = 2;
 /// Exit code for usage errors, as git uses.
 pub const EXIT_USAGE: u8 = 129;
@@ -17,7 +18,7 @@ pub struct CommandError {
     pub hint: Option<String>,
     pub exit: u8,
     /// Keys merged into the `--json` error object (e.g. a failed review's outcome).
-    pub partial: serde_json::Map<String, Value>,
+    pub partial: Option<Box<serde_json::Map<String, Value>>>,
 }
 
 impl CommandError {
@@ -27,7 +28,7 @@ impl CommandError {
             message: message.into(),
             hint: None,
             exit: EXIT_FAILURE,
-            partial: Default::default(),
+            partial: None,
         }
     }
 
@@ -47,7 +48,9 @@ impl CommandError {
 
     /// Adds a key to the `--json` error object.
     pub fn with_partial(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.partial.insert(key.to_owned(), value.into());
+        self.partial
+            .get_or_insert_with(Default::default)
+            .insert(key.to_owned(), value.into());
         self
     }
 }

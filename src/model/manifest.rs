@@ -208,15 +208,17 @@ impl Manifest {
 
     /// Folds one record into the projection. The only place the projection is computed.
     pub fn apply(&mut self, record: &Record) {
-        if record.seq == self.last_seq && self.records > 0 {
-            if let Some(previous) = &self.last_record {
-                self.conflicts.push(format!(
-                    "{} and {} were recorded concurrently at position {}",
-                    previous,
-                    record.file_name(),
-                    record.seq
-                ));
-            }
+        if let Some(previous) = self
+            .last_record
+            .as_ref()
+            .filter(|_| record.seq == self.last_seq && self.records > 0)
+        {
+            self.conflicts.push(format!(
+                "{} and {} were recorded concurrently at position {}",
+                previous,
+                record.file_name(),
+                record.seq
+            ));
         }
         self.records += 1;
         self.last_seq = self.last_seq.max(record.seq);

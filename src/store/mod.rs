@@ -23,7 +23,12 @@ pub const RUNS_PREFIX: &str = "refs/pair/runs/";
 const MANIFEST: &str = "manifest.json";
 const RECORDS: &str = "records";
 /// How often a writer reloads and re-applies after losing a race before giving up.
-const MAX_ATTEMPTS: u32 = 200;
+const MAX_ATTEMPTS: u32 = 1000;
+/// How long a writer keeps retrying before giving up.
+const MAX_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+/// A ref lock file older than this, found while we hold the run's writer lock, was left by
+/// a killed process (live writers hold ref locks for microseconds).
+const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A run as read from its ref: the tip commit, its tree, and the stored projection.
 #[derive(Debug, Clone)]
@@ -246,6 +251,10 @@ impl Repo {
         run_id: &RunId,
         mut build: impl FnMut(&RunState) -> Result<Append, Refusal>,
     ) -> Result<Appended, Error> {
+        // Writers of this tool queue on a kernel lock (released when a process dies, unlike
+        // a lock file); the compare-and-swap below still guards against every other writer.
+        let _writer = self.lock_run(run_id)?;
+        let started = std::time::Instant::now();
         let mut retries = 0;
         loop {
             let state = self.load(run_id)?;
@@ -271,14 +280,17 @@ impl Repo {
                         retries,
                     });
                 }
-                Err(Error::LostRace { .. }) if retries + 1 < MAX_ATTEMPTS => {
+                Err(Error::LostRace { .. })
+                    if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
+                {
                     retries += 1;
+                    self.clear_stale_ref_lock(run_id);
                     backoff(retries);
                 }
                 Err(Error::LostRace { .. }) => {
                     return Err(Error::Contention {
                         run_id: run_id.to_string(),
-                        attempts: MAX_ATTEMPTS,
+                        attempts: retries + 1,
                     });
                 }
                 Err(other) => return Err(other),
@@ -322,6 +334,41 @@ impl Repo {
                 action: format!("update {}", run_ref(run_id)),
                 source,
             }),
+        }
+    }
+
+    /// Takes this tool's per-run writer lock (`.git/pair/locks/<id>`), waiting for it.
+    ///
+    /// Test-only: `GIT_PAIR_TEST_NO_WRITER_LOCK=1` skips it, so tests can drive the
+    /// compare-and-swap retry path with real concurrency.
+    fn lock_run(&self, run_id: &RunId) -> Result<Option<std::fs::File>, Error> {
+        if std::env::var_os("GIT_PAIR_TEST_NO_WRITER_LOCK").is_some() {
+            return Ok(None);
+        }
+        let dir = self.pair_dir().join("locks");
+        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        let path = dir.join(run_id.as_str());
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("open lock file", &path))?;
+        file.lock().map_err(Error::io("lock", &path))?;
+        Ok(Some(file))
+    }
+
+    /// Removes the run ref's lock file when a killed writer left it behind. Only called
+    /// while holding the writer lock, so no writer of ours can own it.
+    fn clear_stale_ref_lock(&self, run_id: &RunId) {
+        let lock = self.common_dir().join(format!("{}.lock", run_ref(run_id)));
+        let stale = std::fs::metadata(&lock)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_REF_LOCK);
+        if stale {
+            let _ = std::fs::remove_file(&lock);
         }
     }
 
@@ -421,14 +468,20 @@ fn backoff(retries: u32) {
 }
 
 /// Test-only: `GIT_PAIR_TEST_HOLD_BEFORE_REF_MS` makes a writer pause after its objects are
-/// written and before the ref moves, so crash-safety tests can kill it in that window.
+/// written and before the ref moves, so crash-safety tests can kill it in that window;
+/// `GIT_PAIR_TEST_HOLD_FILE` names a file created when the pause begins, so the test knows
+/// when to kill without sleeping.
 fn test_hold_before_ref_update() {
-    if let Some(ms) = std::env::var("GIT_PAIR_TEST_HOLD_BEFORE_REF_MS")
+    let Some(ms) = std::env::var("GIT_PAIR_TEST_HOLD_BEFORE_REF_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
+    else {
+        return;
+    };
+    if let Some(marker) = std::env::var_os("GIT_PAIR_TEST_HOLD_FILE") {
+        let _ = std::fs::write(marker, std::process::id().to_string());
     }
+    std::thread::sleep(std::time::Duration::from_millis(ms));
 }
 
 #[cfg(test)]

@@ -1,0 +1,236 @@
+//! The hermetic test environment: a temporary repository with isolated HOME and git config,
+//! fixed dates and clock, stub reviewers on PATH, and helpers that read state with real git.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The fixed clock (unix seconds) every test runs at: 2026-11-29T23:15:00Z.
+pub const NOW: i64 = 1_795_994_100;
+pub const GIT_DATE: &str = "2026-11-29T23:15:00Z";
+
+/// A temporary home + repository.
+pub struct TestEnv {
+    _root: tempfile::TempDir,
+    pub home: PathBuf,
+    pub repo: PathBuf,
+}
+
+/// The result of running a command: prints as stdout, stderr and `[exit status: N]`.
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl fmt::Display for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}{}[exit status: {}]",
+            self.stdout, self.stderr, self.code
+        )
+    }
+}
+
+impl Output {
+    /// Parses stdout as one JSON object.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}):\n{self}"))
+    }
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-pair")
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+impl TestEnv {
+    /// A repository on branch `main` with one commit (`README`).
+    pub fn new() -> Self {
+        let env = Self::empty();
+        env.git(&["init", "-q", "-b", "main"]);
+        env.write("README", "hello\n");
+        env.git(&["add", "README"]);
+        env.git(&["commit", "-q", "-m", "initial"]);
+        env
+    }
+
+    /// A home directory and an empty (not yet initialised) repository directory.
+    pub fn empty() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        let home = root.path().join("home");
+        let repo = root.path().join("repo");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&repo).expect("repo");
+        TestEnv {
+            _root: root,
+            home,
+            repo,
+        }
+    }
+
+    /// Applies the hermetic environment to a command.
+    pub fn configure(&self, cmd: &mut Command) {
+        let path = format!(
+            "{}:{}",
+            fixtures().join("reviewers").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        for var in [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_PAIR_TEST_HOLD_BEFORE_REF_MS",
+            "GIT_PAIR_TEST_HOLD_FILE",
+            "GIT_PAIR_TEST_NO_WRITER_LOCK",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test Author")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_COMMITTER_NAME", "Test Committer")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_AUTHOR_DATE", GIT_DATE)
+            .env("GIT_COMMITTER_DATE", GIT_DATE)
+            .env("GIT_PAIR_NOW", NOW.to_string())
+            .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
+            .env("CODEX_HOME", self.home.join(".codex"))
+            .env("LC_ALL", "C")
+            .env("TZ", "UTC")
+            .env("PATH", path);
+    }
+
+    /// A `git-pair` command in the repository, hermetic.
+    pub fn pair_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.args(args).current_dir(&self.repo).stdin(Stdio::null());
+        self.configure(&mut cmd);
+        cmd
+    }
+
+    /// Runs `git-pair args` and returns its output, whatever the exit status.
+    pub fn pair(&self, args: &[&str]) -> Output {
+        run(self.pair_cmd(args))
+    }
+
+    /// Runs `git-pair args --json`, asserts success and returns the JSON.
+    pub fn pair_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = self.pair(&all);
+        assert_eq!(out.code, 0, "git pair {args:?} failed:\n{out}");
+        out.json()
+    }
+
+    /// Runs real git in the repository and returns stdout; panics on failure.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_out(args);
+        assert_eq!(out.code, 0, "git {args:?} failed:\n{out}");
+        out.stdout
+    }
+
+    /// Runs real git and returns its output, whatever the exit status.
+    pub fn git_out(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(&self.repo).stdin(Stdio::null());
+        self.configure(&mut cmd);
+        run(cmd)
+    }
+
+    /// Writes a file in the work tree (creating directories).
+    pub fn write(&self, path: &str, content: &str) {
+        let full = self.repo.join(path);
+        if let Some(dir) = full.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(full, content).expect("write");
+    }
+
+    /// Reads a file of the work tree.
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.repo.join(path)).expect("read")
+    }
+
+    /// `git for-each-ref` over everything git pair owns: the state fingerprint tests compare.
+    pub fn pair_refs(&self) -> String {
+        self.git(&["for-each-ref", "refs/pair", "refs/notes"])
+    }
+
+    /// Starts a run and returns its id.
+    pub fn start(&self, task: &str) -> String {
+        let v = self.pair_json(&["start", "--task", task]);
+        v["run_id"].as_str().expect("run_id").to_owned()
+    }
+
+    /// The manifest stored at a run's tip, read with real git.
+    pub fn manifest(&self, run_id: &str) -> serde_json::Value {
+        let text = self.git(&["show", &format!("refs/pair/runs/{run_id}:manifest.json")]);
+        serde_json::from_str(&text).expect("manifest.json is JSON")
+    }
+
+    /// Record file names at a run's tip, read with real git.
+    pub fn records(&self, run_id: &str) -> Vec<String> {
+        self.git(&[
+            "ls-tree",
+            "--name-only",
+            &format!("refs/pair/runs/{run_id}:records"),
+        ])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+    }
+
+    /// Asserts `git fsck` finds nothing wrong.
+    pub fn assert_fsck_clean(&self) {
+        let out = self.git_out(&["fsck", "--strict", "--no-dangling"]);
+        assert_eq!(out.code, 0, "git fsck failed:\n{out}");
+        assert!(
+            !out.stdout.contains("error") && !out.stderr.contains("error"),
+            "git fsck complained:\n{out}"
+        );
+    }
+}
+
+/// Runs a command to completion and captures its output.
+pub fn run(mut cmd: Command) -> Output {
+    let out = cmd.output().expect("spawn");
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Asserts a failure is exactly one `error:` line (plus an optional `hint:` line).
+pub fn assert_one_error_line(out: &Output, code: i32, needle: &str) {
+    assert_eq!(out.code, code, "unexpected exit status:\n{out}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        lines.first().is_some_and(|l| l.starts_with("error: ")),
+        "first stderr line is not an error line:\n{out}"
+    );
+    assert!(
+        lines.iter().skip(1).all(|l| l.starts_with("hint: ")),
+        "more than one error line:\n{out}"
+    );
+    assert!(
+        lines[0].contains(needle),
+        "error line lacks {needle:?}:\n{out}"
+    );
+}
+
+impl TestEnv {
+    /// Writes a file in the test's home directory (outside the work tree).
+    pub fn write_outside(&self, name: &str, content: &str) {
+        std::fs::write(self.home.join(name), content).expect("write");
+    }
+}
