@@ -409,8 +409,8 @@ fn decide(
             } else if !status.is_some_and(|s| s.success()) {
                 attempt.outcome = Outcome::Died;
                 attempt.message = Some(match &vendor {
-                    Some(v) => format!("the reviewer ended with {exit}: {v}"),
-                    None => format!("the reviewer ended with {exit}"),
+                    Some(v) => format!("the reviewer failed ({exit}): {v}"),
+                    None => format!("the reviewer failed ({exit})"),
                 });
                 attempt.vendor_message = vendor;
             } else {
@@ -460,5 +460,193 @@ mod lossy {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         Ok(String::deserialize(d)?.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use process::ExitInfo;
+    use surface::Interpretation;
+
+    fn exit(code: i32) -> Option<ExitInfo> {
+        Some(ExitInfo {
+            code: Some(code),
+            signal: None,
+        })
+    }
+
+    fn seen(answer: Option<&str>, fatal: Option<&str>, hint: Option<&str>) -> Interpretation {
+        Interpretation {
+            answer: answer.map(str::to_owned),
+            session_id: None,
+            fatal: fatal.map(str::to_owned),
+            hint: hint.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn outcome_decision_table() {
+        let approve = Some("VERDICT: APPROVED");
+        let killed = Some(ExitInfo {
+            code: None,
+            signal: Some(9),
+        });
+        let cases: Vec<(
+            &str,
+            End,
+            Option<ExitInfo>,
+            Interpretation,
+            Outcome,
+            Option<&str>,
+        )> = vec![
+            (
+                "verdict despite a transient reconnect",
+                End::Exited,
+                exit(0),
+                seen(approve, None, Some("Reconnecting... 1/5")),
+                Outcome::Completed,
+                None,
+            ),
+            (
+                "silence with a vendor error is the vendor failing",
+                End::Exited,
+                exit(0),
+                seen(None, None, Some("waiting for network")),
+                Outcome::Died,
+                Some("waiting for network"),
+            ),
+            (
+                "silence alone",
+                End::Exited,
+                exit(0),
+                seen(None, None, None),
+                Outcome::FailedValidation,
+                None,
+            ),
+            (
+                "prose without verdict",
+                End::Exited,
+                exit(0),
+                seen(Some("fine"), None, None),
+                Outcome::FailedValidation,
+                None,
+            ),
+            (
+                "non-zero exit never approves",
+                End::Exited,
+                exit(1),
+                seen(approve, None, None),
+                Outcome::Died,
+                None,
+            ),
+            (
+                "fatal event beats an approving answer",
+                End::Exited,
+                exit(0),
+                seen(approve, Some("turn failed"), None),
+                Outcome::Died,
+                Some("turn failed"),
+            ),
+            (
+                "killed by a signal",
+                End::Exited,
+                killed,
+                seen(None, None, None),
+                Outcome::Died,
+                None,
+            ),
+            (
+                "timed out keeps the last vendor words",
+                End::TimedOut,
+                killed,
+                seen(approve, None, Some("reconnecting")),
+                Outcome::TimedOut,
+                Some("reconnecting"),
+            ),
+            (
+                "cancelled",
+                End::Cancelled,
+                killed,
+                seen(approve, None, None),
+                Outcome::Cancelled,
+                None,
+            ),
+            (
+                "spawn failed",
+                End::SpawnFailed {
+                    message: "no such file".into(),
+                },
+                None,
+                seen(None, None, None),
+                Outcome::NotStarted,
+                None,
+            ),
+        ];
+        let bound = BoundRealization {
+            name: "t".into(),
+            realization: Surfaces::shipped()
+                .expect("shipped")
+                .get("command")
+                .expect("command")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        for (name, end, status, interpretation, outcome, vendor) in cases {
+            let mut a = Attempt::new(&bound);
+            decide(
+                &mut a,
+                &end,
+                status,
+                &interpretation,
+                &RunOptions::default(),
+            );
+            assert_eq!(a.outcome, outcome, "{name}");
+            assert_eq!(a.vendor_message.as_deref(), vendor, "{name}");
+            assert!(
+                a.message.is_some() || outcome == Outcome::Completed,
+                "{name}"
+            );
+            assert_eq!(
+                a.verdict().is_some(),
+                outcome == Outcome::Completed,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn killed_message_names_the_signal() {
+        let bound = BoundRealization {
+            name: "t".into(),
+            realization: Surfaces::shipped()
+                .expect("shipped")
+                .get("command")
+                .expect("command")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        let mut a = Attempt::new(&bound);
+        let status = Some(ExitInfo {
+            code: None,
+            signal: Some(9),
+        });
+        decide(
+            &mut a,
+            &End::Exited,
+            status,
+            &seen(None, None, None),
+            &RunOptions::default(),
+        );
+        assert_eq!(
+            a.message.as_deref(),
+            Some("the reviewer failed (killed by signal 9)")
+        );
     }
 }

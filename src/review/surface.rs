@@ -866,6 +866,13 @@ mod tests {
             got.fatal.as_deref(),
             Some("Not logged in · Please run /login")
         );
+        let offline =
+            include_bytes!("../../fixtures/reviewers/samples/claude-api-unreachable.json");
+        let got = claude.interpret(offline, b"", None);
+        assert_eq!(
+            got.fatal.as_deref(),
+            Some("API Error: Unable to connect to API (ConnectionRefused)")
+        );
         let resume = claude.interpret(b"", b"No conversation found with session ID: 0000\n", None);
         assert_eq!(
             resume.hint.as_deref(),
