@@ -492,14 +492,15 @@ mod tests {
             code: None,
             signal: Some(9),
         });
-        let cases: Vec<(
-            &str,
+        type Row<'a> = (
+            &'a str,
             End,
             Option<ExitInfo>,
             Interpretation,
             Outcome,
-            Option<&str>,
-        )> = vec![
+            Option<&'a str>,
+        );
+        let cases: Vec<Row> = vec![
             (
                 "verdict despite a transient reconnect",
                 End::Exited,
