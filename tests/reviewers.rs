@@ -506,3 +506,57 @@ fn installed_vendor_clis_pass_the_probe() {
         }
     }
 }
+
+/// Timing figures, not assertions of speed: parse and built-in review of 5 MB inputs, and the
+/// overhead of one stub attempt.
+/// `cargo test --release --test reviewers -- --ignored figures --nocapture`
+#[test]
+#[ignore = "prints timings"]
+fn figures() {
+    use git_pair::review::{BuiltinOptions, builtin, parse};
+    let line = "Reviewing a long line of output that says nothing in particular.\n";
+    let mut big = line.repeat(5 * 1024 * 1024 / line.len() + 1);
+    big.push_str("1. [bug] a.rs:1 — late\nVERDICT: CHANGES_REQUESTED\n");
+    let t = Instant::now();
+    let parsed = parse::parse_answer(big.as_bytes());
+    println!("parse_answer {} bytes: {:?}", big.len(), t.elapsed());
+    assert!(matches!(parsed, Parsed::Verdict { .. }));
+
+    let mut diff = String::new();
+    for f in 0..500 {
+        diff.push_str(&format!(
+            "diff --git a/src/f{f}.rs b/src/f{f}.rs\n--- a/src/f{f}.rs\n+++ b/src/f{f}.rs\n@@ -1,1 +1,200 @@\n"
+        ));
+        for l in 0..200 {
+            diff.push_str(&format!(
+                "+    let value_{l} = compute(input, {l}); // plain code line\n"
+            ));
+        }
+    }
+    let t = Instant::now();
+    let r = builtin::review(&diff, &BuiltinOptions::default());
+    println!(
+        "builtin::review {} bytes / 100000 added lines: {:?} ({} findings)",
+        diff.len(),
+        t.elapsed(),
+        r.findings.len()
+    );
+
+    let bound = stub("approve.sh");
+    let t = Instant::now();
+    for _ in 0..20 {
+        assert_eq!(
+            run_attempt(&bound, &input(), &options(&[])).outcome,
+            Outcome::Completed
+        );
+    }
+    println!("run_attempt approve.sh: {:?} per attempt", t.elapsed() / 20);
+    let big = stub("big-output.sh");
+    let t = Instant::now();
+    let a = run_attempt(&big, &input(), &options(&[]));
+    println!(
+        "run_attempt big-output.sh ({} bytes): {:?}",
+        a.stdout_bytes,
+        t.elapsed()
+    );
+}
