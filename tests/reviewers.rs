@@ -12,7 +12,7 @@ use git_pair::review::probe::find_executable;
 use git_pair::review::process::{self, Cancel, Limits, Spawn};
 use git_pair::review::{
     BoundRealization, Outcome, Parsed, ProbeRequest, ReviewInput, RunOptions, Surfaces, Verdict,
-    probe, run_attempt,
+    planned_argv, probe, run_attempt,
 };
 
 fn fixtures(rel: &str) -> PathBuf {
@@ -139,6 +139,9 @@ fn codex_approves_with_session_id_structured_output_and_the_prompt_on_stdin() {
     assert!(argv.contains(&"--output-schema"));
     assert_eq!(argv.last(), Some(&"-"));
     assert_eq!(a.argv[1..], argv);
+    let planned = planned_argv(&codex, &input(), &options(&[])).expect("plan");
+    assert_eq!(planned.len(), a.argv.len());
+    assert_eq!(planned[..5], a.argv[..5]);
 }
 
 #[test]

@@ -242,36 +242,109 @@ pub fn run_attempt(
         attempt.duration_ms = millis(started.elapsed());
         return attempt;
     }
-    let Some(program) = bound.program.clone() else {
-        attempt.message = Some(format!(
-            "realization `{}` has no program to run",
-            bound.name
-        ));
-        return attempt;
+    let prepared = match prepare(bound, input, options) {
+        Ok(p) => p,
+        Err(message) => {
+            attempt.message = Some(message);
+            return attempt;
+        }
     };
+    attempt.resumed = prepared.resumed;
+    attempt.structured_output = prepared.structured;
+    attempt.argv = prepared.argv();
 
+    let finished = process::run(
+        &Spawn {
+            program: prepared.program.clone(),
+            args: prepared.args.clone(),
+            env: options.env.clone(),
+            cwd: options.cwd.clone(),
+            stdin: (bound.realization.prompt == PromptVia::Stdin)
+                .then(|| input.prompt.as_bytes().to_vec()),
+        },
+        &Limits {
+            timeout: options.timeout,
+            kill_grace: options.kill_grace,
+            stdout_cap: options.stdout_cap,
+            stderr_tail: options.stderr_tail,
+        },
+        &Cancel {
+            flag: options.cancel.clone(),
+            on_sigint: options.handle_sigint,
+        },
+    );
+    let output_file_bytes = std::fs::read(&prepared.output_file).ok();
+    let seen = bound.realization.interpret(
+        &finished.stdout,
+        &finished.stderr_tail,
+        output_file_bytes.as_deref(),
+    );
+
+    attempt.exit_code = finished.status.and_then(|s| s.code);
+    attempt.signal = finished.status.and_then(|s| s.signal);
+    attempt.stdout_bytes = finished.stdout_bytes;
+    attempt.stdout_truncated = finished.stdout_truncated;
+    attempt.stderr_bytes = finished.stderr_bytes;
+    attempt.duration_ms = millis(finished.duration);
+    attempt.session_id = seen.session_id.clone();
+    attempt.answer = seen.answer.clone();
+    decide(&mut attempt, &finished.end, finished.status, &seen, options);
+    attempt.stdout = finished.stdout;
+    attempt.stderr_tail = finished.stderr_tail;
+    attempt
+}
+
+/// The command line [`run_attempt`] would run for these inputs (program first), for
+/// `review --dry-run`. Temporary file paths in it are examples: each attempt gets its own.
+pub fn planned_argv(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+) -> Result<Vec<String>, String> {
+    if bound.realization.kind == RealizationKind::Builtin {
+        return Ok(vec![bound.name.clone()]);
+    }
+    prepare(bound, input, options).map(|p| p.argv())
+}
+
+/// An attempt ready to spawn; its scratch directory (output, schema and prompt files) lives
+/// as long as it does.
+struct Prepared {
+    _scratch: tempfile::TempDir,
+    program: PathBuf,
+    args: Vec<String>,
+    output_file: PathBuf,
+    resumed: bool,
+    structured: bool,
+}
+
+impl Prepared {
+    fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.display().to_string())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
+fn prepare(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+) -> Result<Prepared, String> {
+    let program = bound
+        .program
+        .clone()
+        .ok_or_else(|| format!("realization `{}` has no program to run", bound.name))?;
     let resume = match (input.resume_session_id, &bound.realization.resume) {
         (Some(id), Some(spec)) if bound.supports_resume() => Some((id, spec)),
         _ => None,
     };
     let template = resume.map_or(&bound.realization.argv, |(_, spec)| &spec.argv);
     let structured = options.structured_output && bound.supports_structured_output();
-    attempt.resumed = resume.is_some();
-    attempt.structured_output = structured;
-
-    // Files the vendor reads or writes live in a directory that disappears with this call.
-    let scratch = match tempfile::Builder::new()
+    let scratch = tempfile::Builder::new()
         .prefix("git-pair-review-")
         .tempdir()
-    {
-        Ok(dir) => dir,
-        Err(e) => {
-            attempt.message = Some(format!(
-                "cannot create a temporary directory for the reviewer: {e}"
-            ));
-            return attempt;
-        }
-    };
+        .map_err(|e| format!("cannot create a temporary directory for the reviewer: {e}"))?;
     let uses = |name: &str| {
         bound
             .realization
@@ -313,64 +386,21 @@ pub fn run_attempt(
         files.push((path, input.prompt.as_bytes()));
     }
     for (path, bytes) in files {
-        if let Err(e) = std::fs::write(&path, bytes) {
-            attempt.message = Some(format!("cannot write {}: {e}", path.display()));
-            return attempt;
-        }
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    let args = match bound.realization.render_argv(template, &values) {
-        Ok(args) => args,
-        Err(e) => {
-            attempt.message = Some(format!(
-                "cannot build the `{}` command line: {e}",
-                bound.name
-            ));
-            return attempt;
-        }
-    };
-    attempt.argv = std::iter::once(program.display().to_string())
-        .chain(args.iter().cloned())
-        .collect();
-
-    let finished = process::run(
-        &Spawn {
-            program,
-            args,
-            env: options.env.clone(),
-            cwd: options.cwd.clone(),
-            stdin: (bound.realization.prompt == PromptVia::Stdin)
-                .then(|| input.prompt.as_bytes().to_vec()),
-        },
-        &Limits {
-            timeout: options.timeout,
-            kill_grace: options.kill_grace,
-            stdout_cap: options.stdout_cap,
-            stderr_tail: options.stderr_tail,
-        },
-        &Cancel {
-            flag: options.cancel.clone(),
-            on_sigint: options.handle_sigint,
-        },
-    );
-    let output_file_bytes = std::fs::read(&output_file).ok();
-    let seen = bound.realization.interpret(
-        &finished.stdout,
-        &finished.stderr_tail,
-        output_file_bytes.as_deref(),
-    );
-
-    attempt.exit_code = finished.status.and_then(|s| s.code);
-    attempt.signal = finished.status.and_then(|s| s.signal);
-    attempt.stdout_bytes = finished.stdout_bytes;
-    attempt.stdout_truncated = finished.stdout_truncated;
-    attempt.stderr_bytes = finished.stderr_bytes;
-    attempt.duration_ms = millis(finished.duration);
-    attempt.session_id = seen.session_id.clone();
-    attempt.answer = seen.answer.clone();
-    decide(&mut attempt, &finished.end, finished.status, &seen, options);
-    attempt.stdout = finished.stdout;
-    attempt.stderr_tail = finished.stderr_tail;
-    attempt
+    let args = bound
+        .realization
+        .render_argv(template, &values)
+        .map_err(|e| format!("cannot build the `{}` command line: {e}", bound.name))?;
+    Ok(Prepared {
+        _scratch: scratch,
+        program,
+        args,
+        output_file,
+        resumed: resume.is_some(),
+        structured,
+    })
 }
 
 fn decide(

@@ -260,10 +260,17 @@ fn verdict_line(line: &str) -> Option<Verdict> {
             .expect("verdict regex is valid")
     });
     let line = line.trim_start_matches(['#', '>', ' ']);
-    let line = line
-        .trim_matches(|c| c == '*' || c == '_' || c == '`')
-        .trim();
-    let caps = re.captures(line)?;
+    // Markdown emphasis and code spans anywhere on the line (`**VERDICT:** APPROVED`); the
+    // words themselves must still be whole and alone on the line.
+    if !line
+        .trim_start_matches(['*', '_', '`'])
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("verdict"))
+    {
+        return None;
+    }
+    let plain: String = line.chars().filter(|c| *c != '*' && *c != '`').collect();
+    let caps = re.captures(plain.trim_matches('_').trim())?;
     let word = caps[1].to_ascii_uppercase();
     Some(if word == "APPROVED" {
         Verdict::Approved
@@ -532,6 +539,18 @@ mod tests {
                  On second look:\n1. [bug] a.rs:1 — crash\nVERDICT: CHANGES_REQUESTED\n",
                 Some(ChangesRequested),
                 vec![f("bug", None, "a.rs:1", "crash")],
+            ),
+            (
+                "markdown emphasis inside the verdict line",
+                "**VERDICT:** `CHANGES_REQUESTED`\n",
+                Some(ChangesRequested),
+                vec![],
+            ),
+            (
+                "a verdict line with trailing words is prose",
+                "VERDICT: APPROVED, once the test passes\n",
+                None,
+                vec![],
             ),
             (
                 "verdict mentioned inside a sentence does not count",

@@ -386,8 +386,9 @@ fn quote_list(items: &[String]) -> String {
 /// in `path_env` (the process's `PATH` when `None`).
 pub fn find_executable(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
     if name.contains('/') {
-        let path = Path::new(name);
-        return is_executable(path).then(|| path.to_path_buf());
+        // Absolute, so a reviewer run in another working directory still finds it.
+        let path = std::path::absolute(name).ok()?;
+        return is_executable(&path).then_some(path);
     }
     let path_var = match path_env {
         Some(p) => p.to_os_string(),

@@ -481,7 +481,12 @@ fn placeholders(element: &str) -> Vec<&str> {
 impl Realization {
     /// Whether any template of this realization (with structured output as given) uses the
     /// placeholder `name`.
-    pub fn uses_placeholder(&self, template: &[String], structured: bool, name: &str) -> bool {
+    pub(crate) fn uses_placeholder(
+        &self,
+        template: &[String],
+        structured: bool,
+        name: &str,
+    ) -> bool {
         let needle = format!("{{{name}}}");
         template.iter().any(|a| a.contains(&needle))
             || (structured
