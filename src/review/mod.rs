@@ -1,5 +1,5 @@
 //! Running reviewers and reading their answers (SPEC §6): realizations as data
-//! ([`surface`]), capability probing ([`probe`]), the one spawn builder ([`process`]),
+//! ([`surface`]), capability probing ([`mod@probe`]), the one spawn builder ([`process`]),
 //! fail-closed parsing ([`parse`], [`schema`]), the built-in reviewer ([`builtin`]) and panel
 //! arithmetic ([`panel`]). [`run_attempt`] ties them into one attempt → one [`Attempt`].
 //! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
