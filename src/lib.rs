@@ -4,12 +4,15 @@
 //! `worktree`/`snapshot` (work tree → tree objects, diffs) → `review` (packet, reviewers,
 //! parsing) → `store` (the only code touching `refs/pair` and `refs/notes/pair`) → `render`
 //! (HANDOFF transcript, PR body). `model` holds the versioned records and the projections
-//! computed from them; it knows nothing about git. `config` reads `pair.*` settings once.
+//! computed from them; it knows nothing about git. `config` reads `pair.*` settings once;
+//! `cost` prices agent sessions from their own logs; `view` keeps rendered files current.
 
 pub mod cli;
 pub mod config;
+pub mod cost;
 pub mod model;
 pub mod render;
+pub mod review;
 pub mod store;
 pub mod util;
 pub mod view;

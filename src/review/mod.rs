@@ -1,0 +1,683 @@
+//! Running reviewers and reading their answers (SPEC §6): realizations as data
+//! ([`surface`]), capability probing ([`mod@probe`]), the one spawn builder ([`process`]),
+//! fail-closed parsing ([`parse`], [`schema`]), the built-in reviewer ([`builtin`]) and panel
+//! arithmetic ([`panel`]). [`run_attempt`] ties them into one attempt → one [`Attempt`].
+//! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
+//! the caller.
+
+pub mod builtin;
+mod error;
+pub mod panel;
+pub mod parse;
+pub mod probe;
+pub mod process;
+pub mod schema;
+pub mod surface;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+pub use builtin::{BuiltinOptions, BuiltinReview};
+pub use error::Error;
+pub use panel::{Parallelism, panel_parallelism, panel_verdict};
+pub use parse::{Finding, Parsed, Severity, Verdict, parse_answer};
+pub use probe::{BoundRealization, ProbeReport, ProbeRequest, probe};
+pub use surface::{RealizationKind, Surfaces};
+
+use process::{Cancel, End, Limits, Spawn};
+use surface::{ArgvValues, PromptVia};
+
+/// The one terminal outcome of a reviewer attempt (SPEC §6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// It answered with a readable verdict.
+    Completed,
+    /// It ended normally but its answer holds no readable verdict (re-ask once).
+    FailedValidation,
+    /// It did not finish in time; its process group was killed.
+    TimedOut,
+    /// It crashed, was killed, exited non-zero, or the vendor reported its own failure.
+    Died,
+    /// Ctrl-C (or the caller) cancelled it; its process group was killed.
+    Cancelled,
+    /// It could not be started.
+    NotStarted,
+}
+
+impl Outcome {
+    /// The contract spelling (`completed`, `failed-validation`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::FailedValidation => "failed-validation",
+            Outcome::TimedOut => "timed-out",
+            Outcome::Died => "died",
+            Outcome::Cancelled => "cancelled",
+            Outcome::NotStarted => "not-started",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What one attempt is asked to review.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReviewInput<'a> {
+    /// The full prompt (packet, instructions, answer contract).
+    pub prompt: &'a str,
+    /// The packet's unified diff; what the built-in reviewer reads.
+    pub diff: &'a str,
+    /// Resume this vendor session (a later round) when the realization can.
+    pub resume_session_id: Option<&'a str>,
+}
+
+/// How to run an attempt.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Bound on the reviewer (`--timeout`, `pair.reviewTimeout`; default 600 s).
+    pub timeout: Duration,
+    /// SIGTERM → SIGKILL grace for the reviewer's process group.
+    pub kill_grace: Duration,
+    /// Stdout bytes kept (the rest is counted and dropped).
+    pub stdout_cap: usize,
+    /// Stderr bytes kept from the end.
+    pub stderr_tail: usize,
+    /// Reviewer working directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables added to the reviewer's environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Ask for schema-constrained answers when the realization can.
+    pub structured_output: bool,
+    /// Set to cancel from another thread.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Turn Ctrl-C during the wait into a `cancelled` outcome.
+    pub handle_sigint: bool,
+    /// Built-in reviewer settings.
+    pub builtin: BuiltinOptions,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        let limits = Limits::default();
+        RunOptions {
+            timeout: limits.timeout,
+            kill_grace: limits.kill_grace,
+            stdout_cap: limits.stdout_cap,
+            stderr_tail: limits.stderr_tail,
+            cwd: None,
+            env: Vec::new(),
+            structured_output: true,
+            cancel: None,
+            handle_sigint: true,
+            builtin: BuiltinOptions::default(),
+        }
+    }
+}
+
+/// Everything about one reviewer attempt, whatever happened. Raw stdout is kept in
+/// `stdout` for the caller to store as a blob; it is not part of the serialized form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Realization name.
+    pub realization: String,
+    /// The terminal outcome.
+    pub outcome: Outcome,
+    /// The resume argv was used.
+    pub resumed: bool,
+    /// Schema-constrained output was requested.
+    pub structured_output: bool,
+    /// Program and arguments as run (`["builtin"]` for the built-in reviewer).
+    pub argv: Vec<String>,
+    /// Exit code, when the process exited.
+    pub exit_code: Option<i32>,
+    /// Terminating signal, when one ended it.
+    pub signal: Option<i32>,
+    /// Raw stdout (up to the cap).
+    #[serde(skip)]
+    pub stdout: Vec<u8>,
+    /// Total stdout bytes written.
+    pub stdout_bytes: u64,
+    /// Stdout went over the cap.
+    pub stdout_truncated: bool,
+    /// The end of stderr.
+    #[serde(with = "lossy")]
+    pub stderr_tail: Vec<u8>,
+    /// Total stderr bytes written.
+    pub stderr_bytes: u64,
+    /// Spawn to end.
+    pub duration_ms: u64,
+    /// The vendor session id, for cost and resuming.
+    pub session_id: Option<String>,
+    /// The answer text read from the realization's answer source.
+    pub answer: Option<String>,
+    /// The parsed answer (completed and failed-validation attempts).
+    pub parsed: Option<Parsed>,
+    /// Why the attempt ended as it did, for the user.
+    pub message: Option<String>,
+    /// The vendor's own words when it reported its failure (error event, `is_error`, stderr).
+    pub vendor_message: Option<String>,
+}
+
+impl Attempt {
+    /// The verdict, for a completed attempt only.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match (&self.outcome, &self.parsed) {
+            (Outcome::Completed, Some(Parsed::Verdict { verdict, .. })) => Some(*verdict),
+            _ => None,
+        }
+    }
+
+    /// The findings, for a completed attempt only.
+    pub fn findings(&self) -> &[Finding] {
+        match (&self.outcome, &self.parsed) {
+            (Outcome::Completed, Some(Parsed::Verdict { findings, .. })) => findings,
+            _ => &[],
+        }
+    }
+
+    /// A resumed attempt that died or could not start, on a realization whose data says to
+    /// fall back: the caller should now run a fresh attempt (no `resume_session_id`).
+    pub fn should_retry_fresh(&self, bound: &BoundRealization) -> bool {
+        self.resumed
+            && bound.resume_falls_back_to_fresh()
+            && matches!(self.outcome, Outcome::Died | Outcome::NotStarted)
+    }
+
+    fn new(bound: &BoundRealization) -> Attempt {
+        Attempt {
+            realization: bound.name.clone(),
+            outcome: Outcome::NotStarted,
+            resumed: false,
+            structured_output: false,
+            argv: Vec::new(),
+            exit_code: None,
+            signal: None,
+            stdout: Vec::new(),
+            stdout_bytes: 0,
+            stdout_truncated: false,
+            stderr_tail: Vec::new(),
+            stderr_bytes: 0,
+            duration_ms: 0,
+            session_id: None,
+            answer: None,
+            parsed: None,
+            message: None,
+            vendor_message: None,
+        }
+    }
+}
+
+/// Runs one reviewer attempt: renders argv from the realization's data, spawns it through
+/// [`process::run`] (bounded, own process group, Ctrl-C aware), reads the answer and session
+/// id the way the data says, and parses the answer fail-closed. Never returns an error: every
+/// failure is an [`Outcome`] with a message.
+pub fn run_attempt(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+) -> Attempt {
+    let mut attempt = Attempt::new(bound);
+    if bound.realization.kind == RealizationKind::Builtin {
+        let started = Instant::now();
+        let review = builtin::review(input.diff, &options.builtin);
+        attempt.argv = vec![bound.name.clone()];
+        attempt.outcome = Outcome::Completed;
+        attempt.stdout = review.text.clone().into_bytes();
+        attempt.stdout_bytes = attempt.stdout.len() as u64;
+        attempt.parsed = Some(Parsed::Verdict {
+            verdict: review.verdict,
+            findings: review.findings,
+        });
+        attempt.answer = Some(review.text);
+        attempt.duration_ms = millis(started.elapsed());
+        return attempt;
+    }
+    let prepared = match prepare(bound, input, options) {
+        Ok(p) => p,
+        Err(message) => {
+            attempt.message = Some(message);
+            return attempt;
+        }
+    };
+    attempt.resumed = prepared.resumed;
+    attempt.structured_output = prepared.structured;
+    attempt.argv = prepared.argv();
+
+    let finished = process::run(
+        &Spawn {
+            program: prepared.program.clone(),
+            args: prepared.args.clone(),
+            env: options.env.clone(),
+            cwd: options.cwd.clone(),
+            stdin: (bound.realization.prompt == PromptVia::Stdin)
+                .then(|| input.prompt.as_bytes().to_vec()),
+        },
+        &Limits {
+            timeout: options.timeout,
+            kill_grace: options.kill_grace,
+            stdout_cap: options.stdout_cap,
+            stderr_tail: options.stderr_tail,
+        },
+        &Cancel {
+            flag: options.cancel.clone(),
+            on_sigint: options.handle_sigint,
+        },
+    );
+    let output_file_bytes = std::fs::read(&prepared.output_file).ok();
+    let seen = bound.realization.interpret(
+        &finished.stdout,
+        &finished.stderr_tail,
+        output_file_bytes.as_deref(),
+    );
+
+    attempt.exit_code = finished.status.and_then(|s| s.code);
+    attempt.signal = finished.status.and_then(|s| s.signal);
+    attempt.stdout_bytes = finished.stdout_bytes;
+    attempt.stdout_truncated = finished.stdout_truncated;
+    attempt.stderr_bytes = finished.stderr_bytes;
+    attempt.duration_ms = millis(finished.duration);
+    attempt.session_id = seen.session_id.clone();
+    attempt.answer = seen.answer.clone();
+    decide(&mut attempt, &finished.end, finished.status, &seen, options);
+    attempt.stdout = finished.stdout;
+    attempt.stderr_tail = finished.stderr_tail;
+    attempt
+}
+
+/// The command line [`run_attempt`] would run for these inputs (program first), for
+/// `review --dry-run`. Temporary file paths in it are examples: each attempt gets its own.
+pub fn planned_argv(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+) -> Result<Vec<String>, String> {
+    if bound.realization.kind == RealizationKind::Builtin {
+        return Ok(vec![bound.name.clone()]);
+    }
+    prepare(bound, input, options).map(|p| p.argv())
+}
+
+/// An attempt ready to spawn; its scratch directory (output, schema and prompt files) lives
+/// as long as it does.
+struct Prepared {
+    _scratch: tempfile::TempDir,
+    program: PathBuf,
+    args: Vec<String>,
+    output_file: PathBuf,
+    resumed: bool,
+    structured: bool,
+}
+
+impl Prepared {
+    fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.display().to_string())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+}
+
+fn prepare(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+) -> Result<Prepared, String> {
+    let program = bound
+        .program
+        .clone()
+        .ok_or_else(|| format!("realization `{}` has no program to run", bound.name))?;
+    let resume = match (input.resume_session_id, &bound.realization.resume) {
+        (Some(id), Some(spec)) if bound.supports_resume() => Some((id, spec)),
+        _ => None,
+    };
+    let template = resume.map_or(&bound.realization.argv, |(_, spec)| &spec.argv);
+    let structured = options.structured_output && bound.supports_structured_output();
+    let scratch = tempfile::Builder::new()
+        .prefix("git-pair-review-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory for the reviewer: {e}"))?;
+    let uses = |name: &str| {
+        bound
+            .realization
+            .uses_placeholder(template, structured, name)
+    };
+    let mut values = ArgvValues {
+        structured_output: structured,
+        command_args: bound.command_args.clone(),
+        ..ArgvValues::default()
+    };
+    let output_file = scratch.path().join("last-message.txt");
+    values
+        .scalars
+        .insert("output_file", output_file.display().to_string());
+    if let Some((id, _)) = resume {
+        values.scalars.insert("session_id", id.to_owned());
+    }
+    if uses("schema_json") {
+        values
+            .scalars
+            .insert("schema_json", schema::review_schema_compact());
+    }
+    if bound.realization.prompt == PromptVia::Argument {
+        values.scalars.insert("prompt", input.prompt.to_owned());
+    }
+    let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
+    if uses("schema_file") {
+        let path = scratch.path().join("review.schema.json");
+        values
+            .scalars
+            .insert("schema_file", path.display().to_string());
+        files.push((path, schema::REVIEW_SCHEMA_TEXT.as_bytes()));
+    }
+    if bound.realization.prompt == PromptVia::File {
+        let path = scratch.path().join("prompt.md");
+        values
+            .scalars
+            .insert("prompt_file", path.display().to_string());
+        files.push((path, input.prompt.as_bytes()));
+    }
+    for (path, bytes) in files {
+        std::fs::write(&path, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let args = bound
+        .realization
+        .render_argv(template, &values)
+        .map_err(|e| format!("cannot build the `{}` command line: {e}", bound.name))?;
+    Ok(Prepared {
+        _scratch: scratch,
+        program,
+        args,
+        output_file,
+        resumed: resume.is_some(),
+        structured,
+    })
+}
+
+fn decide(
+    attempt: &mut Attempt,
+    end: &End,
+    status: Option<process::ExitInfo>,
+    seen: &surface::Interpretation,
+    options: &RunOptions,
+) {
+    let vendor = seen.fatal.clone().or_else(|| seen.hint.clone());
+    match end {
+        End::SpawnFailed { message } => {
+            attempt.outcome = Outcome::NotStarted;
+            attempt.message = Some(message.clone());
+        }
+        End::TimedOut => {
+            attempt.outcome = Outcome::TimedOut;
+            attempt.message = Some(format!(
+                "no answer within {} s; the reviewer's process group was killed",
+                options.timeout.as_secs_f64()
+            ));
+            attempt.vendor_message = vendor;
+        }
+        End::Cancelled => {
+            attempt.outcome = Outcome::Cancelled;
+            attempt.message = Some("cancelled; the reviewer's process group was killed".into());
+        }
+        End::Exited => {
+            let exit =
+                status.map_or_else(|| "an unknown exit status".to_owned(), |s| s.to_string());
+            if let Some(fatal) = &seen.fatal {
+                attempt.outcome = Outcome::Died;
+                attempt.message =
+                    Some(format!("the reviewer reported a failure ({exit}): {fatal}"));
+                attempt.vendor_message = Some(fatal.clone());
+            } else if !status.is_some_and(|s| s.success()) {
+                attempt.outcome = Outcome::Died;
+                attempt.message = Some(match &vendor {
+                    Some(v) => format!("the reviewer failed ({exit}): {v}"),
+                    None => format!("the reviewer failed ({exit})"),
+                });
+                attempt.vendor_message = vendor;
+            } else {
+                match &seen.answer {
+                    None => {
+                        // Silence plus a vendor error is the vendor failing, not a review.
+                        if let Some(v) = vendor {
+                            attempt.outcome = Outcome::Died;
+                            attempt.message = Some(format!("the reviewer gave no answer: {v}"));
+                            attempt.vendor_message = Some(v);
+                        } else {
+                            attempt.outcome = Outcome::FailedValidation;
+                            attempt.message = Some("the reviewer printed no answer".into());
+                            attempt.parsed = Some(Parsed::NoVerdict {
+                                reason: "the answer is empty".into(),
+                            });
+                        }
+                    }
+                    Some(answer) => {
+                        let parsed = parse_answer(answer.as_bytes());
+                        match &parsed {
+                            Parsed::Verdict { .. } => attempt.outcome = Outcome::Completed,
+                            Parsed::NoVerdict { reason } => {
+                                attempt.outcome = Outcome::FailedValidation;
+                                attempt.message = Some(reason.clone());
+                            }
+                        }
+                        attempt.parsed = Some(parsed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Bytes serialized as (lossily decoded) text.
+mod lossy {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&String::from_utf8_lossy(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        Ok(String::deserialize(d)?.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use process::ExitInfo;
+    use surface::Interpretation;
+
+    fn exit(code: i32) -> Option<ExitInfo> {
+        Some(ExitInfo {
+            code: Some(code),
+            signal: None,
+        })
+    }
+
+    fn seen(answer: Option<&str>, fatal: Option<&str>, hint: Option<&str>) -> Interpretation {
+        Interpretation {
+            answer: answer.map(str::to_owned),
+            session_id: None,
+            fatal: fatal.map(str::to_owned),
+            hint: hint.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn outcome_decision_table() {
+        let approve = Some("VERDICT: APPROVED");
+        let killed = Some(ExitInfo {
+            code: None,
+            signal: Some(9),
+        });
+        type Row<'a> = (
+            &'a str,
+            End,
+            Option<ExitInfo>,
+            Interpretation,
+            Outcome,
+            Option<&'a str>,
+        );
+        let cases: Vec<Row> = vec![
+            (
+                "verdict despite a transient reconnect",
+                End::Exited,
+                exit(0),
+                seen(approve, None, Some("Reconnecting... 1/5")),
+                Outcome::Completed,
+                None,
+            ),
+            (
+                "silence with a vendor error is the vendor failing",
+                End::Exited,
+                exit(0),
+                seen(None, None, Some("waiting for network")),
+                Outcome::Died,
+                Some("waiting for network"),
+            ),
+            (
+                "silence alone",
+                End::Exited,
+                exit(0),
+                seen(None, None, None),
+                Outcome::FailedValidation,
+                None,
+            ),
+            (
+                "prose without verdict",
+                End::Exited,
+                exit(0),
+                seen(Some("fine"), None, None),
+                Outcome::FailedValidation,
+                None,
+            ),
+            (
+                "non-zero exit never approves",
+                End::Exited,
+                exit(1),
+                seen(approve, None, None),
+                Outcome::Died,
+                None,
+            ),
+            (
+                "fatal event beats an approving answer",
+                End::Exited,
+                exit(0),
+                seen(approve, Some("turn failed"), None),
+                Outcome::Died,
+                Some("turn failed"),
+            ),
+            (
+                "killed by a signal",
+                End::Exited,
+                killed,
+                seen(None, None, None),
+                Outcome::Died,
+                None,
+            ),
+            (
+                "timed out keeps the last vendor words",
+                End::TimedOut,
+                killed,
+                seen(approve, None, Some("reconnecting")),
+                Outcome::TimedOut,
+                Some("reconnecting"),
+            ),
+            (
+                "cancelled",
+                End::Cancelled,
+                killed,
+                seen(approve, None, None),
+                Outcome::Cancelled,
+                None,
+            ),
+            (
+                "spawn failed",
+                End::SpawnFailed {
+                    message: "no such file".into(),
+                },
+                None,
+                seen(None, None, None),
+                Outcome::NotStarted,
+                None,
+            ),
+        ];
+        let bound = BoundRealization {
+            name: "t".into(),
+            realization: Surfaces::shipped()
+                .expect("shipped")
+                .get("command")
+                .expect("command")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        for (name, end, status, interpretation, outcome, vendor) in cases {
+            let mut a = Attempt::new(&bound);
+            decide(
+                &mut a,
+                &end,
+                status,
+                &interpretation,
+                &RunOptions::default(),
+            );
+            assert_eq!(a.outcome, outcome, "{name}");
+            assert_eq!(a.vendor_message.as_deref(), vendor, "{name}");
+            assert!(
+                a.message.is_some() || outcome == Outcome::Completed,
+                "{name}"
+            );
+            assert_eq!(
+                a.verdict().is_some(),
+                outcome == Outcome::Completed,
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn killed_message_names_the_signal() {
+        let bound = BoundRealization {
+            name: "t".into(),
+            realization: Surfaces::shipped()
+                .expect("shipped")
+                .get("command")
+                .expect("command")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        let mut a = Attempt::new(&bound);
+        let status = Some(ExitInfo {
+            code: None,
+            signal: Some(9),
+        });
+        decide(
+            &mut a,
+            &End::Exited,
+            status,
+            &seen(None, None, None),
+            &RunOptions::default(),
+        );
+        assert_eq!(
+            a.message.as_deref(),
+            Some("the reviewer failed (killed by signal 9)")
+        );
+    }
+}

@@ -1,0 +1,599 @@
+//! Choosing the realization that binds (SPEC §6.1): the configured one if what is installed
+//! proves every required capability, else its fallbacks in data order. Decided by probing the
+//! installed binary's own output, never by product name or version. Runs probe commands
+//! through the one spawn builder; prints nothing.
+
+use std::collections::BTreeSet;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::review::Error;
+use crate::review::process::{self, Cancel, End, Limits, Spawn};
+use crate::review::surface::{Realization, RealizationKind, Surfaces};
+
+/// What to probe for.
+#[derive(Debug, Clone, Default)]
+pub struct ProbeRequest<'a> {
+    /// The configured reviewer (`pair.reviewer`); `command` when a reviewer command is set.
+    pub configured: &'a str,
+    /// The reviewer command's argv as JSON array text (`pair.reviewerCommand`,
+    /// `--reviewer-cmd`), when one is configured.
+    pub reviewer_command: Option<&'a str>,
+    /// `PATH` to search (the process's own when `None`); also handed to probe commands.
+    pub path_env: Option<&'a OsStr>,
+}
+
+/// A realization ready to run: the data, the program it resolved to, what it proved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundRealization {
+    /// Realization name (`codex`, `claude`, `builtin`, `command`, …).
+    pub name: String,
+    /// The realization's data.
+    pub realization: Realization,
+    /// Resolved executable; `None` for the built-in reviewer.
+    pub program: Option<PathBuf>,
+    /// Configured command arguments after the program (`command` realization).
+    pub command_args: Vec<String>,
+    /// Capabilities the probe proved.
+    pub capabilities: BTreeSet<String>,
+    /// Bound as a fallback for a configured reviewer that did not bind.
+    pub fallback_used: bool,
+}
+
+impl BoundRealization {
+    /// Whether structured output will be requested (defined in the data and, when it names
+    /// a capability, proven by the probe).
+    pub fn supports_structured_output(&self) -> bool {
+        self.realization
+            .structured_output
+            .as_ref()
+            .is_some_and(|s| self.proven(s.capability.as_deref()))
+    }
+
+    /// Whether a later round can resume the reviewer's session.
+    pub fn supports_resume(&self) -> bool {
+        self.realization
+            .resume
+            .as_ref()
+            .is_some_and(|r| self.proven(r.capability.as_deref()))
+    }
+
+    /// Whether a failed resume should be followed by a fresh review.
+    pub fn resume_falls_back_to_fresh(&self) -> bool {
+        self.realization
+            .resume
+            .as_ref()
+            .is_some_and(|r| r.fallback_to_fresh)
+    }
+
+    /// At most this many of its reviews run at once.
+    pub fn max_concurrency(&self) -> usize {
+        self.realization.max_concurrency
+    }
+
+    fn proven(&self, capability: Option<&str>) -> bool {
+        capability.is_none_or(|c| self.capabilities.contains(c))
+    }
+}
+
+/// One capability check of a probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CapabilityCheck {
+    /// Capability name from the data.
+    pub name: String,
+    /// Binding needs it.
+    pub required: bool,
+    /// Every substring was found.
+    pub proven: bool,
+    /// Substrings not found in the probe output.
+    pub missing: Vec<String>,
+}
+
+/// What probing one candidate found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Realization name.
+    pub name: String,
+    /// Its kind.
+    pub kind: RealizationKind,
+    /// The executable looked for, when there is one.
+    pub binary: Option<String>,
+    /// Where it was found.
+    pub path: Option<PathBuf>,
+    /// The probe command as run.
+    pub probe_argv: Vec<String>,
+    /// How the probe command ended (exit status or failure).
+    pub probe_result: Option<String>,
+    /// Capability checks.
+    pub capabilities: Vec<CapabilityCheck>,
+    /// It binds.
+    pub binds: bool,
+    /// Why it binds or not, in one line.
+    pub reason: String,
+}
+
+/// The outcome of probing: which realization won and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    /// The configured reviewer.
+    pub configured: String,
+    /// The realization that binds.
+    pub winner: Option<String>,
+    /// The winner is not the configured reviewer.
+    pub fallback_used: bool,
+    /// Every candidate probed, in order.
+    pub probed: Vec<Candidate>,
+    /// The bound realization, ready for [`crate::review::run_attempt`].
+    pub bound: Option<BoundRealization>,
+}
+
+impl ProbeReport {
+    /// The bound realization; [`Error::NothingBinds`] when none bound.
+    pub fn into_bound(self) -> Result<BoundRealization, Error> {
+        match self.bound {
+            Some(bound) => Ok(bound),
+            None => Err(nothing_binds(self)),
+        }
+    }
+}
+
+fn nothing_binds(report: ProbeReport) -> Error {
+    Error::NothingBinds {
+        configured: report.configured.clone(),
+        probed: report
+            .probed
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.reason))
+            .collect::<Vec<_>>()
+            .join("; "),
+        report: Box::new(report),
+    }
+}
+
+/// Probes the configured realization, then its fallbacks, stopping at the first that binds.
+/// Errors: the configured name is unknown, the reviewer command is malformed, or nothing binds
+/// ([`Error::NothingBinds`] carries the full report).
+pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeReport, Error> {
+    let configured = surfaces.get(request.configured)?;
+    let command = match request.reviewer_command {
+        Some(text) => Some(parse_reviewer_command(text)?),
+        None => None,
+    };
+    let mut order = vec![request.configured.to_owned()];
+    for f in &configured.fallback {
+        if !order.contains(f) {
+            order.push(f.clone());
+        }
+    }
+    let mut report = ProbeReport {
+        configured: request.configured.to_owned(),
+        winner: None,
+        fallback_used: false,
+        probed: Vec::new(),
+        bound: None,
+    };
+    for name in order {
+        let realization = surfaces.get(&name)?;
+        let (candidate, bound) =
+            probe_one(&name, realization, command.as_deref(), request.path_env);
+        report.probed.push(candidate);
+        if let Some(mut bound) = bound {
+            bound.fallback_used = name != request.configured;
+            report.fallback_used = bound.fallback_used;
+            report.winner = Some(name);
+            report.bound = Some(bound);
+            return Ok(report);
+        }
+    }
+    Err(nothing_binds(report))
+}
+
+/// Validates a reviewer command: a non-empty JSON array of strings whose first is non-empty.
+pub fn parse_reviewer_command(text: &str) -> Result<Vec<String>, Error> {
+    let invalid = |reason: &str| Error::InvalidReviewerCommand {
+        value: text.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| invalid(&format!("not JSON ({e})")))?;
+    let items = value
+        .as_array()
+        .ok_or_else(|| invalid("not a JSON array (write it like [\"my-reviewer\", \"--flag\"])"))?;
+    let argv: Vec<String> = items
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect::<Option<_>>()
+        .ok_or_else(|| invalid("every element must be a string"))?;
+    match argv.first() {
+        None => Err(invalid("the array is empty")),
+        Some(program) if program.trim().is_empty() => Err(invalid("the program name is empty")),
+        Some(_) => Ok(argv),
+    }
+}
+
+fn probe_one(
+    name: &str,
+    realization: &Realization,
+    command: Option<&[String]>,
+    path_env: Option<&OsStr>,
+) -> (Candidate, Option<BoundRealization>) {
+    let mut candidate = Candidate {
+        name: name.to_owned(),
+        kind: realization.kind,
+        binary: realization.binary.clone(),
+        path: None,
+        probe_argv: Vec::new(),
+        probe_result: None,
+        capabilities: Vec::new(),
+        binds: false,
+        reason: String::new(),
+    };
+    let bound =
+        |program: Option<PathBuf>, command_args: Vec<String>, capabilities| BoundRealization {
+            name: name.to_owned(),
+            realization: realization.clone(),
+            program,
+            command_args,
+            capabilities,
+            fallback_used: false,
+        };
+    match realization.kind {
+        RealizationKind::Builtin => {
+            candidate.binds = true;
+            candidate.reason = "in-process, always available".into();
+            (candidate, Some(bound(None, Vec::new(), BTreeSet::new())))
+        }
+        RealizationKind::Command => {
+            let Some(argv) = command else {
+                candidate.reason = "no reviewer command is configured".into();
+                return (candidate, None);
+            };
+            candidate.binary = Some(argv[0].clone());
+            match find_executable(&argv[0], path_env) {
+                Some(path) => {
+                    candidate.path = Some(path.clone());
+                    candidate.binds = true;
+                    candidate.reason = format!("reviewer command found at {}", path.display());
+                    (
+                        candidate,
+                        Some(bound(Some(path), argv[1..].to_vec(), BTreeSet::new())),
+                    )
+                }
+                None => {
+                    candidate.reason =
+                        format!("reviewer command `{}` not found or not executable", argv[0]);
+                    (candidate, None)
+                }
+            }
+        }
+        RealizationKind::External => {
+            let (Some(binary), Some(spec)) = (&realization.binary, &realization.probe) else {
+                candidate.reason = "no binary or probe in the data".into();
+                return (candidate, None);
+            };
+            let Some(path) = find_executable(binary, path_env) else {
+                candidate.reason = format!("`{binary}` is not on PATH");
+                return (candidate, None);
+            };
+            candidate.path = Some(path.clone());
+            candidate.probe_argv = std::iter::once(path.display().to_string())
+                .chain(spec.argv.iter().cloned())
+                .collect();
+            let finished = process::run(
+                &Spawn {
+                    program: path.clone(),
+                    args: spec.argv.clone(),
+                    env: path_env
+                        .map(|p| vec![(OsString::from("PATH"), p.to_os_string())])
+                        .unwrap_or_default(),
+                    cwd: None,
+                    stdin: None,
+                },
+                &Limits {
+                    timeout: Duration::from_secs(spec.timeout_secs),
+                    kill_grace: Duration::from_secs(1),
+                    stdout_cap: 4 * 1024 * 1024,
+                    stderr_tail: 256 * 1024,
+                },
+                // Ctrl-C during a probe must abort git pair, not fail this candidate over to
+                // the next one: leave SIGINT alone.
+                &Cancel::default(),
+            );
+            candidate.probe_result = Some(match &finished.end {
+                End::Exited => finished
+                    .status
+                    .map_or_else(|| "exited".to_owned(), |s| s.to_string()),
+                End::TimedOut => format!("timed out after {} s", spec.timeout_secs),
+                End::Cancelled => "cancelled".to_owned(),
+                End::SpawnFailed { message } => message.clone(),
+            });
+            let mut output = String::from_utf8_lossy(&finished.stdout).into_owned();
+            output.push('\n');
+            output.push_str(&String::from_utf8_lossy(&finished.stderr_tail));
+            let mut proven = BTreeSet::new();
+            for (cap, needles) in &spec.capabilities {
+                let missing: Vec<String> = needles
+                    .iter()
+                    .filter(|n| !output.contains(n.as_str()))
+                    .cloned()
+                    .collect();
+                if missing.is_empty() {
+                    proven.insert(cap.clone());
+                }
+                candidate.capabilities.push(CapabilityCheck {
+                    name: cap.clone(),
+                    required: spec.required.contains(cap),
+                    proven: missing.is_empty(),
+                    missing,
+                });
+            }
+            let unproven: Vec<String> = candidate
+                .capabilities
+                .iter()
+                .filter(|c| c.required && !c.proven)
+                .map(|c| format!("{} (no {})", c.name, quote_list(&c.missing)))
+                .collect();
+            if !matches!(finished.end, End::Exited) {
+                candidate.reason = format!(
+                    "probe `{}` did not finish: {}",
+                    spec.argv.join(" "),
+                    candidate.probe_result.clone().unwrap_or_default()
+                );
+                return (candidate, None);
+            }
+            if !unproven.is_empty() {
+                candidate.reason = format!(
+                    "`{binary} {}` does not show required capabilities: {}",
+                    spec.argv.join(" "),
+                    unproven.join(", ")
+                );
+                return (candidate, None);
+            }
+            let optional: Vec<&str> = proven
+                .iter()
+                .filter(|c| !spec.required.contains(*c))
+                .map(String::as_str)
+                .collect();
+            candidate.binds = true;
+            candidate.reason = format!(
+                "{} proves {} required capabilities{}",
+                path.display(),
+                spec.required.len(),
+                if optional.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {}", optional.join(", "))
+                }
+            );
+            (candidate, Some(bound(Some(path), Vec::new(), proven)))
+        }
+    }
+}
+
+fn quote_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Finds an executable file: a name with a `/` is taken as a path, anything else is looked up
+/// in `path_env` (the process's `PATH` when `None`).
+pub fn find_executable(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
+    if name.contains('/') {
+        // Absolute, so a reviewer run in another working directory still finds it.
+        let path = std::path::absolute(name).ok()?;
+        return is_executable(&path).then_some(path);
+    }
+    let path_var = match path_env {
+        Some(p) => p.to_os_string(),
+        None => std::env::var_os("PATH")?,
+    };
+    std::env::split_paths(&path_var)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixtures(dir: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/reviewers")
+            .join(dir)
+    }
+
+    /// A PATH holding the given fixture dirs and a private dir with just the POSIX tools the
+    /// fake CLIs use, so whatever codex/claude the machine has installed stays invisible.
+    struct TestPath {
+        _tools: tempfile::TempDir,
+        path: OsString,
+    }
+
+    fn path_of(dirs: &[&str]) -> TestPath {
+        let tools = tempfile::tempdir().expect("tempdir");
+        for tool in ["sh", "cat", "grep", "dirname", "sleep", "mv", "head"] {
+            let real = find_executable(tool, None).expect("POSIX tool on the test machine's PATH");
+            std::os::unix::fs::symlink(real, tools.path().join(tool)).expect("symlink");
+        }
+        let mut all: Vec<PathBuf> = dirs.iter().map(|d| fixtures(d)).collect();
+        all.push(tools.path().to_path_buf());
+        let path = std::env::join_paths(all).expect("joinable");
+        TestPath {
+            _tools: tools,
+            path,
+        }
+    }
+
+    fn run_probe(
+        configured: &str,
+        command: Option<&str>,
+        path: &OsStr,
+    ) -> Result<ProbeReport, Error> {
+        let surfaces = Surfaces::shipped().expect("shipped");
+        probe(
+            &surfaces,
+            &ProbeRequest {
+                configured,
+                reviewer_command: command,
+                path_env: Some(path),
+            },
+        )
+    }
+
+    #[test]
+    fn configured_vendor_binds_when_its_help_proves_the_capabilities() {
+        let path = path_of(&["bin"]);
+        let path = &path.path;
+        let report = run_probe("codex", None, path).expect("binds");
+        assert_eq!(
+            (report.winner.as_deref(), report.fallback_used),
+            (Some("codex"), false)
+        );
+        let bound = report.bound.expect("bound");
+        assert!(bound.supports_structured_output() && bound.supports_resume());
+        assert_eq!(bound.program, Some(fixtures("bin").join("codex")));
+        let report = run_probe("claude", None, path).expect("binds");
+        assert_eq!(report.winner.as_deref(), Some("claude"));
+        assert!(report.bound.expect("bound").supports_structured_output());
+    }
+
+    #[test]
+    fn missing_configured_cli_falls_back_to_the_other_vendor() {
+        // Only claude is installed: "bin" holds both, so link claude alone next to the tools.
+        let path = path_of(&[]);
+        let tools = std::env::split_paths(&path.path).next().expect("tools dir");
+        std::os::unix::fs::symlink(fixtures("bin").join("claude"), tools.join("claude"))
+            .expect("link");
+        let report = run_probe("codex", None, &path.path).expect("binds");
+        assert_eq!(
+            (report.winner.as_deref(), report.fallback_used),
+            (Some("claude"), true)
+        );
+        assert_eq!(report.probed[0].reason, "`codex` is not on PATH");
+        assert!(report.bound.expect("bound").fallback_used);
+    }
+
+    #[test]
+    fn a_binary_named_right_but_lacking_capabilities_does_not_bind() {
+        let path = path_of(&["bin-broken-codex"]);
+        let err = run_probe("codex", None, &path.path).expect_err("nothing binds");
+        let Error::NothingBinds { probed, report, .. } = &err else {
+            panic!("{err}")
+        };
+        assert!(
+            probed.contains("codex (`codex exec --help` does not show required capabilities"),
+            "{probed}"
+        );
+        assert!(probed.contains("json_events"), "{probed}");
+        assert!(
+            probed.contains("claude (`claude` is not on PATH)"),
+            "{probed}"
+        );
+        assert_eq!(report.probed.len(), 2);
+        assert!(
+            err.to_string()
+                .starts_with("no reviewer realization binds for `codex`; probed: ")
+        );
+    }
+
+    #[test]
+    fn optional_capabilities_gate_structured_output_and_resume() {
+        let path = path_of(&["bin-old-codex"]);
+        let bound = run_probe("codex", None, &path.path)
+            .expect("binds")
+            .into_bound()
+            .expect("bound");
+        assert!(!bound.supports_structured_output());
+        assert!(!bound.supports_resume());
+        let check = bound.capabilities.contains("json_events");
+        assert!(check);
+    }
+
+    #[test]
+    fn builtin_always_binds() {
+        let report = run_probe("builtin", None, OsStr::new("")).expect("binds");
+        assert_eq!(report.winner.as_deref(), Some("builtin"));
+        assert_eq!(report.bound.expect("bound").program, None);
+    }
+
+    #[test]
+    fn reviewer_command_is_validated_and_resolved() {
+        let test_path = path_of(&[]);
+        let path = &test_path.path;
+        let stub = fixtures("approve.sh").display().to_string();
+        let json = serde_json::to_string(&[stub.as_str(), "--flag"]).expect("json");
+        let bound = run_probe("command", Some(&json), path)
+            .expect("binds")
+            .into_bound()
+            .expect("bound");
+        assert_eq!(bound.program.as_deref(), Some(Path::new(&stub)));
+        assert_eq!(bound.command_args, ["--flag"]);
+        let on_path =
+            run_probe("command", Some("[\"sh\", \"-c\", \"true\"]"), path).expect("binds");
+        let tools = std::env::split_paths(path).next().expect("tools dir");
+        assert_eq!(on_path.probed[0].path, Some(tools.join("sh")));
+
+        for bad in [
+            "[]",
+            "\"reviewer\"",
+            "[1]",
+            "[\"\"]",
+            "not json",
+            "{\"a\": 1}",
+        ] {
+            assert!(
+                matches!(
+                    run_probe("command", Some(bad), path),
+                    Err(Error::InvalidReviewerCommand { .. })
+                ),
+                "{bad}"
+            );
+        }
+        let missing =
+            run_probe("command", Some("[\"/nonexistent/reviewer\"]"), path).expect_err("no bind");
+        assert!(
+            missing
+                .to_string()
+                .contains("`/nonexistent/reviewer` not found"),
+            "{missing}"
+        );
+        let none = run_probe("command", None, path).expect_err("no command");
+        assert!(
+            none.to_string()
+                .contains("no reviewer command is configured"),
+            "{none}"
+        );
+        let not_exec = fixtures("samples/README.md").display().to_string();
+        let json = serde_json::to_string(&[not_exec]).expect("json");
+        assert!(run_probe("command", Some(&json), path).is_err());
+    }
+
+    #[test]
+    fn unknown_configured_name_is_an_error_listing_the_known_ones() {
+        let err = run_probe("gemini", None, OsStr::new("")).expect_err("unknown");
+        assert_eq!(
+            err.to_string(),
+            "unknown reviewer `gemini` (known: builtin, claude, codex, command)"
+        );
+    }
+
+    #[test]
+    fn report_serializes_for_the_probe_command() {
+        let report = run_probe("builtin", None, OsStr::new("")).expect("binds");
+        let json = serde_json::to_value(&report).expect("serializable");
+        assert_eq!(json["winner"], "builtin");
+        assert_eq!(json["probed"][0]["reason"], "in-process, always available");
+    }
+}

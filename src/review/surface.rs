@@ -1,0 +1,918 @@
+//! Reviewer realizations as data (SPEC §6.1): the surfaces document (shipped in
+//! `data/surfaces.json`, replaceable by `pair.surfaceFile`), its validation, argv rendering,
+//! and reading a finished reviewer's output through the document's selectors.
+//! No vendor flag or vendor field name may appear in this file: they all come from the data.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::review::Error;
+
+/// The surfaces document shipped with git pair.
+pub const SHIPPED_SURFACES: &str = include_str!("../../data/surfaces.json");
+
+/// Placeholders that stand for one string and may sit inside a larger argv element.
+const SCALAR_PLACEHOLDERS: &[&str] = &[
+    "output_file",
+    "schema_file",
+    "schema_json",
+    "prompt",
+    "prompt_file",
+    "session_id",
+];
+/// Placeholders that must be a whole argv element and expand to zero or more elements.
+const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args"];
+
+/// The whole surfaces document: every way git pair knows to run a reviewer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Surfaces {
+    /// Schema version of the document (1).
+    pub v: u32,
+    /// Free text for people editing the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The stricter instruction sent with the single re-ask after an answer had no verdict,
+    /// one element per line.
+    pub reask_instruction: Vec<String>,
+    /// Realizations by name (`codex`, `claude`, `builtin`, `command`, or any added one).
+    pub realizations: BTreeMap<String, Realization>,
+    /// Where the document came from (`shipped` or a path), for error messages.
+    #[serde(skip)]
+    pub origin: String,
+}
+
+/// How a realization runs.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RealizationKind {
+    /// An installed CLI found on `PATH` and proven capable by its probe output.
+    External,
+    /// The user's configured reviewer command (argv given as a JSON array).
+    Command,
+    /// The in-process deterministic reviewer.
+    Builtin,
+}
+
+/// How the prompt reaches the reviewer.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptVia {
+    /// Written to the process's stdin, which is then closed.
+    #[default]
+    Stdin,
+    /// Substituted for `{prompt}` in argv.
+    Argument,
+    /// Written to a temporary file whose path replaces `{prompt_file}`.
+    File,
+}
+
+/// One way of running a reviewer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Realization {
+    /// External CLI, configured command, or built-in.
+    pub kind: RealizationKind,
+    /// One line for `git pair probe`.
+    #[serde(default)]
+    pub description: String,
+    /// Executable looked up on `PATH` (external realizations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// How to prove the installed binary can do what `argv` asks of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSpec>,
+    /// Arguments after the program for a fresh review (template).
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// How the prompt is passed.
+    #[serde(default)]
+    pub prompt: PromptVia,
+    /// Extra arguments asking for answers that follow the review JSON Schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<StructuredOutputSpec>,
+    /// Arguments continuing an earlier reviewer session in a later round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<ResumeSpec>,
+    /// Where the answer is read, tried in order; the first non-empty one wins.
+    #[serde(default)]
+    pub answer: Vec<Selector>,
+    /// Where the vendor's session id is read, tried in order.
+    #[serde(default)]
+    pub session_id: Vec<Selector>,
+    /// How the vendor reports its own failure.
+    #[serde(default)]
+    pub failure: FailureSpec,
+    /// At most this many reviews of this realization run at once.
+    pub max_concurrency: usize,
+    /// Realizations tried, in order, when this one does not bind.
+    #[serde(default)]
+    pub fallback: Vec<String>,
+}
+
+/// The probe command and the output substrings that prove each capability.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSpec {
+    /// Arguments after the binary (for example a help command).
+    pub argv: Vec<String>,
+    /// Bound on the probe process.
+    #[serde(default = "default_probe_timeout")]
+    pub timeout_secs: u64,
+    /// Capability name → substrings that must all appear in the probe's stdout+stderr.
+    pub capabilities: BTreeMap<String, Vec<String>>,
+    /// Capabilities without which the realization does not bind.
+    pub required: Vec<String>,
+}
+
+fn default_probe_timeout() -> u64 {
+    20
+}
+
+/// Arguments that make the vendor constrain its answer to the review JSON Schema.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredOutputSpec {
+    /// Probe capability that must be proven for these arguments to be used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability: Option<String>,
+    /// Elements replacing `{structured_output}` in argv.
+    pub args: Vec<String>,
+}
+
+/// How a later round continues the reviewer's earlier session.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeSpec {
+    /// Probe capability that must be proven for resuming to be attempted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability: Option<String>,
+    /// Full argv template (after the program) for a resumed review; uses `{session_id}`.
+    pub argv: Vec<String>,
+    /// When a resumed attempt dies or cannot start, run a fresh review instead.
+    #[serde(default)]
+    pub fallback_to_fresh: bool,
+}
+
+/// Where to read a value from a finished reviewer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "from", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Selector {
+    /// The whole of stdout.
+    Stdout,
+    /// The file whose path replaced `{output_file}`.
+    OutputFile,
+    /// A field of a JSON object on stdout (one object, or one per line).
+    JsonEvent {
+        /// Dotted path → value every selected event must carry (`{}` matches any object).
+        #[serde(default, rename = "match")]
+        matches: BTreeMap<String, Value>,
+        /// Dotted path of the field to read.
+        field: String,
+        /// Which matching event counts.
+        #[serde(default)]
+        pick: Pick,
+    },
+}
+
+/// Which of several matching events a selector reads.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    /// The first one carrying the field.
+    First,
+    /// The last one carrying the field.
+    #[default]
+    Last,
+}
+
+/// How a vendor reports that it, not the code under review, failed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FailureSpec {
+    /// Events that mean the review failed whatever else was printed.
+    #[serde(default)]
+    pub fatal_events: Vec<EventRule>,
+    /// Events that may be transient (a reconnect) but explain a failure when no answer came.
+    #[serde(default)]
+    pub hint_events: Vec<EventRule>,
+    /// Regexes applied to each stderr line; the vendor's message when it failed without events.
+    #[serde(default)]
+    pub stderr_patterns: Vec<String>,
+}
+
+/// An event shape and where its human message lives.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EventRule {
+    /// Dotted path → value the event must carry.
+    #[serde(rename = "match")]
+    pub matches: BTreeMap<String, Value>,
+    /// Dotted paths tried in order for the message; the first non-empty one is used.
+    pub message: Vec<String>,
+}
+
+/// What a finished reviewer's output says, read through its realization's selectors.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interpretation {
+    /// The reviewer's answer text (a JSON value read from an event is re-serialized).
+    pub answer: Option<String>,
+    /// The vendor session id, for cost accounting and resuming.
+    pub session_id: Option<String>,
+    /// The vendor's own message from a fatal failure event.
+    pub fatal: Option<String>,
+    /// The last transient error message the vendor printed (event or stderr line).
+    pub hint: Option<String>,
+}
+
+/// Values for the argv placeholders of one attempt.
+#[derive(Debug, Clone, Default)]
+pub struct ArgvValues {
+    /// `{output_file}`, `{schema_file}`, … → value.
+    pub scalars: BTreeMap<&'static str, String>,
+    /// `{command_args}` → elements.
+    pub command_args: Vec<String>,
+    /// Whether `{structured_output}` expands to the realization's structured-output args.
+    pub structured_output: bool,
+}
+
+impl Surfaces {
+    /// The document shipped with git pair, validated.
+    pub fn shipped() -> Result<Surfaces, Error> {
+        Surfaces::from_json(SHIPPED_SURFACES, "shipped data/surfaces.json")
+    }
+
+    /// The document at `path` (from `pair.surfaceFile`) when given, else the shipped one.
+    pub fn load(path: Option<&Path>) -> Result<Surfaces, Error> {
+        match path {
+            None => Surfaces::shipped(),
+            Some(path) => {
+                let text =
+                    std::fs::read_to_string(path).map_err(|source| Error::ReadSurfaceFile {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+                Surfaces::from_json(&text, &path.display().to_string())
+            }
+        }
+    }
+
+    /// Parses and validates a surfaces document; `origin` names it in errors.
+    pub fn from_json(text: &str, origin: &str) -> Result<Surfaces, Error> {
+        let mut surfaces: Surfaces =
+            serde_json::from_str(text).map_err(|source| Error::ParseSurfaces {
+                origin: origin.to_owned(),
+                source,
+            })?;
+        surfaces.origin = origin.to_owned();
+        surfaces.validate()?;
+        Ok(surfaces)
+    }
+
+    /// The realization called `name`.
+    pub fn get(&self, name: &str) -> Result<&Realization, Error> {
+        self.realizations
+            .get(name)
+            .ok_or_else(|| Error::UnknownRealization {
+                name: name.to_owned(),
+                known: self
+                    .realizations
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The re-ask instruction as one text block.
+    pub fn reask_instruction(&self) -> String {
+        let mut text = self.reask_instruction.join("\n");
+        text.push('\n');
+        text
+    }
+
+    fn invalid(&self, realization: &str, reason: impl Into<String>) -> Error {
+        Error::InvalidSurfaces {
+            origin: self.origin.clone(),
+            realization: realization.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if self.v != 1 {
+            return Err(self.invalid("-", format!("unsupported document version {}", self.v)));
+        }
+        if self.reask_instruction.iter().all(|l| l.trim().is_empty()) {
+            return Err(self.invalid("-", "reask_instruction is empty"));
+        }
+        if self.realizations.is_empty() {
+            return Err(self.invalid("-", "no realizations"));
+        }
+        for (name, r) in &self.realizations {
+            self.validate_one(name, r)?;
+        }
+        Ok(())
+    }
+
+    fn validate_one(&self, name: &str, r: &Realization) -> Result<(), Error> {
+        let bad = |reason: String| self.invalid(name, reason);
+        if r.max_concurrency == 0 {
+            return Err(bad("max_concurrency must be at least 1".into()));
+        }
+        for f in &r.fallback {
+            if !self.realizations.contains_key(f) {
+                return Err(bad(format!("fallback `{f}` names no realization")));
+            }
+        }
+        if r.kind == RealizationKind::Builtin {
+            return Ok(());
+        }
+        if r.argv.is_empty() {
+            return Err(bad("argv is empty".into()));
+        }
+        if r.answer.is_empty() {
+            return Err(bad("no answer selector".into()));
+        }
+        let capabilities: BTreeSet<&str> = r
+            .probe
+            .as_ref()
+            .map(|p| p.capabilities.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        match r.kind {
+            RealizationKind::External => {
+                if r.binary.as_deref().is_none_or(|b| b.trim().is_empty()) {
+                    return Err(bad("external realization without a binary".into()));
+                }
+                let probe = r
+                    .probe
+                    .as_ref()
+                    .ok_or_else(|| bad("external realization without a probe".into()))?;
+                for req in &probe.required {
+                    if !capabilities.contains(req.as_str()) {
+                        return Err(bad(format!("required capability `{req}` is not defined")));
+                    }
+                }
+                for (cap, needles) in &probe.capabilities {
+                    if needles.is_empty() || needles.iter().any(String::is_empty) {
+                        return Err(bad(format!("capability `{cap}` has an empty substring")));
+                    }
+                }
+            }
+            RealizationKind::Command => {
+                if !r.argv.iter().any(|a| a == "{command_args}") {
+                    return Err(bad("command realization argv lacks {command_args}".into()));
+                }
+            }
+            RealizationKind::Builtin => {}
+        }
+        let mut templates: Vec<(&str, &[String])> = vec![("argv", &r.argv)];
+        if let Some(s) = &r.structured_output {
+            if let Some(cap) = &s.capability {
+                if !capabilities.contains(cap.as_str()) {
+                    return Err(bad(format!(
+                        "structured_output capability `{cap}` is not defined"
+                    )));
+                }
+            }
+            if s.args
+                .iter()
+                .any(|a| LIST_PLACEHOLDERS.iter().any(|p| a.contains(p)))
+            {
+                return Err(bad(
+                    "structured_output args may not nest list placeholders".into()
+                ));
+            }
+            templates.push(("structured_output.args", &s.args));
+        }
+        if let Some(res) = &r.resume {
+            if let Some(cap) = &res.capability {
+                if !capabilities.contains(cap.as_str()) {
+                    return Err(bad(format!("resume capability `{cap}` is not defined")));
+                }
+            }
+            if !res.argv.iter().any(|a| a.contains("{session_id}")) {
+                return Err(bad("resume argv lacks {session_id}".into()));
+            }
+            templates.push(("resume.argv", &res.argv));
+        }
+        for (what, template) in &templates {
+            check_template(template).map_err(|e| bad(format!("{what}: {e}")))?;
+        }
+        if r.argv.iter().any(|a| a.contains("{session_id}")) {
+            return Err(bad(
+                "argv for a fresh review may not use {session_id}".into()
+            ));
+        }
+        let all_args = || templates.iter().flat_map(|(_, t)| t.iter());
+        let mentions = |p: &str| all_args().any(|a| a.contains(p));
+        match r.prompt {
+            PromptVia::Argument if !mentions("{prompt}") => {
+                return Err(bad(
+                    "prompt is passed as an argument but no argv uses {prompt}".into(),
+                ));
+            }
+            PromptVia::File if !mentions("{prompt_file}") => {
+                return Err(bad(
+                    "prompt is passed as a file but no argv uses {prompt_file}".into(),
+                ));
+            }
+            _ => {}
+        }
+        if r.answer.contains(&Selector::OutputFile) && !mentions("{output_file}") {
+            return Err(bad(
+                "answer reads output_file but no argv uses {output_file}".into(),
+            ));
+        }
+        for rule in r.failure.fatal_events.iter().chain(&r.failure.hint_events) {
+            if rule.message.is_empty() {
+                return Err(bad("failure event rule without a message path".into()));
+            }
+        }
+        for pattern in &r.failure.stderr_patterns {
+            Regex::new(pattern).map_err(|e| bad(format!("stderr pattern {pattern:?}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks that every `{name}` in a template is a known placeholder used the right way.
+fn check_template(template: &[String]) -> Result<(), String> {
+    for element in template {
+        for name in placeholders(element) {
+            if LIST_PLACEHOLDERS.contains(&name) {
+                if element != &format!("{{{name}}}") {
+                    return Err(format!("{{{name}}} must be a whole argv element"));
+                }
+            } else if !SCALAR_PLACEHOLDERS.contains(&name) {
+                return Err(format!("unknown placeholder {{{name}}}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Names of the `{placeholder}`s in one argv element.
+fn placeholders(element: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = element;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close)
+                if !after[..close].is_empty()
+                    && after[..close]
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c == '_') =>
+            {
+                names.push(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    names
+}
+
+impl Realization {
+    /// Whether any template of this realization (with structured output as given) uses the
+    /// placeholder `name`.
+    pub(crate) fn uses_placeholder(
+        &self,
+        template: &[String],
+        structured: bool,
+        name: &str,
+    ) -> bool {
+        let needle = format!("{{{name}}}");
+        template.iter().any(|a| a.contains(&needle))
+            || (structured
+                && template.iter().any(|a| a == "{structured_output}")
+                && self
+                    .structured_output
+                    .as_ref()
+                    .is_some_and(|s| s.args.iter().any(|a| a.contains(&needle))))
+    }
+
+    /// Renders an argv template: list placeholders expand in place, scalar ones are
+    /// substituted inside elements. Fails only for a value the caller did not supply.
+    pub fn render_argv(
+        &self,
+        template: &[String],
+        values: &ArgvValues,
+    ) -> Result<Vec<String>, String> {
+        let mut out = Vec::with_capacity(template.len() + 4);
+        for element in template {
+            match element.as_str() {
+                "{command_args}" => out.extend(values.command_args.iter().cloned()),
+                "{structured_output}" => {
+                    if values.structured_output {
+                        if let Some(s) = &self.structured_output {
+                            for arg in &s.args {
+                                out.push(substitute(arg, values)?);
+                            }
+                        }
+                    }
+                }
+                _ => out.push(substitute(element, values)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads answer, session id and vendor failure messages from a finished process's output.
+    /// Pure: `stdout`, `stderr` and the output file's bytes are all it looks at.
+    pub fn interpret(
+        &self,
+        stdout: &[u8],
+        stderr: &[u8],
+        output_file: Option<&[u8]>,
+    ) -> Interpretation {
+        let events = json_events(stdout);
+        let select = |selectors: &[Selector]| {
+            selectors.iter().find_map(|s| match s {
+                Selector::Stdout => non_blank(String::from_utf8_lossy(stdout).into_owned()),
+                Selector::OutputFile => {
+                    output_file.and_then(|b| non_blank(String::from_utf8_lossy(b).into_owned()))
+                }
+                Selector::JsonEvent {
+                    matches,
+                    field,
+                    pick,
+                } => {
+                    let mut found = events
+                        .iter()
+                        .filter(|e| event_matches(e, matches))
+                        .filter_map(|e| lookup(e, field).and_then(value_text));
+                    match pick {
+                        Pick::First => found.next(),
+                        Pick::Last => found.next_back(),
+                    }
+                }
+            })
+        };
+        let answer = select(&self.answer);
+        let session_id = select(&self.session_id);
+        let rule_message = |rules: &[EventRule]| {
+            events.iter().rev().find_map(|e| {
+                rules
+                    .iter()
+                    .filter(|r| event_matches(e, &r.matches))
+                    .find_map(|r| {
+                        r.message
+                            .iter()
+                            .find_map(|p| lookup(e, p).and_then(value_text))
+                    })
+            })
+        };
+        let fatal = rule_message(&self.failure.fatal_events);
+        let hint = rule_message(&self.failure.hint_events)
+            .or_else(|| stderr_message(&self.failure.stderr_patterns, stderr));
+        Interpretation {
+            answer,
+            session_id,
+            fatal,
+            hint,
+        }
+    }
+}
+
+fn substitute(element: &str, values: &ArgvValues) -> Result<String, String> {
+    let mut out = element.to_owned();
+    for name in placeholders(element) {
+        let value = values
+            .scalars
+            .get(name)
+            .ok_or_else(|| format!("no value for {{{name}}}"))?;
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    Ok(out)
+}
+
+fn non_blank(s: String) -> Option<String> {
+    if s.trim().is_empty() { None } else { Some(s) }
+}
+
+/// JSON objects on stdout: the whole of it when it is one JSON value, else each line that is.
+fn json_events(stdout: &[u8]) -> Vec<Value> {
+    let trimmed = stdout.trim_ascii();
+    if trimmed.first() == Some(&b'{') {
+        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(trimmed) {
+            return vec![v];
+        }
+    }
+    stdout
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| l.first() == Some(&b'{'))
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect()
+}
+
+/// The value at a dotted path (`item.text`) inside a JSON object.
+fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.')
+        .try_fold(value, |v, key| v.as_object().and_then(|o| o.get(key)))
+}
+
+fn event_matches(event: &Value, matches: &BTreeMap<String, Value>) -> bool {
+    matches
+        .iter()
+        .all(|(path, want)| lookup(event, path) == Some(want))
+}
+
+/// A JSON value as text: strings as they are, string arrays joined, null and blanks as none,
+/// anything else re-serialized (a structured answer object).
+fn value_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => non_blank(s.clone()),
+        Value::Array(items) if items.iter().all(Value::is_string) => non_blank(
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The first pattern (in document order) that matches a stderr line gives the message: the
+/// last line it matches.
+fn stderr_message(patterns: &[String], stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    patterns.iter().find_map(|p| {
+        let re = Regex::new(p).ok()?;
+        text.lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| re.is_match(l))
+            .map(str::to_owned)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CODEX_STDOUT: &[u8] =
+        include_bytes!("../../fixtures/reviewers/samples/codex-exec-stdout.jsonl");
+    const CLAUDE_OUTPUTS: &[u8] =
+        include_bytes!("../../fixtures/reviewers/samples/claude-p-outputs.jsonl");
+
+    fn shipped() -> Surfaces {
+        Surfaces::shipped().expect("shipped surfaces are valid")
+    }
+
+    fn values(structured: bool) -> ArgvValues {
+        let mut v = ArgvValues {
+            structured_output: structured,
+            ..ArgvValues::default()
+        };
+        for (k, val) in [
+            ("output_file", "/tmp/out.txt"),
+            ("schema_file", "/tmp/schema.json"),
+            ("schema_json", "{\"type\":\"object\"}"),
+            ("session_id", "S-1"),
+        ] {
+            v.scalars.insert(k, val.to_owned());
+        }
+        v
+    }
+
+    #[test]
+    fn shipped_document_loads_with_the_four_realizations() {
+        let s = shipped();
+        let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
+        assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+        assert!(s.reask_instruction().contains("VERDICT: APPROVED"));
+    }
+
+    #[test]
+    fn renaming_a_flag_in_the_data_changes_the_argv() {
+        let text = SHIPPED_SURFACES.replace("\"--output-schema\"", "\"--answer-schema\"");
+        let s = Surfaces::from_json(&text, "edited").expect("edited document is valid");
+        let codex = s.get("codex").expect("codex");
+        let argv = codex
+            .render_argv(&codex.argv, &values(true))
+            .expect("render");
+        assert!(argv.contains(&"--answer-schema".to_owned()), "{argv:?}");
+        assert!(!argv.contains(&"--output-schema".to_owned()), "{argv:?}");
+    }
+
+    #[test]
+    fn codex_argv_renders_with_and_without_structured_output() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        let with = codex
+            .render_argv(&codex.argv, &values(true))
+            .expect("render");
+        assert_eq!(
+            with,
+            [
+                "exec",
+                "--sandbox",
+                "read-only",
+                "--json",
+                "--skip-git-repo-check",
+                "--output-last-message",
+                "/tmp/out.txt",
+                "--output-schema",
+                "/tmp/schema.json",
+                "-"
+            ]
+        );
+        let without = codex
+            .render_argv(&codex.argv, &values(false))
+            .expect("render");
+        assert_eq!(without.len(), with.len() - 2);
+        let resume = codex.resume.as_ref().expect("codex resumes");
+        let resumed = codex
+            .render_argv(&resume.argv, &values(false))
+            .expect("render");
+        let at = resumed
+            .iter()
+            .position(|a| a == "resume")
+            .expect("resume subcommand");
+        assert_eq!(resumed[resumed.len() - 2], "S-1");
+        assert!(at > 0 && resumed[..at].contains(&"read-only".to_owned()));
+    }
+
+    #[test]
+    fn claude_structured_output_passes_the_schema_inline() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        let argv = claude
+            .render_argv(&claude.argv, &values(true))
+            .expect("render");
+        let at = argv
+            .iter()
+            .position(|a| a == "--json-schema")
+            .expect("flag");
+        assert_eq!(argv[at + 1], "{\"type\":\"object\"}");
+        assert!(argv.starts_with(&["-p".to_owned()]));
+    }
+
+    #[test]
+    fn command_args_expand_in_place() {
+        let s = shipped();
+        let cmd = s.get("command").expect("command");
+        let mut v = values(false);
+        v.command_args = vec!["--strict".into(), "a b".into()];
+        assert_eq!(
+            cmd.render_argv(&cmd.argv, &v).expect("render"),
+            ["--strict", "a b"]
+        );
+    }
+
+    #[test]
+    fn invalid_documents_are_rejected_with_the_reason() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "\"{output_file}\"",
+                "\"{outptu_file}\"",
+                "unknown placeholder {outptu_file}",
+            ),
+            (
+                "\"fallback\": [\"claude\"]",
+                "\"fallback\": [\"clade\"]",
+                "fallback `clade`",
+            ),
+            (
+                "\"required\": [\"print\"",
+                "\"required\": [\"printing\"",
+                "required capability `printing`",
+            ),
+            (
+                "\"max_concurrency\": 8",
+                "\"max_concurrency\": 0",
+                "max_concurrency",
+            ),
+            ("\"v\": 1", "\"v\": 2", "version 2"),
+            (
+                "\"{structured_output}\", \"-\"]",
+                "\"x{structured_output}\", \"-\"]",
+                "whole argv element",
+            ),
+        ];
+        for (from, to, want) in cases {
+            assert!(SHIPPED_SURFACES.contains(from), "fixture edit {from}");
+            let text = SHIPPED_SURFACES.replacen(from, to, 1);
+            let err = Surfaces::from_json(&text, "t").expect_err(to).to_string();
+            assert!(err.contains(want), "{to}: {err}");
+        }
+        let typo = SHIPPED_SURFACES.replacen("\"fallback_to_fresh\"", "\"fallback_to_fersh\"", 1);
+        assert!(matches!(
+            Surfaces::from_json(&typo, "t"),
+            Err(Error::ParseSurfaces { .. })
+        ));
+    }
+
+    #[test]
+    fn codex_jsonl_gives_session_answer_and_the_turn_failure() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        let got = codex.interpret(CODEX_STDOUT, b"", None);
+        assert_eq!(
+            got.session_id.as_deref(),
+            Some("0199f0aa-1111-7222-8333-444455556666")
+        );
+        assert!(
+            got.answer
+                .as_deref()
+                .expect("answer")
+                .starts_with("{\"findings\"")
+        );
+        assert_eq!(
+            got.fatal.as_deref(),
+            Some("stream disconnected before completion")
+        );
+        assert_eq!(got.hint.as_deref(), Some("Reconnecting... 1/5"));
+        // The output file, when written, wins over the event stream.
+        let got = codex.interpret(CODEX_STDOUT, b"", Some(b"VERDICT: APPROVED\n"));
+        assert_eq!(got.answer.as_deref(), Some("VERDICT: APPROVED\n"));
+    }
+
+    #[test]
+    fn claude_result_gives_session_structured_answer_and_is_error_message() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        let lines: Vec<&[u8]> = CLAUDE_OUTPUTS.split(|&b| b == b'\n').collect();
+        let ok = claude.interpret(lines[0], b"", None);
+        assert_eq!(
+            ok.session_id.as_deref(),
+            Some("11111111-2222-4333-8444-555555555555")
+        );
+        assert_eq!(ok.answer.as_deref(), Some("{\"verdict\":\"approve\"}"));
+        assert_eq!(ok.fatal, None);
+        let budget = claude.interpret(lines[2], b"", None);
+        assert_eq!(budget.fatal.as_deref(), Some("budget exceeded"));
+        let init = claude.interpret(lines[1], b"", None);
+        assert_eq!(
+            init.session_id.as_deref(),
+            Some("11111111-2222-4333-8444-555555555555")
+        );
+        assert_eq!(init.answer, None);
+    }
+
+    #[test]
+    fn real_vendor_failure_outputs_yield_the_vendor_message() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        let not_logged_in =
+            include_bytes!("../../fixtures/reviewers/samples/claude-not-logged-in.json");
+        let got = claude.interpret(not_logged_in, b"", None);
+        assert_eq!(
+            got.fatal.as_deref(),
+            Some("Not logged in · Please run /login")
+        );
+        let offline =
+            include_bytes!("../../fixtures/reviewers/samples/claude-api-unreachable.json");
+        let got = claude.interpret(offline, b"", None);
+        assert_eq!(
+            got.fatal.as_deref(),
+            Some("API Error: Unable to connect to API (ConnectionRefused)")
+        );
+        let resume = claude.interpret(b"", b"No conversation found with session ID: 0000\n", None);
+        assert_eq!(
+            resume.hint.as_deref(),
+            Some("No conversation found with session ID: 0000")
+        );
+
+        let codex = s.get("codex").expect("codex");
+        let offline = include_bytes!("../../fixtures/reviewers/samples/codex-offline-stdout.jsonl");
+        let got = codex.interpret(offline, b"", None);
+        assert_eq!(got.fatal, None);
+        assert_eq!(got.answer, None);
+        assert_eq!(
+            got.session_id.as_deref(),
+            Some("01a229dd-fdf7-72c1-b2fe-438a1cb86e06")
+        );
+        assert!(got.hint.expect("hint").contains("waiting for network"));
+        let stderr =
+            include_bytes!("../../fixtures/reviewers/samples/codex-resume-missing-stderr.txt");
+        let got = codex.interpret(b"", stderr, None);
+        assert!(got.hint.expect("hint").starts_with("Error: thread/resume"));
+    }
+
+    #[test]
+    fn placeholders_are_found_inside_elements() {
+        assert_eq!(placeholders("--session={session_id}"), ["session_id"]);
+        assert_eq!(placeholders("{a}{b_c}"), ["a", "b_c"]);
+        assert!(placeholders("{\"json\": 1}").is_empty());
+        assert!(placeholders("{}").is_empty());
+    }
+
+    #[test]
+    fn lookup_follows_dotted_paths() {
+        let v: Value = serde_json::json!({"a": {"b": {"c": 1}}, "x": [1]});
+        assert_eq!(lookup(&v, "a.b.c"), Some(&Value::from(1)));
+        assert_eq!(lookup(&v, "a.z"), None);
+        assert_eq!(lookup(&v, "x.0"), None);
+    }
+}
