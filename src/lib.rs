@@ -5,11 +5,6 @@
 //! parsing) → `store` (the only code touching `refs/pair` and `refs/notes/pair`) → `render`
 //! (HANDOFF transcript, PR body). `model` holds the versioned records and the projections
 //! computed from them; it knows nothing about git. `config` reads `pair.*` settings once.
+//! `cost` reads agent logs and prices sessions (pure over paths and bytes).
 
-pub mod cli;
-pub mod config;
-pub mod model;
-pub mod render;
-pub mod store;
-pub mod util;
-pub mod worktree;
+pub mod cost;
