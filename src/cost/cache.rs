@@ -75,8 +75,14 @@ struct Record<S> {
 
 fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
     match meta.modified().ok().map(|t| t.duration_since(UNIX_EPOCH)) {
-        Some(Ok(d)) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
-        Some(Err(e)) => (-i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX), e.duration().subsec_nanos()),
+        Some(Ok(d)) => (
+            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            d.subsec_nanos(),
+        ),
+        Some(Err(e)) => (
+            -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+            e.duration().subsec_nanos(),
+        ),
         None => (0, 0),
     }
 }
@@ -96,7 +102,8 @@ fn cache_file(cache_dir: &Path, format: &str, path: &Path) -> PathBuf {
 fn read_record<S: LogScan>(file: &Path, log: &Path) -> Option<Record<S>> {
     let bytes = std::fs::read(file).ok()?;
     let record: Record<S> = serde_json::from_slice(&bytes).ok()?;
-    (record.v == CACHE_VERSION && record.format == S::FORMAT && record.path == log).then_some(record)
+    (record.v == CACHE_VERSION && record.format == S::FORMAT && record.path == log)
+        .then_some(record)
 }
 
 fn write_record<S: LogScan>(file: &Path, record: &Record<S>) {
@@ -105,8 +112,12 @@ fn write_record<S: LogScan>(file: &Path, record: &Record<S>) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else { return };
-    let Ok(json) = serde_json::to_vec(record) else { return };
+    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    let Ok(json) = serde_json::to_vec(record) else {
+        return;
+    };
     if tmp.write_all(&json).is_ok() {
         let _ = tmp.persist(file);
     }
@@ -122,7 +133,9 @@ pub(crate) fn load<S: LogScan>(
     let meta = std::fs::metadata(path)?;
     let mtime = mtime_of(&meta);
     let cache = cache_dir.map(|dir| cache_file(dir, S::FORMAT, path));
-    let cached = cache.as_deref().and_then(|file| read_record::<S>(file, path));
+    let cached = cache
+        .as_deref()
+        .and_then(|file| read_record::<S>(file, path));
     if let Some(record) = &cached
         && record.size == meta.len()
         && record.mtime == mtime
@@ -131,10 +144,12 @@ pub(crate) fn load<S: LogScan>(
         return Ok((record.scan, CacheUse::Hit));
     }
     let (record, how) = match cached {
-        Some(record) if meta.len() > record.complete_len => match resume(path, markers, record, mtime)? {
-            Ok(resumed) => (resumed, CacheUse::Resumed),
-            Err(()) => (parse_whole(path, markers, mtime)?, CacheUse::Parsed),
-        },
+        Some(record) if meta.len() > record.complete_len => {
+            match resume(path, markers, record, mtime)? {
+                Ok(resumed) => (resumed, CacheUse::Resumed),
+                Err(()) => (parse_whole(path, markers, mtime)?, CacheUse::Parsed),
+            }
+        }
         _ => (parse_whole(path, markers, mtime)?, CacheUse::Parsed),
     };
     if let Some(file) = &cache {
@@ -143,7 +158,11 @@ pub(crate) fn load<S: LogScan>(
     Ok((record.scan, how))
 }
 
-fn parse_whole<S: LogScan>(path: &Path, markers: &Markers, mtime: (i64, u32)) -> std::io::Result<Record<S>> {
+fn parse_whole<S: LogScan>(
+    path: &Path,
+    markers: &Markers,
+    mtime: (i64, u32),
+) -> std::io::Result<Record<S>> {
     let bytes = std::fs::read(path)?;
     let done = complete_len(&bytes);
     let mut scan = FileScan::<S>::default();
@@ -184,7 +203,10 @@ fn resume<S: LogScan>(
     let base = record.complete_len;
     record.scan.complete.scan_bytes(markers, &new[..done], base);
     record.scan.tail = S::default();
-    record.scan.tail.scan_bytes(markers, &new[done..], base + done as u64);
+    record
+        .scan
+        .tail
+        .scan_bytes(markers, &new[done..], base + done as u64);
     let end = base + done as u64;
     let total = &bytes[..check_len + done];
     let from = total.len().saturating_sub(RESUME_CHECK_BYTES as usize);
@@ -207,11 +229,21 @@ mod tests {
     }
 
     fn outputs(scan: &FileScan<ClaudeScan>) -> Vec<u64> {
-        scan.complete.entries.iter().chain(&scan.tail.entries).map(|e| e.tokens.output).collect()
+        scan.complete
+            .entries
+            .iter()
+            .chain(&scan.tail.entries)
+            .map(|e| e.tokens.output)
+            .collect()
     }
 
     fn append(path: &Path, text: &str) {
-        std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
     }
 
     #[test]
@@ -232,19 +264,40 @@ mod tests {
         let cut = third.len() - 5;
         append(&log, &third[..cut]);
         let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
-        assert_eq!((outputs(&scan), how, scan.tail.skipped_lines), (vec![1, 2], CacheUse::Resumed, 1));
+        assert_eq!(
+            (outputs(&scan), how, scan.tail.skipped_lines),
+            (vec![1, 2], CacheUse::Resumed, 1)
+        );
         append(&log, &third[cut..]);
         append(&log, &line("d", 4)[..]);
         let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
-        assert_eq!((outputs(&scan), how, scan.tail.skipped_lines), (vec![1, 2, 3, 4], CacheUse::Resumed, 0));
+        assert_eq!(
+            (outputs(&scan), how, scan.tail.skipped_lines),
+            (vec![1, 2, 3, 4], CacheUse::Resumed, 0)
+        );
         let offsets: Vec<u64> = scan.complete.entries.iter().map(|e| e.offset).collect();
         let fresh = load::<ClaudeScan>(&log, &m, None).unwrap().0;
-        assert_eq!(offsets, fresh.complete.entries.iter().map(|e| e.offset).collect::<Vec<_>>());
+        assert_eq!(
+            offsets,
+            fresh
+                .complete
+                .entries
+                .iter()
+                .map(|e| e.offset)
+                .collect::<Vec<_>>()
+        );
 
         // Rewritten (same length prefix changed, longer file): parsed from scratch.
-        std::fs::write(&log, line("x", 9) + &line("y", 8) + &line("z", 7) + &line("w", 6) + &line("v", 5)).unwrap();
+        std::fs::write(
+            &log,
+            line("x", 9) + &line("y", 8) + &line("z", 7) + &line("w", 6) + &line("v", 5),
+        )
+        .unwrap();
         let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
-        assert_eq!((outputs(&scan), how), (vec![9, 8, 7, 6, 5], CacheUse::Parsed));
+        assert_eq!(
+            (outputs(&scan), how),
+            (vec![9, 8, 7, 6, 5], CacheUse::Parsed)
+        );
 
         // Shrunk: parsed from scratch.
         std::fs::write(&log, line("q", 1)).unwrap();
@@ -264,7 +317,11 @@ mod tests {
         for junk in ["", "{", "null", r#"{"v":1}"#, "\u{0}\u{ff}"] {
             std::fs::write(&file, junk).unwrap();
             let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
-            assert_eq!((outputs(&scan), how), (vec![1], CacheUse::Parsed), "{junk:?}");
+            assert_eq!(
+                (outputs(&scan), how),
+                (vec![1], CacheUse::Parsed),
+                "{junk:?}"
+            );
         }
         // A valid record for another path is not used for this one.
         let other = dir.path().join("o.jsonl");
@@ -274,8 +331,14 @@ mod tests {
         let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
         assert_eq!((outputs(&scan), how), (vec![1], CacheUse::Parsed));
         // Leaves no temporary files behind.
-        let names: Vec<_> = std::fs::read_dir(cache.join("cost")).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert!(names.iter().all(|n| n.to_string_lossy().ends_with(".json")), "{names:?}");
+        let names: Vec<_> = std::fs::read_dir(cache.join("cost"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            names.iter().all(|n| n.to_string_lossy().ends_with(".json")),
+            "{names:?}"
+        );
     }
 
     #[test]

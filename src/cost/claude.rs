@@ -89,8 +89,12 @@ pub(crate) fn markers() -> Markers {
 impl ClaudeScan {
     /// Appends the entries of the complete lines in `buf`; `base` is `buf`'s offset in the file.
     pub(crate) fn scan(&mut self, markers: &Markers, buf: &[u8], base: u64) {
-        let mut model_index: HashMap<String, u32> =
-            self.models.iter().enumerate().map(|(i, m)| (m.clone(), i as u32)).collect();
+        let mut model_index: HashMap<String, u32> = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.clone(), i as u32))
+            .collect();
         markers.for_each_line(buf, |line, offset| {
             if line.iter().all(u8::is_ascii_whitespace) {
                 return;
@@ -133,13 +137,20 @@ struct Parsed<'a> {
 fn parse_line(line: &[u8]) -> Result<Option<Parsed<'_>>, ()> {
     let text = std::str::from_utf8(line).map_err(|_| ())?;
     let parsed: Line<'_> = serde_json::from_str(text).map_err(|_| ())?;
-    let Some(message) = parsed.message else { return Ok(None) };
-    let Some(usage) = message.usage else { return Ok(None) };
+    let Some(message) = parsed.message else {
+        return Ok(None);
+    };
+    let Some(usage) = message.usage else {
+        return Ok(None);
+    };
     let model = message.model.unwrap_or(Cow::Borrowed(""));
     if parsed.is_api_error == Some(true) || model == "<synthetic>" {
         return Ok(None);
     }
-    let key = match (message.id.filter(|id| !id.is_empty()), parsed.request_id.filter(|r| !r.is_empty())) {
+    let key = match (
+        message.id.filter(|id| !id.is_empty()),
+        parsed.request_id.filter(|r| !r.is_empty()),
+    ) {
         (Some(id), _) => Some(format!("m:{id}")),
         (None, Some(request)) => Some(format!("r:{request}")),
         (None, None) => None,
@@ -148,9 +159,14 @@ fn parse_line(line: &[u8]) -> Result<Option<Parsed<'_>>, ()> {
     // priced as 5m writes, the cheaper tier Claude Code uses by default.
     let (w5, w1) = match usage.cache_creation {
         Some(split) => {
-            let accounted = split.ephemeral_5m_input_tokens.saturating_add(split.ephemeral_1h_input_tokens);
+            let accounted = split
+                .ephemeral_5m_input_tokens
+                .saturating_add(split.ephemeral_1h_input_tokens);
             let rest = usage.cache_creation_input_tokens.saturating_sub(accounted);
-            (split.ephemeral_5m_input_tokens.saturating_add(rest), split.ephemeral_1h_input_tokens)
+            (
+                split.ephemeral_5m_input_tokens.saturating_add(rest),
+                split.ephemeral_1h_input_tokens,
+            )
         }
         None => (usage.cache_creation_input_tokens, 0),
     };
@@ -187,7 +203,8 @@ pub(crate) struct Request<'a> {
 /// window sees the response when it was first written.
 pub(crate) fn merge<'a>(scans: &'a [&'a ClaudeScan], window: &TimeWindow) -> Vec<Request<'a>> {
     type Rank = (std::cmp::Reverse<u64>, Option<Timestamp>, usize, u64);
-    let rank = |file: usize, e: &ClaudeEntry| (std::cmp::Reverse(e.tokens.output), e.at, file, e.offset);
+    let rank =
+        |file: usize, e: &ClaudeEntry| (std::cmp::Reverse(e.tokens.output), e.at, file, e.offset);
     let mut best: HashMap<&str, (Rank, usize, usize)> = HashMap::new();
     let mut unkeyed = Vec::new();
     for (file, scan) in scans.iter().enumerate() {
@@ -209,7 +226,11 @@ pub(crate) fn merge<'a>(scans: &'a [&'a ClaudeScan], window: &TimeWindow) -> Vec
             }
         }
     }
-    let mut kept: Vec<(usize, usize)> = best.into_values().map(|(_, f, i)| (f, i)).chain(unkeyed).collect();
+    let mut kept: Vec<(usize, usize)> = best
+        .into_values()
+        .map(|(_, f, i)| (f, i))
+        .chain(unkeyed)
+        .collect();
     kept.sort_unstable();
     kept.into_iter()
         .map(|(f, i)| (scans[f], &scans[f].entries[i]))
@@ -240,7 +261,8 @@ mod tests {
 
     #[test]
     fn parses_usage_kinds() {
-        let cases: &[(&str, Option<(u64, u64, u64, u64, u64, bool)>)] = &[
+        type Row = (u64, u64, u64, u64, u64, bool);
+        let cases: &[(&str, Option<Row>)] = &[
             // split present: 1h and 5m as logged
             (
                 r#"{"message":{"id":"a","model":"m","usage":{"input_tokens":3,"output_tokens":8,"cache_creation_input_tokens":2000,"cache_read_input_tokens":18000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":2000}}}}"#,
@@ -261,17 +283,33 @@ mod tests {
                 Some((0, 5, 0, 0, 0, true)),
             ),
             // synthetic and API-error lines are not usage
-            (r#"{"message":{"id":"a","model":"<synthetic>","usage":{"output_tokens":5}}}"#, None),
-            (r#"{"isApiErrorMessage":true,"message":{"id":"a","model":"m","usage":{"output_tokens":5}}}"#, None),
+            (
+                r#"{"message":{"id":"a","model":"<synthetic>","usage":{"output_tokens":5}}}"#,
+                None,
+            ),
+            (
+                r#"{"isApiErrorMessage":true,"message":{"id":"a","model":"m","usage":{"output_tokens":5}}}"#,
+                None,
+            ),
             // a user line whose tool result mentions usage: no message usage
-            (r#"{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":{"usage":{"output_tokens":9}}}"#, None),
+            (
+                r#"{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":{"usage":{"output_tokens":9}}}"#,
+                None,
+            ),
         ];
         for (text, want) in cases {
             let s = scan(text);
             assert_eq!(s.skipped_lines, 0, "{text}");
             let got = s.entries.first().map(|e| {
                 let t = e.tokens;
-                (t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read, e.fast)
+                (
+                    t.input,
+                    t.output,
+                    t.cache_write_5m,
+                    t.cache_write_1h,
+                    t.cache_read,
+                    e.fast,
+                )
             });
             assert_eq!(got, *want, "{text}");
         }
@@ -281,11 +319,30 @@ mod tests {
     fn bad_lines_are_counted_not_fatal() {
         let good = line("m1", "r1", "2026-09-01T10:00:00Z", "m", 5);
         let cases: &[(Vec<u8>, usize, u64)] = &[
-            (format!("{good}\n{{\"usage\": oops\n{good}").into_bytes(), 2, 1),
+            (
+                format!("{good}\n{{\"usage\": oops\n{good}").into_bytes(),
+                2,
+                1,
+            ),
             // truncated in the middle of a usage line
-            (format!("{good}\n{}", &good[..good.len() - 10]).into_bytes(), 1, 1),
+            (
+                format!("{good}\n{}", &good[..good.len() - 10]).into_bytes(),
+                1,
+                1,
+            ),
             // invalid UTF-8 inside a usage line
-            ([good.as_bytes(), b"\n", &good.as_bytes()[..30], &[0xff, 0xfe], &good.as_bytes()[30..]].concat(), 1, 1),
+            (
+                [
+                    good.as_bytes(),
+                    b"\n",
+                    &good.as_bytes()[..30],
+                    &[0xff, 0xfe],
+                    &good.as_bytes()[30..],
+                ]
+                .concat(),
+                1,
+                1,
+            ),
             // usage is not an object
             (b"{\"message\":{\"id\":\"x\",\"usage\":7}}".to_vec(), 0, 1),
             // lines without the marker are never parsed, even when broken
@@ -294,7 +351,12 @@ mod tests {
         for (bytes, entries, skipped) in cases {
             let mut s = ClaudeScan::default();
             s.scan(&markers(), bytes, 0);
-            assert_eq!((s.entries.len(), s.skipped_lines), (*entries, *skipped), "{:?}", String::from_utf8_lossy(bytes));
+            assert_eq!(
+                (s.entries.len(), s.skipped_lines),
+                (*entries, *skipped),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
         }
     }
 
@@ -311,20 +373,38 @@ mod tests {
         .join("\n");
         let s = scan(&text);
         let scans = [&s];
-        let got: Vec<u64> = merge(&scans, &TimeWindow::default()).iter().map(|r| r.tokens.output).collect();
+        let got: Vec<u64> = merge(&scans, &TimeWindow::default())
+            .iter()
+            .map(|r| r.tokens.output)
+            .collect();
         assert_eq!(got, vec![412, 230, 9]);
         // The tie on B goes to the earlier line: a window that ends before the replay keeps it.
-        let window = TimeWindow { from: None, to: Timestamp::parse("2026-09-01T10:00:21Z") };
-        let got: Vec<u64> = merge(&scans, &window).iter().map(|r| r.tokens.output).collect();
+        let window = TimeWindow {
+            from: None,
+            to: Timestamp::parse("2026-09-01T10:00:21Z"),
+        };
+        let got: Vec<u64> = merge(&scans, &window)
+            .iter()
+            .map(|r| r.tokens.output)
+            .collect();
         assert_eq!(got, vec![412, 230]);
     }
 
     #[test]
     fn dedup_spans_files() {
         let main = scan(&line("A", "r1", "2026-09-01T10:00:02Z", "m", 10));
-        let sub = scan(&[line("A", "r2", "2026-09-01T10:00:03Z", "m", 10), line("S", "r3", "2026-09-01T10:00:04Z", "m", 4)].join("\n"));
+        let sub = scan(
+            &[
+                line("A", "r2", "2026-09-01T10:00:03Z", "m", 10),
+                line("S", "r3", "2026-09-01T10:00:04Z", "m", 4),
+            ]
+            .join("\n"),
+        );
         let scans = [&main, &sub];
-        let got: Vec<u64> = merge(&scans, &TimeWindow::default()).iter().map(|r| r.tokens.output).collect();
+        let got: Vec<u64> = merge(&scans, &TimeWindow::default())
+            .iter()
+            .map(|r| r.tokens.output)
+            .collect();
         assert_eq!(got, vec![10, 4]);
     }
 }

@@ -25,7 +25,11 @@ pub(crate) enum CodexEvent {
     /// runs on the fast / priority tier.
     Context { model: Option<u32>, fast: bool },
     /// A `token_count` with usage: the cumulative total, and the last request's usage.
-    Usage { at: Option<Timestamp>, total: Option<Counters>, last: Option<Counters> },
+    Usage {
+        at: Option<Timestamp>,
+        total: Option<Counters>,
+        last: Option<Counters>,
+    },
 }
 
 /// What one rollout file contributes.
@@ -80,7 +84,12 @@ struct Usage {
 
 impl Usage {
     fn counters(&self) -> Counters {
-        [self.input_tokens, self.cached_input_tokens, self.output_tokens, self.reasoning_output_tokens]
+        [
+            self.input_tokens,
+            self.cached_input_tokens,
+            self.output_tokens,
+            self.reasoning_output_tokens,
+        ]
     }
 }
 
@@ -103,7 +112,9 @@ impl CodexScan {
                 self.skipped_lines += 1;
                 return;
             };
-            let Some(payload) = parsed.payload else { return };
+            let Some(payload) = parsed.payload else {
+                return;
+            };
             match (parsed.kind.as_deref(), payload.kind.as_deref()) {
                 (Some("turn_context"), _) => {
                     let model = payload.model.map(|m| self.intern(&m));
@@ -231,7 +242,9 @@ mod tests {
     }
 
     fn context(model: &str, tier: &str) -> String {
-        format!(r#"{{"timestamp":"2026-09-01T11:00:00Z","type":"turn_context","payload":{{"cwd":"/x","model":"{model}"{tier}}}}}"#)
+        format!(
+            r#"{{"timestamp":"2026-09-01T11:00:00Z","type":"turn_context","payload":{{"cwd":"/x","model":"{model}"{tier}}}}}"#
+        )
     }
 
     fn scan(lines: &[String]) -> CodexScan {
@@ -243,7 +256,15 @@ mod tests {
     fn outputs(requests: &[Request<'_>]) -> Vec<(Option<String>, u64, u64, u64, bool)> {
         requests
             .iter()
-            .map(|r| (r.model.map(str::to_owned), r.tokens.input, r.tokens.cached_input, r.tokens.output, r.fast))
+            .map(|r| {
+                (
+                    r.model.map(str::to_owned),
+                    r.tokens.input,
+                    r.tokens.cached_input,
+                    r.tokens.output,
+                    r.fast,
+                )
+            })
             .collect()
     }
 
@@ -281,14 +302,24 @@ mod tests {
             token_count("2026-09-01T11:00:03Z", [250, 50, 30, 0], [150, 50, 20, 0]),
             token_count("2026-09-02T09:00:00Z", [400, 100, 35, 0], [150, 50, 5, 0]),
         ]);
-        let third = scan(&[token_count("2026-09-03T09:00:00Z", [70, 20, 7, 0], [70, 20, 7, 0])]);
+        let third = scan(&[token_count(
+            "2026-09-03T09:00:00Z",
+            [70, 20, 7, 0],
+            [70, 20, 7, 0],
+        )]);
         let got = walk(&[&first, &second, &third], &TimeWindow::default());
         let sum = got.iter().fold(TokenCounts::default(), |mut acc, r| {
             acc.add(&r.tokens);
             acc
         });
-        assert_eq!((sum.input + sum.cached_input, sum.cached_input, sum.output), (470, 120, 42));
-        assert!(got.iter().all(|r| r.model == Some("gpt-5")), "model carries across files");
+        assert_eq!(
+            (sum.input + sum.cached_input, sum.cached_input, sum.output),
+            (470, 120, 42)
+        );
+        assert!(
+            got.iter().all(|r| r.model == Some("gpt-5")),
+            "model carries across files"
+        );
     }
 
     #[test]
@@ -298,8 +329,14 @@ mod tests {
             token_count("2026-09-01T10:00:00Z", [100, 0, 10, 0], [100, 0, 10, 0]),
             token_count("2026-09-01T12:00:00Z", [150, 0, 12, 0], [50, 0, 2, 0]),
         ]);
-        let window = TimeWindow { from: Timestamp::parse("2026-09-01T11:00:00Z"), to: None };
-        assert_eq!(outputs(&walk(&[&s], &window)), vec![(Some("gpt-5".into()), 50, 0, 2, false)]);
+        let window = TimeWindow {
+            from: Timestamp::parse("2026-09-01T11:00:00Z"),
+            to: None,
+        };
+        assert_eq!(
+            outputs(&walk(&[&s], &window)),
+            vec![(Some("gpt-5".into()), 50, 0, 2, false)]
+        );
     }
 
     #[test]

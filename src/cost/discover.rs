@@ -35,8 +35,16 @@ impl LogRoots {
         let non_empty = |name: &str| get(name).filter(|v| !v.trim().is_empty());
         let home = non_empty("HOME").map(PathBuf::from);
         let claude = match non_empty("CLAUDE_CONFIG_DIR") {
-            Some(list) => list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(PathBuf::from).collect(),
-            None => home.iter().flat_map(|h| [h.join(".config/claude"), h.join(".claude")]).collect(),
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            None => home
+                .iter()
+                .flat_map(|h| [h.join(".config/claude"), h.join(".claude")])
+                .collect(),
         };
         let codex = match non_empty("CODEX_HOME") {
             Some(dir) => vec![PathBuf::from(dir)],
@@ -48,7 +56,10 @@ impl LogRoots {
     /// The directories a session lookup lists, for "not found" messages.
     pub fn searched(&self) -> Vec<PathBuf> {
         let claude = self.claude.iter().map(|r| r.join("projects"));
-        let codex = self.codex.iter().flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
+        let codex = self
+            .codex
+            .iter()
+            .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
         claude.chain(codex).collect()
     }
 }
@@ -56,14 +67,25 @@ impl LogRoots {
 /// Session ids are file-name components: only `[A-Za-z0-9_-]`, so an id can never name a
 /// path outside the log roots.
 pub(crate) fn is_valid_session_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn list_dir(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut out: Vec<(String, PathBuf)> = entries
         .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().into_string().ok().map(|name| (name, e.path())))
+        .filter_map(|e| {
+            e.file_name()
+                .into_string()
+                .ok()
+                .map(|name| (name, e.path()))
+        })
         .collect();
     out.sort();
     out
@@ -137,7 +159,9 @@ pub(crate) fn codex_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
 /// Claude Code names a project directory after its working directory with every character
 /// other than an ASCII letter or digit replaced by `-` (`/home/dev/my_repo` → `-home-dev-my-repo`).
 pub(crate) fn claude_project_dir_name(cwd: &str) -> String {
-    cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 /// How much of a log is read to confirm its working directory.
@@ -146,18 +170,26 @@ const CWD_PROBE_BYTES: u64 = 64 * 1024;
 /// The newest Claude Code session (by file modification time, not older than `since`) whose
 /// logged `cwd` is `cwd`. The project directory name is lossy (`my_repo` and `my-repo`
 /// collide), so the first bytes of each candidate are checked for `"cwd":"<cwd>"`.
-pub fn newest_claude_session_for_cwd(roots: &LogRoots, cwd: &Path, since: Option<Timestamp>) -> Option<String> {
+pub fn newest_claude_session_for_cwd(
+    roots: &LogRoots,
+    cwd: &Path,
+    since: Option<Timestamp>,
+) -> Option<String> {
     let cwd = cwd.to_str()?;
     let needle = format!("\"cwd\":{}", serde_json::to_string(cwd).ok()?);
     let dir_name = claude_project_dir_name(cwd);
     let mut candidates: Vec<(Timestamp, String, PathBuf)> = Vec::new();
     for root in &roots.claude {
         for (name, path) in list_dir(&root.join("projects").join(&dir_name)) {
-            let Some(stem) = name.strip_suffix(".jsonl") else { continue };
+            let Some(stem) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
             if !is_valid_session_id(stem) || stem.starts_with("agent-") {
                 continue;
             }
-            let Some(modified) = std::fs::metadata(&path).and_then(|m| m.modified()).ok() else { continue };
+            let Some(modified) = std::fs::metadata(&path).and_then(|m| m.modified()).ok() else {
+                continue;
+            };
             let modified = Timestamp::from_system_time(modified);
             if since.is_none_or(|s| modified >= s) {
                 candidates.push((modified, stem.to_owned(), path));
@@ -165,11 +197,16 @@ pub fn newest_claude_session_for_cwd(roots: &LogRoots, cwd: &Path, since: Option
         }
     }
     candidates.sort_by(|a, b| b.cmp(a));
-    candidates.into_iter().find(|(_, _, path)| starts_in_cwd(path, needle.as_bytes())).map(|(_, id, _)| id)
+    candidates
+        .into_iter()
+        .find(|(_, _, path)| starts_in_cwd(path, needle.as_bytes()))
+        .map(|(_, id, _)| id)
 }
 
 fn starts_in_cwd(path: &Path, needle: &[u8]) -> bool {
-    let Ok(file) = std::fs::File::open(path) else { return false };
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
     let mut head = Vec::new();
     if file.take(CWD_PROBE_BYTES).read_to_end(&mut head).is_err() {
         return false;
@@ -184,12 +221,27 @@ mod tests {
     #[test]
     fn roots_from_env() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
         };
         let r = LogRoots::from_env(env(&[("HOME", "/h")]));
-        assert_eq!(r.claude, vec![PathBuf::from("/h/.config/claude"), PathBuf::from("/h/.claude")]);
+        assert_eq!(
+            r.claude,
+            vec![
+                PathBuf::from("/h/.config/claude"),
+                PathBuf::from("/h/.claude")
+            ]
+        );
         assert_eq!(r.codex, vec![PathBuf::from("/h/.codex")]);
-        let r = LogRoots::from_env(env(&[("HOME", "/h"), ("CLAUDE_CONFIG_DIR", "/a, /b,"), ("CODEX_HOME", "/c")]));
+        let r = LogRoots::from_env(env(&[
+            ("HOME", "/h"),
+            ("CLAUDE_CONFIG_DIR", "/a, /b,"),
+            ("CODEX_HOME", "/c"),
+        ]));
         assert_eq!(r.claude, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
         assert_eq!(r.codex, vec![PathBuf::from("/c")]);
         let r = LogRoots::from_env(env(&[("CLAUDE_CONFIG_DIR", "")]));
@@ -214,21 +266,48 @@ mod tests {
     #[test]
     fn rollout_names() {
         let cases: &[(&str, &str, bool)] = &[
-            ("rollout-2026-09-01T11-00-00-0199f0aa-1111-7222-8333-444455556666.jsonl", "0199f0aa-1111-7222-8333-444455556666", true),
-            ("rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl", "0199f0aa-1111", true),
-            ("rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl", "aaaa", true),
-            ("rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl", "1111", false),
-            ("rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl.bak", "0199f0aa-1111", false),
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111-7222-8333-444455556666.jsonl",
+                "0199f0aa-1111-7222-8333-444455556666",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl",
+                "0199f0aa-1111",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl",
+                "aaaa",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl",
+                "1111",
+                false,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl.bak",
+                "0199f0aa-1111",
+                false,
+            ),
             ("other-2026-09-01T11-00-00-x.jsonl", "x", false),
         ];
         for (name, id, want) in cases {
-            assert_eq!(rollout_id(name).is_some_and(|p| rollout_matches(p, id)), *want, "{name} {id}");
+            assert_eq!(
+                rollout_id(name).is_some_and(|p| rollout_matches(p, id)),
+                *want,
+                "{name} {id}"
+            );
         }
     }
 
     #[test]
     fn project_dir_names() {
-        assert_eq!(claude_project_dir_name("/home/dev/my_repo"), "-home-dev-my-repo");
+        assert_eq!(
+            claude_project_dir_name("/home/dev/my_repo"),
+            "-home-dev-my-repo"
+        );
         assert_eq!(claude_project_dir_name("/w/wt.cost/é"), "-w-wt-cost--");
     }
 
@@ -241,18 +320,40 @@ mod tests {
             let path = project.join(name);
             std::fs::write(&path, format!("{{\"type\":\"user\",\"cwd\":\"{cwd}\"}}\n")).unwrap();
             let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_secs);
-            std::fs::File::options().write(true).open(&path).unwrap().set_modified(when).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
         };
         write("old.jsonl", "/w/my_repo", 300);
         write("newer.jsonl", "/w/my_repo", 100);
         write("newest-other.jsonl", "/w/my-repo", 10);
         write("agent-x.jsonl", "/w/my_repo", 1);
-        let roots = LogRoots { claude: vec![dir.path().to_owned()], codex: vec![] };
+        let roots = LogRoots {
+            claude: vec![dir.path().to_owned()],
+            codex: vec![],
+        };
         let cwd = Path::new("/w/my_repo");
-        assert_eq!(newest_claude_session_for_cwd(&roots, cwd, None).as_deref(), Some("newer"));
-        let since = Timestamp::from_system_time(std::time::SystemTime::now() - std::time::Duration::from_secs(50));
-        assert_eq!(newest_claude_session_for_cwd(&roots, cwd, Some(since)), None);
-        assert_eq!(newest_claude_session_for_cwd(&roots, Path::new("/w/my-repo"), None).as_deref(), Some("newest-other"));
-        assert_eq!(newest_claude_session_for_cwd(&roots, Path::new("/nowhere"), None), None);
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None).as_deref(),
+            Some("newer")
+        );
+        let since = Timestamp::from_system_time(
+            std::time::SystemTime::now() - std::time::Duration::from_secs(50),
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, Some(since)),
+            None
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, Path::new("/w/my-repo"), None).as_deref(),
+            Some("newest-other")
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, Path::new("/nowhere"), None),
+            None
+        );
     }
 }

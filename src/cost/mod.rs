@@ -34,18 +34,31 @@ pub enum CostError {
     #[error("invalid session id {session_id:?}: only letters, digits, '-' and '_' are allowed")]
     InvalidSessionId { session_id: String },
     /// No log file carries this session id.
-    #[error("no Claude Code or Codex log found for session {session_id} (searched: {})", display_paths(searched))]
-    SessionNotFound { session_id: String, searched: Vec<PathBuf> },
+    #[error(
+        "no Claude Code or Codex log found for session {session_id} (searched: {})",
+        display_paths(searched)
+    )]
+    SessionNotFound {
+        session_id: String,
+        searched: Vec<PathBuf>,
+    },
     /// A log file exists but cannot be read.
     #[error("cannot read agent log {path}: {source}")]
-    ReadLog { path: PathBuf, source: std::io::Error },
+    ReadLog {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 fn display_paths(paths: &[PathBuf]) -> String {
     if paths.is_empty() {
         return "no log directory configured".to_owned();
     }
-    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One model's share of a session.
@@ -110,17 +123,36 @@ pub fn price_session(
     cache_dir: Option<&Path>,
 ) -> Result<SessionCost, CostError> {
     if !discover::is_valid_session_id(session_id) {
-        return Err(CostError::InvalidSessionId { session_id: session_id.to_owned() });
+        return Err(CostError::InvalidSessionId {
+            session_id: session_id.to_owned(),
+        });
     }
     let claude_files = discover::claude_session_files(roots, session_id);
     if !claude_files.is_empty() {
-        return price_files(Agent::Claude, session_id, &claude_files, pricing, window, cache_dir);
+        return price_files(
+            Agent::Claude,
+            session_id,
+            &claude_files,
+            pricing,
+            window,
+            cache_dir,
+        );
     }
     let codex_files = discover::codex_session_files(roots, session_id);
     if !codex_files.is_empty() {
-        return price_files(Agent::Codex, session_id, &codex_files, pricing, window, cache_dir);
+        return price_files(
+            Agent::Codex,
+            session_id,
+            &codex_files,
+            pricing,
+            window,
+            cache_dir,
+        );
     }
-    Err(CostError::SessionNotFound { session_id: session_id.to_owned(), searched: roots.searched() })
+    Err(CostError::SessionNotFound {
+        session_id: session_id.to_owned(),
+        searched: roots.searched(),
+    })
 }
 
 /// Prices a session from known files (Claude: main log first; Codex: oldest rollout first).
@@ -137,7 +169,11 @@ pub fn price_files(
     let (skipped_lines, cache_stats) = match agent {
         Agent::Claude => {
             let scans = load_all::<ClaudeScan>(files, &claude::markers(), cache_dir)?;
-            let parts: Vec<&ClaudeScan> = scans.0.iter().flat_map(|s| [&s.complete, &s.tail]).collect();
+            let parts: Vec<&ClaudeScan> = scans
+                .0
+                .iter()
+                .flat_map(|s| [&s.complete, &s.tail])
+                .collect();
             for r in claude::merge(&parts, &effective_window) {
                 priced.add(r.model, r.fast, &r.tokens);
             }
@@ -145,7 +181,11 @@ pub fn price_files(
         }
         Agent::Codex => {
             let scans = load_all::<CodexScan>(files, &codex::markers(), cache_dir)?;
-            let parts: Vec<&CodexScan> = scans.0.iter().flat_map(|s| [&s.complete, &s.tail]).collect();
+            let parts: Vec<&CodexScan> = scans
+                .0
+                .iter()
+                .flat_map(|s| [&s.complete, &s.tail])
+                .collect();
             for r in codex::walk(&parts, &effective_window) {
                 priced.add(r.model.unwrap_or("<unknown>"), r.fast, &r.tokens);
             }
@@ -168,6 +208,9 @@ pub fn price_files(
     }))
 }
 
+/// One file's scan, `None` when the file vanished after it was listed.
+type Loaded<S> = Result<Option<(FileScan<S>, CacheUse)>, CostError>;
+
 /// Loads every file's scan; large sessions (main log plus subagents) use both cores.
 fn load_all<S: LogScan + Send>(
     files: &[PathBuf],
@@ -178,15 +221,19 @@ fn load_all<S: LogScan + Send>(
         Ok(loaded) => Ok(Some(loaded)),
         // Listed a moment ago, gone now (an agent pruning its logs): nothing to price.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(CostError::ReadLog { path: path.clone(), source }),
+        Err(source) => Err(CostError::ReadLog {
+            path: path.clone(),
+            source,
+        }),
     };
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
-    let results: Vec<Result<Option<(FileScan<S>, CacheUse)>, CostError>> = if workers <= 1 {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    let results: Vec<Loaded<S>> = if workers <= 1 {
         files.iter().map(load_one).collect()
     } else {
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut slots: Vec<Option<Result<Option<(FileScan<S>, CacheUse)>, CostError>>> =
-            (0..files.len()).map(|_| None).collect();
+        let mut slots: Vec<Option<Loaded<S>>> = (0..files.len()).map(|_| None).collect();
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
                 .map(|_| {
@@ -207,7 +254,10 @@ fn load_all<S: LogScan + Send>(
                 }
             }
         });
-        slots.into_iter().map(|s| s.expect("every index is claimed by one worker")).collect()
+        slots
+            .into_iter()
+            .map(|s| s.expect("every index is claimed by one worker"))
+            .collect()
     };
     let mut scans = Vec::with_capacity(files.len());
     let mut stats = CacheStats::default();
@@ -239,12 +289,21 @@ struct Priced<'p> {
 
 impl<'p> Priced<'p> {
     fn new(pricing: &'p Pricing) -> Self {
-        Priced { pricing, buckets: BTreeMap::new() }
+        Priced {
+            pricing,
+            buckets: BTreeMap::new(),
+        }
     }
 
     fn add(&mut self, model: &str, fast: bool, tokens: &TokenCounts) {
-        let long = self.pricing.lookup(model).is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
-        let bucket = self.buckets.entry((model.to_owned(), fast, long)).or_default();
+        let long = self
+            .pricing
+            .lookup(model)
+            .is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
+        let bucket = self
+            .buckets
+            .entry((model.to_owned(), fast, long))
+            .or_default();
         bucket.tokens.add(tokens);
         bucket.requests += 1;
     }
@@ -280,7 +339,12 @@ impl<'p> Priced<'p> {
             }
         }
         out.total_usd = round_nano(rows.iter().filter_map(|r| r.cost_usd).sum());
-        rows.sort_by(|a, b| b.cost_usd.unwrap_or(0.0).total_cmp(&a.cost_usd.unwrap_or(0.0)).then(a.model.cmp(&b.model)));
+        rows.sort_by(|a, b| {
+            b.cost_usd
+                .unwrap_or(0.0)
+                .total_cmp(&a.cost_usd.unwrap_or(0.0))
+                .then(a.model.cmp(&b.model))
+        });
         out.models = rows;
         out
     }

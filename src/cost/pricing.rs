@@ -23,13 +23,23 @@ const UNIT: &str = "usd_per_million_tokens";
 pub enum PricingError {
     /// The override file could not be read.
     #[error("cannot read pricing file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The table is not valid JSON of the expected shape.
     #[error("invalid pricing table {origin}: {source}")]
-    Parse { origin: String, source: serde_json::Error },
+    Parse {
+        origin: String,
+        source: serde_json::Error,
+    },
     /// A value is out of range (negative price, zero multiplier, wrong unit).
     #[error("invalid pricing table {origin}: model {model:?}: {reason}")]
-    Invalid { origin: String, model: String, reason: String },
+    Invalid {
+        origin: String,
+        model: String,
+        reason: String,
+    },
 }
 
 /// Rates that replace the base ones for a request whose prompt exceeds `above_tokens`
@@ -110,7 +120,9 @@ impl ModelPrice {
 
     /// Whether a request with this prompt size is billed at long-context rates.
     pub fn is_long_context(&self, prompt_tokens: u64) -> bool {
-        self.long_context.as_ref().is_some_and(|lc| prompt_tokens > lc.above_tokens)
+        self.long_context
+            .as_ref()
+            .is_some_and(|lc| prompt_tokens > lc.above_tokens)
     }
 
     /// The dollar cost of `tokens`, all billed at the same tier (`fast`, `long`).
@@ -122,7 +134,11 @@ impl ModelPrice {
             + tokens.cache_write_1h as f64 * r.cache_write_1h
             + tokens.cache_read as f64 * r.cache_read
             + tokens.cached_input as f64 * r.cached_input;
-        let multiplier = if fast { self.fast_multiplier.unwrap_or(1.0) } else { 1.0 };
+        let multiplier = if fast {
+            self.fast_multiplier.unwrap_or(1.0)
+        } else {
+            1.0
+        };
         per_million / 1_000_000.0 * multiplier
     }
 
@@ -142,8 +158,14 @@ impl ModelPrice {
             ("cached_input", self.cached_input),
             ("long_context.input", lc.and_then(|l| l.input)),
             ("long_context.output", lc.and_then(|l| l.output)),
-            ("long_context.cache_write_5m", lc.and_then(|l| l.cache_write_5m)),
-            ("long_context.cache_write_1h", lc.and_then(|l| l.cache_write_1h)),
+            (
+                "long_context.cache_write_5m",
+                lc.and_then(|l| l.cache_write_5m),
+            ),
+            (
+                "long_context.cache_write_1h",
+                lc.and_then(|l| l.cache_write_1h),
+            ),
             ("long_context.cache_read", lc.and_then(|l| l.cache_read)),
             ("long_context.cached_input", lc.and_then(|l| l.cached_input)),
         ];
@@ -151,13 +173,17 @@ impl ModelPrice {
             if let Some(v) = value
                 && !(v.is_finite() && v >= 0.0)
             {
-                return Err(invalid(format!("{field} must be a non-negative number, got {v}")));
+                return Err(invalid(format!(
+                    "{field} must be a non-negative number, got {v}"
+                )));
             }
         }
         if let Some(m) = self.fast_multiplier
             && !(m.is_finite() && m > 0.0)
         {
-            return Err(invalid(format!("fast_multiplier must be positive, got {m}")));
+            return Err(invalid(format!(
+                "fast_multiplier must be positive, got {m}"
+            )));
         }
         Ok(())
     }
@@ -189,10 +215,11 @@ impl Pricing {
     /// Parses a table (`{"unit": "usd_per_million_tokens", "as_of"?, "models": {id: prices}}`);
     /// `origin` names it in errors.
     pub fn from_json(text: &str, origin: &str) -> Result<Pricing, PricingError> {
-        let doc: PricingDocument = serde_json::from_str(text).map_err(|source| PricingError::Parse {
-            origin: origin.to_owned(),
-            source,
-        })?;
+        let doc: PricingDocument =
+            serde_json::from_str(text).map_err(|source| PricingError::Parse {
+                origin: origin.to_owned(),
+                source,
+            })?;
         if let Some(unit) = doc.unit.as_deref()
             && unit != UNIT
         {
@@ -205,7 +232,10 @@ impl Pricing {
         for (model, price) in &doc.models {
             price.validate(origin, model)?;
         }
-        Ok(Pricing { as_of: doc.as_of, models: doc.models })
+        Ok(Pricing {
+            as_of: doc.as_of,
+            models: doc.models,
+        })
     }
 
     /// The shipped table with the entries of the file at `path` (`pair.pricingFile`) added;
@@ -252,10 +282,15 @@ fn is_date_suffix(rest: &str) -> bool {
         return false;
     }
     let digits = |range: std::ops::Range<usize>| {
-        b.get(range).is_some_and(|s| s.iter().all(u8::is_ascii_digit))
+        b.get(range)
+            .is_some_and(|s| s.iter().all(u8::is_ascii_digit))
     };
     let compact = digits(1..9) && !b.get(9).is_some_and(u8::is_ascii_digit);
-    let dashed = digits(1..5) && b.get(5) == Some(&b'-') && digits(6..8) && b.get(8) == Some(&b'-') && digits(9..11);
+    let dashed = digits(1..5)
+        && b.get(5) == Some(&b'-')
+        && digits(6..8)
+        && b.get(8) == Some(&b'-')
+        && digits(9..11);
     compact || dashed
 }
 
@@ -322,11 +357,41 @@ mod tests {
             let (_, price) = p.lookup(model).unwrap();
             let one = |t: TokenCounts| price.cost(&t, false, false);
             let m = 1_000_000;
-            assert_close(one(TokenCounts { input: m, ..Default::default() }), *i);
-            assert_close(one(TokenCounts { output: m, ..Default::default() }), *o);
-            assert_close(one(TokenCounts { cache_write_5m: m, ..Default::default() }), *w5);
-            assert_close(one(TokenCounts { cache_write_1h: m, ..Default::default() }), *w1);
-            assert_close(one(TokenCounts { cache_read: m, ..Default::default() }), *r);
+            assert_close(
+                one(TokenCounts {
+                    input: m,
+                    ..Default::default()
+                }),
+                *i,
+            );
+            assert_close(
+                one(TokenCounts {
+                    output: m,
+                    ..Default::default()
+                }),
+                *o,
+            );
+            assert_close(
+                one(TokenCounts {
+                    cache_write_5m: m,
+                    ..Default::default()
+                }),
+                *w5,
+            );
+            assert_close(
+                one(TokenCounts {
+                    cache_write_1h: m,
+                    ..Default::default()
+                }),
+                *w1,
+            );
+            assert_close(
+                one(TokenCounts {
+                    cache_read: m,
+                    ..Default::default()
+                }),
+                *r,
+            );
         }
         // Codex models: input, cached input, output.
         let codex: &[(&str, [f64; 3])] = &[
@@ -348,9 +413,27 @@ mod tests {
             let (_, price) = p.lookup(model).unwrap();
             let m = 1_000_000;
             let one = |t: TokenCounts| price.cost(&t, false, false);
-            assert_close(one(TokenCounts { input: m, ..Default::default() }), *i);
-            assert_close(one(TokenCounts { cached_input: m, ..Default::default() }), *c);
-            assert_close(one(TokenCounts { output: m, ..Default::default() }), *o);
+            assert_close(
+                one(TokenCounts {
+                    input: m,
+                    ..Default::default()
+                }),
+                *i,
+            );
+            assert_close(
+                one(TokenCounts {
+                    cached_input: m,
+                    ..Default::default()
+                }),
+                *c,
+            );
+            assert_close(
+                one(TokenCounts {
+                    output: m,
+                    ..Default::default()
+                }),
+                *o,
+            );
         }
     }
 
@@ -385,10 +468,17 @@ mod tests {
         let p = fixture_pricing();
         let (_, codex) = p.lookup("gpt-5.3-codex").unwrap();
         // No cache_read in the entry: Claude-style cache reads use cached_input.
-        let t = TokenCounts { cache_read: 1_000_000, cache_write_1h: 1_000_000, ..Default::default() };
+        let t = TokenCounts {
+            cache_read: 1_000_000,
+            cache_write_1h: 1_000_000,
+            ..Default::default()
+        };
         assert_close(codex.cost(&t, false, false), 0.175 + 1.75);
         let (_, sonnet) = p.lookup("claude-sonnet-4-6").unwrap();
-        let t = TokenCounts { cached_input: 1_000_000, ..Default::default() };
+        let t = TokenCounts {
+            cached_input: 1_000_000,
+            ..Default::default()
+        };
         assert_close(sonnet.cost(&t, false, false), 0.30);
     }
 
@@ -396,14 +486,21 @@ mod tests {
     fn fast_and_long_context_tiers() {
         let p = Pricing::builtin();
         let (_, opus) = p.lookup("claude-opus-4-7").unwrap();
-        let t = TokenCounts { output: 1_000_000, ..Default::default() };
+        let t = TokenCounts {
+            output: 1_000_000,
+            ..Default::default()
+        };
         assert_close(opus.cost(&t, true, false), 150.0);
         let (_, haiku) = p.lookup("claude-haiku-4-5").unwrap();
         assert_close(haiku.cost(&t, true, false), 5.0);
         let (_, sonnet) = p.lookup("claude-sonnet-4-5-20250929").unwrap();
         assert!(!sonnet.is_long_context(200_000));
         assert!(sonnet.is_long_context(200_001));
-        let t = TokenCounts { input: 1_000_000, cache_read: 1_000_000, ..Default::default() };
+        let t = TokenCounts {
+            input: 1_000_000,
+            cache_read: 1_000_000,
+            ..Default::default()
+        };
         assert_close(sonnet.cost(&t, false, true), 6.0 + 0.6);
     }
 
@@ -419,7 +516,10 @@ mod tests {
         .unwrap();
         let p = Pricing::builtin().with_overrides(custom);
         let (_, opus) = p.lookup("claude-opus-4-7-20270101").unwrap();
-        assert_eq!((opus.input, opus.cache_write_5m, opus.fast_multiplier), (1.0, None, None));
+        assert_eq!(
+            (opus.input, opus.cache_write_5m, opus.fast_multiplier),
+            (1.0, None, None)
+        );
         assert!(p.lookup("my-model").is_some());
         assert_eq!(p.as_of(), Pricing::builtin().as_of());
     }
@@ -442,8 +542,12 @@ mod tests {
 
     #[test]
     fn override_file_errors_name_the_path() {
-        let err = Pricing::builtin_with_override_file(Path::new("/nonexistent/prices.json")).unwrap_err();
-        assert!(err.to_string().contains("/nonexistent/prices.json"), "{err}");
+        let err =
+            Pricing::builtin_with_override_file(Path::new("/nonexistent/prices.json")).unwrap_err();
+        assert!(
+            err.to_string().contains("/nonexistent/prices.json"),
+            "{err}"
+        );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.json");
         std::fs::write(&path, "{").unwrap();

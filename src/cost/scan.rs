@@ -15,7 +15,11 @@ pub(crate) struct Markers(Regex);
 impl Markers {
     /// Markers are matched literally.
     pub(crate) fn new(markers: &[&str]) -> Markers {
-        let pattern = markers.iter().map(|m| regex::escape(m)).collect::<Vec<_>>().join("|");
+        let pattern = markers
+            .iter()
+            .map(|m| regex::escape(m))
+            .collect::<Vec<_>>()
+            .join("|");
         Markers(Regex::new(&pattern).expect("escaped literals always form a valid regex"))
     }
 
@@ -65,7 +69,11 @@ pub(crate) fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
         }
         base += 8;
     }
-    chunks.remainder().iter().position(|&b| b == needle).map(|i| base + i)
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| base + i)
 }
 
 /// Index of the last `needle` in `hay`.
@@ -75,7 +83,10 @@ pub(crate) fn memrchr(needle: u8, hay: &[u8]) -> Option<usize> {
     let mut end = hay.len();
     for chunk in &mut chunks {
         if has_zero_byte(load(chunk) ^ splat) {
-            return chunk.iter().rposition(|&b| b == needle).map(|i| end - 8 + i);
+            return chunk
+                .iter()
+                .rposition(|&b| b == needle)
+                .map(|i| end - 8 + i);
         }
         end -= 8;
     }
@@ -88,7 +99,15 @@ mod tests {
 
     #[test]
     fn memchr_agrees_with_naive_search() {
-        let hay: Vec<u8> = (0..300u32).map(|i| if i % 37 == 5 { b'\n' } else { b'a' + (i % 7) as u8 }).collect();
+        let hay: Vec<u8> = (0..300u32)
+            .map(|i| {
+                if i % 37 == 5 {
+                    b'\n'
+                } else {
+                    b'a' + (i % 7) as u8
+                }
+            })
+            .collect();
         for start in 0..40 {
             for end in (start..hay.len()).step_by(13) {
                 let s = &hay[start..end];
@@ -111,8 +130,14 @@ mod tests {
             ("", &[]),
             ("{\"usage\":1}", &["{\"usage\":1}"]),
             ("a\n{\"usage\":1}\nb\n", &["{\"usage\":1}"]),
-            ("{\"usage\":1,\"usage\":2}\n{\"usage\":3}", &["{\"usage\":1,\"usage\":2}", "{\"usage\":3}"]),
-            ("x\n\"turn_context\"\n\"usage\"\n", &["\"turn_context\"", "\"usage\""]),
+            (
+                "{\"usage\":1,\"usage\":2}\n{\"usage\":3}",
+                &["{\"usage\":1,\"usage\":2}", "{\"usage\":3}"],
+            ),
+            (
+                "x\n\"turn_context\"\n\"usage\"\n",
+                &["\"turn_context\"", "\"usage\""],
+            ),
             // Escaped inside a string: not a key, never selected.
             ("{\"text\":\"say \\\"usage\\\" here\"}\n", &[]),
             ("\n\n{\"usage\":0}\n\n", &["{\"usage\":0}"]),

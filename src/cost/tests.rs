@@ -11,7 +11,10 @@ fn fixtures() -> PathBuf {
 }
 
 fn fixture_roots() -> LogRoots {
-    LogRoots { claude: vec![fixtures().join("claude")], codex: vec![fixtures().join("codex")] }
+    LogRoots {
+        claude: vec![fixtures().join("claude")],
+        codex: vec![fixtures().join("codex")],
+    }
 }
 
 /// The table the fixtures' figures are computed with, as `pair.pricingFile` would apply it.
@@ -38,8 +41,20 @@ fn claude_fixture_prices_to_documented_figure() {
     assert_eq!(cost.skipped_lines, 0);
     let t = cost.tokens;
     assert_eq!(
-        (t.input, t.output, t.cache_write_5m, t.cache_write_1h, t.cache_read),
-        (3 + 5 + 2, 412 + 230 + 100, 1500, 2000, 18000 + 20000 + 21500)
+        (
+            t.input,
+            t.output,
+            t.cache_write_5m,
+            t.cache_write_1h,
+            t.cache_read
+        ),
+        (
+            3 + 5 + 2,
+            412 + 230 + 100,
+            1500,
+            2000,
+            18000 + 20000 + 21500
+        )
     );
     // The claude -p result for this session reports the same dollars.
     let reported = std::fs::read_to_string(fixtures().join("claude-p-outputs.jsonl")).unwrap();
@@ -55,7 +70,11 @@ fn sidechain_replay_counts_once_where_ccusage_counts_twice() {
     let msg_b = 0.025150;
     assert_eq!(round_nano(ours.total_usd + msg_b), 0.153449);
     let claude_opus_tokens = model(&ours, "claude-opus-4-7").tokens;
-    assert_eq!(claude_opus_tokens.output, 230 + 100, "msg_B's 230 output tokens once");
+    assert_eq!(
+        claude_opus_tokens.output,
+        230 + 100,
+        "msg_B's 230 output tokens once"
+    );
 }
 
 #[test]
@@ -65,9 +84,23 @@ fn codex_fixture_prices_to_documented_figure() {
     assert_eq!(cost.agent, Agent::Codex);
     assert_eq!(cost.total_usd, 0.034125);
     let t = cost.tokens;
-    assert_eq!((t.input + t.cached_input, t.cached_input, t.output, t.reasoning_output), (30000, 25000, 1500, 900));
-    assert_eq!(cost.requests, 2, "the re-emitted unchanged total is skipped");
-    assert_eq!(model(&cost, "gpt-5.3-codex").priced_as.as_deref(), Some("gpt-5.3-codex"));
+    assert_eq!(
+        (
+            t.input + t.cached_input,
+            t.cached_input,
+            t.output,
+            t.reasoning_output
+        ),
+        (30000, 25000, 1500, 900)
+    );
+    assert_eq!(
+        cost.requests, 2,
+        "the re-emitted unchanged total is skipped"
+    );
+    assert_eq!(
+        model(&cost, "gpt-5.3-codex").priced_as.as_deref(),
+        Some("gpt-5.3-codex")
+    );
 }
 
 #[test]
@@ -88,15 +121,33 @@ fn window_counts_only_requests_inside_it() {
     let t = |s| Timestamp::parse(s);
     let cases: &[(Option<Timestamp>, Option<Timestamp>, f64)] = &[
         (None, None, 0.128299),
-        (t("2026-09-01T10:00:10Z"), t("2026-09-01T10:00:59Z"), 0.025150),
+        (
+            t("2026-09-01T10:00:10Z"),
+            t("2026-09-01T10:00:59Z"),
+            0.025150,
+        ),
         (t("2026-09-01T10:00:00Z"), t("2026-09-01T10:00:05Z"), 0.0),
-        (t("2026-09-01T10:00:05Z"), t("2026-09-01T10:00:06Z"), 0.023589),
+        (
+            t("2026-09-01T10:00:05Z"),
+            t("2026-09-01T10:00:06Z"),
+            0.023589,
+        ),
         (t("2026-09-01T10:01:00Z"), None, 0.079560),
         (t("2026-09-02T00:00:00Z"), None, 0.0),
     ];
     for (from, to, want) in cases {
-        let window = TimeWindow { from: *from, to: *to };
-        let cost = price_session(&fixture_roots(), CLAUDE_ID, &fixture_pricing(), Some(window), None).unwrap();
+        let window = TimeWindow {
+            from: *from,
+            to: *to,
+        };
+        let cost = price_session(
+            &fixture_roots(),
+            CLAUDE_ID,
+            &fixture_pricing(),
+            Some(window),
+            None,
+        )
+        .unwrap();
         assert_eq!(cost.total_usd, *want, "{window:?}");
     }
 }
@@ -108,26 +159,52 @@ fn unknown_and_bad_ids_are_typed_errors() {
     assert!(matches!(err, CostError::SessionNotFound { .. }));
     let text = err.to_string();
     assert!(text.contains("does-not-exist"), "{text}");
-    assert!(text.contains("fixtures/agent-logs/claude/projects"), "{text}");
-    assert!(text.contains("fixtures/agent-logs/codex/sessions"), "{text}");
+    assert!(
+        text.contains("fixtures/agent-logs/claude/projects"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fixtures/agent-logs/codex/sessions"),
+        "{text}"
+    );
     for bad in ["../../etc/passwd", "", "a/b", "x.jsonl"] {
         let err = price_session(&roots, bad, &fixture_pricing(), None, None).unwrap_err();
         assert!(matches!(err, CostError::InvalidSessionId { .. }), "{bad}");
     }
-    let err = price_session(&LogRoots::default(), CLAUDE_ID, &fixture_pricing(), None, None).unwrap_err();
-    assert!(err.to_string().contains("no log directory configured"), "{err}");
+    let err = price_session(
+        &LogRoots::default(),
+        CLAUDE_ID,
+        &fixture_pricing(),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("no log directory configured"),
+        "{err}"
+    );
 }
 
 /// A Claude config dir with one session: `main` lines and `subagents` files.
-fn claude_tree(main: &[String], subagents: &[(&str, Vec<String>)]) -> (tempfile::TempDir, LogRoots) {
+fn claude_tree(
+    main: &[String],
+    subagents: &[(&str, Vec<String>)],
+) -> (tempfile::TempDir, LogRoots) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("projects/-w-repo");
     std::fs::create_dir_all(project.join("sess-1/subagents")).unwrap();
     std::fs::write(project.join("sess-1.jsonl"), main.join("\n") + "\n").unwrap();
     for (name, lines) in subagents {
-        std::fs::write(project.join("sess-1/subagents").join(name), lines.join("\n") + "\n").unwrap();
+        std::fs::write(
+            project.join("sess-1/subagents").join(name),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
     }
-    let roots = LogRoots { claude: vec![dir.path().to_owned()], codex: vec![] };
+    let roots = LogRoots {
+        claude: vec![dir.path().to_owned()],
+        codex: vec![],
+    };
     (dir, roots)
 }
 
@@ -140,18 +217,43 @@ fn assistant(id: &str, req: &str, ts: &str, model: &str, input: u64, output: u64
 #[test]
 fn subagent_files_are_priced_and_replays_across_files_count_once() {
     let (_dir, roots) = claude_tree(
-        &[assistant("m1", "r1", "2026-09-01T10:00:00Z", "claude-haiku-4-5-20251001", 1_000_000, 0)],
+        &[assistant(
+            "m1",
+            "r1",
+            "2026-09-01T10:00:00Z",
+            "claude-haiku-4-5-20251001",
+            1_000_000,
+            0,
+        )],
         &[(
             "agent-a1.jsonl",
             vec![
-                assistant("m1", "r9", "2026-09-01T10:00:01Z", "claude-haiku-4-5-20251001", 1_000_000, 0),
-                assistant("m2", "r2", "2026-09-01T10:00:02Z", "claude-haiku-4-5-20251001", 0, 1_000_000),
+                assistant(
+                    "m1",
+                    "r9",
+                    "2026-09-01T10:00:01Z",
+                    "claude-haiku-4-5-20251001",
+                    1_000_000,
+                    0,
+                ),
+                assistant(
+                    "m2",
+                    "r2",
+                    "2026-09-01T10:00:02Z",
+                    "claude-haiku-4-5-20251001",
+                    0,
+                    1_000_000,
+                ),
             ],
         )],
     );
     let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
     assert_eq!(cost.files.len(), 2);
-    assert_eq!(cost.total_usd, 1.0 + 5.0, "haiku 4.5: $1/M input once, $5/M output");
+    assert_eq!(
+        cost.total_usd,
+        1.0 + 5.0,
+        "haiku 4.5: $1/M input once, $5/M output"
+    );
     assert_eq!(cost.requests, 2);
 }
 
@@ -159,45 +261,123 @@ fn subagent_files_are_priced_and_replays_across_files_count_once() {
 fn unknown_models_are_listed_never_silently_free() {
     let (_dir, roots) = claude_tree(
         &[
-            assistant("m1", "r1", "2026-09-01T10:00:00Z", "claude-opus-9-20300101", 1000, 1000),
-            assistant("m2", "r2", "2026-09-01T10:00:01Z", "claude-sonnet-4-5-20250929", 100_000, 0),
+            assistant(
+                "m1",
+                "r1",
+                "2026-09-01T10:00:00Z",
+                "claude-opus-9-20300101",
+                1000,
+                1000,
+            ),
+            assistant(
+                "m2",
+                "r2",
+                "2026-09-01T10:00:01Z",
+                "claude-sonnet-4-5-20250929",
+                100_000,
+                0,
+            ),
             "{\"type\":\"assistant\",\"message\":{\"usage\":{\"output_tokens\":1".to_owned(),
         ],
         &[],
     );
     let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
-    assert_eq!(cost.unknown_models, vec!["claude-opus-9-20300101".to_owned()]);
+    assert_eq!(
+        cost.unknown_models,
+        vec!["claude-opus-9-20300101".to_owned()]
+    );
     let unknown = model(&cost, "claude-opus-9-20300101");
-    assert_eq!((unknown.cost_usd, unknown.priced_as.as_deref(), unknown.tokens.output), (None, None, 1000));
+    assert_eq!(
+        (
+            unknown.cost_usd,
+            unknown.priced_as.as_deref(),
+            unknown.tokens.output
+        ),
+        (None, None, 1000)
+    );
     assert_eq!(cost.total_usd, 0.3);
     assert_eq!(cost.skipped_lines, 1);
-    assert_eq!(cost.tokens.output, 1000, "unknown model tokens still reported");
+    assert_eq!(
+        cost.tokens.output, 1000,
+        "unknown model tokens still reported"
+    );
 }
 
 #[test]
 fn long_context_requests_use_long_context_rates() {
     let (_dir, roots) = claude_tree(
         &[
-            assistant("m1", "r1", "2026-09-01T10:00:00Z", "claude-sonnet-4-5-20250929", 200_000, 0),
-            assistant("m2", "r2", "2026-09-01T10:00:01Z", "claude-sonnet-4-5-20250929", 300_000, 1_000),
+            assistant(
+                "m1",
+                "r1",
+                "2026-09-01T10:00:00Z",
+                "claude-sonnet-4-5-20250929",
+                200_000,
+                0,
+            ),
+            assistant(
+                "m2",
+                "r2",
+                "2026-09-01T10:00:01Z",
+                "claude-sonnet-4-5-20250929",
+                300_000,
+                1_000,
+            ),
         ],
         &[],
     );
     let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
     // 200k at $3/M (not above the threshold); the 300k request entirely at $6/M + $22.5/M.
     assert_eq!(cost.total_usd, round_nano(0.6 + 1.8 + 0.0225));
-    assert_eq!(model(&cost, "claude-sonnet-4-5-20250929").long_context_requests, 1);
+    assert_eq!(
+        model(&cost, "claude-sonnet-4-5-20250929").long_context_requests,
+        1
+    );
 }
 
 #[test]
 fn second_pricing_reads_the_cache_and_agrees() {
     let cache = tempfile::tempdir().unwrap();
     for id in [CLAUDE_ID, CODEX_ID] {
-        let first = price_session(&fixture_roots(), id, &fixture_pricing(), None, Some(cache.path())).unwrap();
-        let second = price_session(&fixture_roots(), id, &fixture_pricing(), None, Some(cache.path())).unwrap();
-        assert_eq!(first.cache_stats, CacheStats { hits: 0, resumed: 0, parsed: 1 });
-        assert_eq!(second.cache_stats, CacheStats { hits: 1, resumed: 0, parsed: 0 });
-        assert_eq!(first, SessionCost { cache_stats: first.cache_stats, ..second });
+        let first = price_session(
+            &fixture_roots(),
+            id,
+            &fixture_pricing(),
+            None,
+            Some(cache.path()),
+        )
+        .unwrap();
+        let second = price_session(
+            &fixture_roots(),
+            id,
+            &fixture_pricing(),
+            None,
+            Some(cache.path()),
+        )
+        .unwrap();
+        assert_eq!(
+            first.cache_stats,
+            CacheStats {
+                hits: 0,
+                resumed: 0,
+                parsed: 1
+            }
+        );
+        assert_eq!(
+            second.cache_stats,
+            CacheStats {
+                hits: 1,
+                resumed: 0,
+                parsed: 0
+            }
+        );
+        assert_eq!(
+            first,
+            SessionCost {
+                cache_stats: first.cache_stats,
+                ..second
+            }
+        );
     }
 }
 
@@ -205,12 +385,28 @@ fn second_pricing_reads_the_cache_and_agrees() {
 fn json_shape_for_cost_session() {
     let cost = price_session(&fixture_roots(), CODEX_ID, &fixture_pricing(), None, None).unwrap();
     let json = serde_json::to_value(&cost).unwrap();
-    for key in ["session_id", "agent", "total_usd", "tokens", "models", "unknown_models", "skipped_lines", "files"] {
+    for key in [
+        "session_id",
+        "agent",
+        "total_usd",
+        "tokens",
+        "models",
+        "unknown_models",
+        "skipped_lines",
+        "files",
+    ] {
         assert!(json.get(key).is_some(), "{key} in {json}");
     }
     assert_eq!(json["agent"], "codex");
     assert_eq!(json["total_usd"], 0.034125);
-    for key in ["input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "cached_input"] {
+    for key in [
+        "input",
+        "output",
+        "cache_write_5m",
+        "cache_write_1h",
+        "cache_read",
+        "cached_input",
+    ] {
         assert!(json["tokens"].get(key).is_some(), "tokens.{key}");
     }
     assert_eq!(json["models"][0]["model"], "gpt-5.3-codex");
@@ -233,7 +429,14 @@ fn budget_levels() {
         (1.0, Some(f64::INFINITY), 0.8, None),
     ];
     for (spent, limit, ratio, want) in cases {
-        assert_eq!(budget_level(*spent, *limit, *ratio), *want, "{spent} {limit:?} {ratio}");
+        assert_eq!(
+            budget_level(*spent, *limit, *ratio),
+            *want,
+            "{spent} {limit:?} {ratio}"
+        );
     }
-    assert_eq!(serde_json::to_string(&Some(Level::Warn)).unwrap(), "\"warn\"");
+    assert_eq!(
+        serde_json::to_string(&Some(Level::Warn)).unwrap(),
+        "\"warn\""
+    );
 }

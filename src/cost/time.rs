@@ -21,7 +21,9 @@ impl Timestamp {
     pub fn from_system_time(time: std::time::SystemTime) -> Timestamp {
         match time.duration_since(std::time::UNIX_EPOCH) {
             Ok(after) => Timestamp(i64::try_from(after.as_millis()).unwrap_or(i64::MAX)),
-            Err(before) => Timestamp(-i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX)),
+            Err(before) => {
+                Timestamp(-i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX))
+            }
         }
     }
 }
@@ -34,7 +36,10 @@ impl fmt::Display for Timestamp {
         let (year, month, day) = civil_from_days(days);
         let (hour, minute) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60);
         let (second, millis) = (ms_of_day / 1000 % 60, ms_of_day % 1000);
-        write!(f, "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}")?;
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}"
+        )?;
         if millis != 0 {
             write!(f, ".{millis:03}")?;
         }
@@ -231,7 +236,10 @@ mod tests {
     #[test]
     fn window_is_half_open() {
         let t = |s| Timestamp::parse(s);
-        let w = TimeWindow { from: t("2026-09-01T10:00:00Z"), to: t("2026-09-01T11:00:00Z") };
+        let w = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: t("2026-09-01T11:00:00Z"),
+        };
         let cases = [
             (t("2026-09-01T09:59:59.999Z"), false),
             (t("2026-09-01T10:00:00Z"), true),
@@ -243,13 +251,19 @@ mod tests {
             assert_eq!(w.contains(at), want, "{at:?}");
         }
         assert!(TimeWindow::default().contains(None));
-        let open_end = TimeWindow { from: t("2026-09-01T10:00:00Z"), to: None };
+        let open_end = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: None,
+        };
         assert!(open_end.contains(t("2099-01-01T00:00:00Z")));
     }
 
     #[test]
     fn serializes_as_string() {
-        let w = TimeWindow { from: Some(Timestamp(0)), to: None };
+        let w = TimeWindow {
+            from: Some(Timestamp(0)),
+            to: None,
+        };
         let json = serde_json::to_string(&w).unwrap();
         assert_eq!(json, r#"{"from":"1970-01-01T00:00:00Z","to":null}"#);
         assert_eq!(serde_json::from_str::<TimeWindow>(&json).unwrap(), w);
