@@ -163,20 +163,17 @@ fn parse_whole<S: LogScan>(
     markers: &Markers,
     mtime: (i64, u32),
 ) -> std::io::Result<Record<S>> {
-    let bytes = std::fs::read(path)?;
-    let done = complete_len(&bytes);
+    let file = std::fs::File::open(path)?;
     let mut scan = FileScan::<S>::default();
-    scan.complete.scan_bytes(markers, &bytes[..done], 0);
-    scan.tail.scan_bytes(markers, &bytes[done..], done as u64);
-    let check_from = done.saturating_sub(RESUME_CHECK_BYTES as usize);
+    let streamed = scan_stream(file, 0, markers, &mut scan, Vec::new(), CHUNK)?;
     Ok(Record {
         v: CACHE_VERSION,
         format: S::FORMAT.to_owned(),
         path: path.to_owned(),
-        size: bytes.len() as u64,
+        size: streamed.end,
         mtime,
-        complete_len: done as u64,
-        check: check_of(&bytes[check_from..done]),
+        complete_len: streamed.complete_end,
+        check: check_of(&streamed.check),
         scan,
     })
 }
@@ -192,29 +189,92 @@ fn resume<S: LogScan>(
     let check_from = record.complete_len.saturating_sub(RESUME_CHECK_BYTES);
     let mut file = std::fs::File::open(path)?;
     file.seek(SeekFrom::Start(check_from))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    let check_len = (record.complete_len - check_from) as usize;
-    if bytes.len() < check_len || check_of(&bytes[..check_len]) != record.check {
+    let mut before = Vec::new();
+    (&mut file).take(record.complete_len - check_from).read_to_end(&mut before)?;
+    if before.len() as u64 != record.complete_len - check_from || check_of(&before) != record.check {
         return Ok(Err(()));
     }
-    let new = &bytes[check_len..];
-    let done = complete_len(new);
-    let base = record.complete_len;
-    record.scan.complete.scan_bytes(markers, &new[..done], base);
     record.scan.tail = S::default();
-    record
-        .scan
-        .tail
-        .scan_bytes(markers, &new[done..], base + done as u64);
-    let end = base + done as u64;
-    let total = &bytes[..check_len + done];
-    let from = total.len().saturating_sub(RESUME_CHECK_BYTES as usize);
-    record.check = check_of(&total[from..]);
-    record.complete_len = end;
-    record.size = check_from + bytes.len() as u64;
+    let streamed = scan_stream(
+        file,
+        record.complete_len,
+        markers,
+        &mut record.scan,
+        before,
+        CHUNK,
+    )?;
+    record.check = check_of(&streamed.check);
+    record.complete_len = streamed.complete_end;
+    record.size = streamed.end;
     record.mtime = mtime;
     Ok(Ok(record))
+}
+
+/// Read size for streaming scans: big enough to amortise syscalls, small enough to stay in
+/// cache and to avoid faulting in a buffer the size of a 100 MB log.
+const CHUNK: usize = 1 << 21;
+
+/// Where a streaming scan ended.
+struct Streamed {
+    /// File offset after the last `\n`.
+    complete_end: u64,
+    /// File offset of the end of what was read.
+    end: u64,
+    /// The last `RESUME_CHECK_BYTES` before `complete_end`.
+    check: Vec<u8>,
+}
+
+/// Scans `reader` (positioned at file offset `base`) chunk by chunk: complete lines go into
+/// `scan.complete`, the unterminated rest into `scan.tail`. `check` holds the bytes before
+/// `base` that the resume check covers.
+fn scan_stream<S: LogScan>(
+    mut reader: impl Read,
+    base: u64,
+    markers: &Markers,
+    scan: &mut FileScan<S>,
+    mut check: Vec<u8>,
+    chunk: usize,
+) -> std::io::Result<Streamed> {
+    let mut buf = vec![0u8; chunk.max(1)];
+    let mut filled = 0;
+    let mut buf_base = base;
+    loop {
+        if filled == buf.len() {
+            // A line longer than the buffer: grow until it fits.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        filled += n;
+        let done = complete_len(&buf[..filled]);
+        if done == 0 {
+            continue;
+        }
+        scan.complete.scan_bytes(markers, &buf[..done], buf_base);
+        keep_last(&mut check, &buf[..done]);
+        buf.copy_within(done..filled, 0);
+        filled -= done;
+        buf_base += done as u64;
+    }
+    scan.tail.scan_bytes(markers, &buf[..filled], buf_base);
+    Ok(Streamed { complete_end: buf_base, end: buf_base + filled as u64, check })
+}
+
+/// Appends `more` to `window`, keeping only its last `RESUME_CHECK_BYTES`.
+fn keep_last(window: &mut Vec<u8>, more: &[u8]) {
+    let limit = RESUME_CHECK_BYTES as usize;
+    if more.len() >= limit {
+        window.clear();
+        window.extend_from_slice(&more[more.len() - limit..]);
+    } else {
+        window.extend_from_slice(more);
+        let excess = window.len().saturating_sub(limit);
+        window.drain(..excess);
+    }
 }
 
 #[cfg(test)]
@@ -303,6 +363,39 @@ mod tests {
         std::fs::write(&log, line("q", 1)).unwrap();
         let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
         assert_eq!((outputs(&scan), how), (vec![1], CacheUse::Parsed));
+    }
+
+    #[test]
+    fn streaming_in_any_chunk_size_equals_scanning_the_whole_buffer() {
+        let mut text = String::new();
+        for i in 0..40 {
+            text += &line(&format!("id{i}"), i);
+            if i % 7 == 0 {
+                text += &format!("{{\"type\":\"user\",\"content\":\"{}\"}}\n", "x".repeat(i as usize * 13));
+            }
+            if i % 11 == 0 {
+                text += "{\"usage\": broken\n";
+            }
+        }
+        let last = line("last", 99);
+        text += &last[..last.len() - 5];
+        let m = claude::markers();
+        let bytes = text.as_bytes();
+        let done = complete_len(bytes);
+        let mut whole = FileScan::<ClaudeScan>::default();
+        whole.complete.scan(&m, &bytes[..done], 0);
+        whole.tail.scan(&m, &bytes[done..], done as u64);
+        for chunk in [1, 7, 64, 1000, 1 << 20] {
+            let mut streamed = FileScan::<ClaudeScan>::default();
+            let end = scan_stream(bytes, 0, &m, &mut streamed, Vec::new(), chunk).unwrap();
+            assert_eq!(streamed.complete, whole.complete, "chunk {chunk}");
+            assert_eq!(streamed.tail, whole.tail, "chunk {chunk}");
+            assert_eq!((end.complete_end, end.end), (done as u64, bytes.len() as u64));
+            let from = done.saturating_sub(RESUME_CHECK_BYTES as usize);
+            assert_eq!(end.check, &bytes[from..done], "chunk {chunk}");
+        }
+        assert_eq!(whole.complete.skipped_lines, 4);
+        assert_eq!(whole.tail.skipped_lines, 1);
     }
 
     #[test]
