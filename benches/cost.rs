@@ -323,9 +323,18 @@ fn claude_session(rng: &mut Rng, session: &str, cwd: &str, bytes: usize, subagen
         }
         if replays && c.rng.chance(0.2) && !c.seen.is_empty() {
             // A sidechain replays an earlier response under a new request id.
+            // It is written later, under a new line uuid and request id.
             let (_, line) = c.seen[c.rng.below(c.seen.len() as u64) as usize].clone();
-            let replay = line
+            c.at_ms += 1000;
+            let stamp = |line: &str| {
+                let from = line.find(r#""timestamp":""#).map_or(0, |i| i + 13);
+                let to = line[from..].find('"').map_or(from, |i| from + i);
+                (from, to)
+            };
+            let (from, to) = stamp(&line);
+            let replay = format!("{}{}{}", &line[..from], iso(c.at_ms), &line[to..])
                 .replacen(r#""isSidechain":false"#, r#""isSidechain":true"#, 1)
+                .replacen(r#""uuid":""#, r#""uuid":"r"#, 1)
                 .replacen(r#""requestId":"req_011"#, r#""requestId":"req_099"#, 1);
             main.push_str(&replay);
             main.push('\n');
@@ -492,11 +501,11 @@ fn generate(dir: &Path, target: u64, seed: u64) -> Result<()> {
     }
     let codex = corpus.codex(&mut rng, 2_000_000)?;
     for _ in 0..900 {
-        let bytes = rng.lognormal(100_000.0, 1.0).min(8e6) as usize;
+        let bytes = rng.lognormal(70_000.0, 1.0).min(8e6) as usize;
         corpus.codex(&mut rng, bytes)?;
     }
     while corpus.written < target {
-        let bytes = rng.lognormal(100_000.0, 1.0).min(8e6) as usize;
+        let bytes = rng.lognormal(70_000.0, 1.0).min(8e6) as usize;
         let (subagents, replays) = (rng.chance(0.1), rng.chance(0.1));
         corpus.claude(&mut rng, bytes, subagents, replays)?;
     }
