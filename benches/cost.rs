@@ -16,20 +16,28 @@ use std::time::Instant;
 use git_pair::cost::{Agent, LogRoots, Pricing, price_files, price_session};
 
 fn main() -> std::process::ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let result = match args.first().map(String::as_str) {
         Some("gen") if args.len() >= 3 => generate(
             Path::new(&args[1]),
             args[2].parse().expect("bytes is a number"),
-            args.get(3).map_or(42, |s| s.parse().expect("seed is a number")),
+            args.get(3)
+                .map_or(42, |s| s.parse().expect("seed is a number")),
         ),
         Some("price") if args.len() >= 2 => price(&args[1], args.get(2).map(Path::new)),
-        Some("throughput") if args.len() >= 2 => {
-            throughput(Path::new(&args[1]), args.get(2).map_or(5, |s| s.parse().expect("runs")))
-        }
+        Some("throughput") if args.len() >= 2 => throughput(
+            Path::new(&args[1]),
+            args.get(2).map_or(5, |s| s.parse().expect("runs")),
+        ),
         // `cargo bench` without arguments: nothing to do.
         None => Ok(()),
-        _ => Err("usage: cost gen <dir> <bytes> [seed] | price <id> [cache] | throughput <file> [runs]".into()),
+        _ => Err(
+            "usage: cost gen <dir> <bytes> [seed] | price <id> [cache] | throughput <file> [runs]"
+                .into(),
+        ),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -56,7 +64,14 @@ fn throughput(file: &Path, runs: usize) -> Result<()> {
     let mut total = 0.0;
     for _ in 0..runs.max(1) {
         let start = Instant::now();
-        let cost = price_files(Agent::Claude, "bench", &[file.to_owned()], &pricing, None, None)?;
+        let cost = price_files(
+            Agent::Claude,
+            "bench",
+            &[file.to_owned()],
+            &pricing,
+            None,
+            None,
+        )?;
         best = best.min(start.elapsed().as_secs_f64());
         total = cost.total_usd;
     }
@@ -97,21 +112,65 @@ impl Rng {
         median * (sigma * z).exp()
     }
     fn hex(&mut self, n: usize) -> String {
-        (0..n).map(|_| char::from(b"0123456789abcdef"[self.below(16) as usize])).collect()
+        (0..n)
+            .map(|_| char::from(b"0123456789abcdef"[self.below(16) as usize]))
+            .collect()
     }
     fn alnum(&mut self, n: usize) -> String {
         const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-        (0..n).map(|_| char::from(A[self.below(A.len() as u64) as usize])).collect()
+        (0..n)
+            .map(|_| char::from(A[self.below(A.len() as u64) as usize]))
+            .collect()
     }
     fn uuid(&mut self) -> String {
-        format!("{}-{}-4{}-8{}-{}", self.hex(8), self.hex(4), self.hex(3), self.hex(3), self.hex(12))
+        format!(
+            "{}-{}-4{}-8{}-{}",
+            self.hex(8),
+            self.hex(4),
+            self.hex(3),
+            self.hex(3),
+            self.hex(12)
+        )
     }
 }
 
 const WORDS: &[&str] = &[
-    "fn", "let", "the", "error", "path", "config", "return", "match", "Some(x)", "None", "impl", "struct",
-    "cargo", "test", "passed", "failed", "warning:", "src/lib.rs", "→", "résumé", "0x1f", "{", "}", "=>",
-    "assert_eq!", "ok", "use", "std::io", "pub", "mod", "self", "review", "diff", "--git", "a/b", "✓",
+    "fn",
+    "let",
+    "the",
+    "error",
+    "path",
+    "config",
+    "return",
+    "match",
+    "Some(x)",
+    "None",
+    "impl",
+    "struct",
+    "cargo",
+    "test",
+    "passed",
+    "failed",
+    "warning:",
+    "src/lib.rs",
+    "→",
+    "résumé",
+    "0x1f",
+    "{",
+    "}",
+    "=>",
+    "assert_eq!",
+    "ok",
+    "use",
+    "std::io",
+    "pub",
+    "mod",
+    "self",
+    "review",
+    "diff",
+    "--git",
+    "a/b",
+    "✓",
 ];
 
 /// JSON-string-safe text of about `len` bytes, with escaped newlines, quotes and tabs.
@@ -169,8 +228,14 @@ impl Claude<'_> {
 
     fn user_prompt(&mut self, out: &mut String) {
         let head = self.head("user", false);
-        let body = { let n = 40 + self.rng.below(600) as usize; text(self.rng, n) };
-        let _ = writeln!(out, r#"{{{head},"message":{{"role":"user","content":"{body}"}}}}"#);
+        let body = {
+            let n = 40 + self.rng.below(600) as usize;
+            text(self.rng, n)
+        };
+        let _ = writeln!(
+            out,
+            r#"{{{head},"message":{{"role":"user","content":"{body}"}}}}"#
+        );
     }
 
     fn tool_result(&mut self, out: &mut String, sidechain: bool) {
@@ -211,32 +276,62 @@ impl Claude<'_> {
         if self.context > 170_000 {
             self.context = 20_000 + self.rng.below(10_000); // compaction
         }
-        let (w1, w5) = if self.one_hour { (added, 0) } else { (0, added) };
+        let (w1, w5) = if self.one_hour {
+            (added, 0)
+        } else {
+            (0, added)
+        };
         let output = 20 + self.rng.lognormal(300.0, 1.0) as u64;
         let input = 1 + self.rng.below(9);
         let read = self.context - added;
         let mut blocks: Vec<String> = Vec::new();
         if self.rng.chance(0.6) {
-            let thinking = { let n = self.rng.lognormal(600.0, 0.8) as usize; text(self.rng, n) };
-            let signature = { let n = 300 + self.rng.below(1500) as usize; self.rng.alnum(n) };
-            blocks.push(format!(r#"{{"type":"thinking","thinking":"{thinking}","signature":"{signature}"}}"#));
+            let thinking = {
+                let n = self.rng.lognormal(600.0, 0.8) as usize;
+                text(self.rng, n)
+            };
+            let signature = {
+                let n = 300 + self.rng.below(1500) as usize;
+                self.rng.alnum(n)
+            };
+            blocks.push(format!(
+                r#"{{"type":"thinking","thinking":"{thinking}","signature":"{signature}"}}"#
+            ));
         }
         if self.rng.chance(0.7) {
-            blocks.push(format!(r#"{{"type":"text","text":"{}"}}"#, { let n = self.rng.lognormal(300.0, 1.0) as usize; text(self.rng, n) }));
+            blocks.push(format!(r#"{{"type":"text","text":"{}"}}"#, {
+                let n = self.rng.lognormal(300.0, 1.0) as usize;
+                text(self.rng, n)
+            }));
         }
         if blocks.is_empty() || self.rng.chance(0.7) {
             let input_json = if self.rng.chance(0.1) {
-                format!(r#"{{"file_path":"/w/src/x.rs","content":"{}"}}"#, { let n = self.rng.lognormal(8_000.0, 1.0) as usize; text(self.rng, n) })
+                format!(r#"{{"file_path":"/w/src/x.rs","content":"{}"}}"#, {
+                    let n = self.rng.lognormal(8_000.0, 1.0) as usize;
+                    text(self.rng, n)
+                })
             } else {
-                format!(r#"{{"command":"{}","description":"run"}}"#, text(self.rng, 60))
+                format!(
+                    r#"{{"command":"{}","description":"run"}}"#,
+                    text(self.rng, 60)
+                )
             };
-            blocks.push(format!(r#"{{"type":"tool_use","id":"toolu_{}","name":"Bash","input":{input_json}}}"#, self.rng.alnum(24)));
+            blocks.push(format!(
+                r#"{{"type":"tool_use","id":"toolu_{}","name":"Bash","input":{input_json}}}"#,
+                self.rng.alnum(24)
+            ));
         }
-        let agent = agent_id.map(|a| format!(r#","agentId":"{a}""#)).unwrap_or_default();
+        let agent = agent_id
+            .map(|a| format!(r#","agentId":"{a}""#))
+            .unwrap_or_default();
         let n = blocks.len();
         for (i, block) in blocks.iter().enumerate() {
             let head = self.head("assistant", sidechain);
-            let out_tokens = if i + 1 == n { output } else { 1 + self.rng.below(30) };
+            let out_tokens = if i + 1 == n {
+                output
+            } else {
+                1 + self.rng.below(30)
+            };
             let stop = if i + 1 == n { r#""tool_use""# } else { "null" };
             let line = format!(
                 r#"{{{head}{agent},"message":{{"id":"{msg}","type":"message","role":"assistant","model":"{}","content":[{block}],"stop_reason":{stop},"stop_sequence":null,"usage":{{"input_tokens":{input},"cache_creation_input_tokens":{added},"cache_read_input_tokens":{read},"cache_creation":{{"ephemeral_5m_input_tokens":{w5},"ephemeral_1h_input_tokens":{w1}}},"output_tokens":{out_tokens},"service_tier":"standard"}}}},"requestId":"{req}"}}"#,
@@ -255,7 +350,10 @@ impl Claude<'_> {
         match self.rng.below(40) {
             0 => {
                 let head = self.head("system", false);
-                let _ = writeln!(out, r#"{{{head},"subtype":"compact_boundary","content":"Conversation compacted","level":"info"}}"#);
+                let _ = writeln!(
+                    out,
+                    r#"{{{head},"subtype":"compact_boundary","content":"Conversation compacted","level":"info"}}"#
+                );
             }
             1 => {
                 let _ = writeln!(
@@ -284,7 +382,14 @@ struct ClaudeSession {
     subagents: Vec<(String, String)>,
 }
 
-fn claude_session(rng: &mut Rng, session: &str, cwd: &str, bytes: usize, subagents: bool, replays: bool) -> ClaudeSession {
+fn claude_session(
+    rng: &mut Rng,
+    session: &str,
+    cwd: &str,
+    bytes: usize,
+    subagents: bool,
+    replays: bool,
+) -> ClaudeSession {
     let model = CLAUDE_MODELS[rng.below(CLAUDE_MODELS.len() as u64) as usize];
     let one_hour = rng.chance(0.3);
     let start = 1_767_225_600_000 + rng.below(300 * 86_400_000) as i64; // during 2026
@@ -301,7 +406,11 @@ fn claude_session(rng: &mut Rng, session: &str, cwd: &str, bytes: usize, subagen
     };
     let mut main = String::with_capacity(bytes + 64 * 1024);
     let mut subs = Vec::new();
-    let _ = writeln!(main, r#"{{"type":"summary","summary":"Session {session}","leafUuid":"{}"}}"#, c.rng.uuid());
+    let _ = writeln!(
+        main,
+        r#"{{"type":"summary","summary":"Session {session}","leafUuid":"{}"}}"#,
+        c.rng.uuid()
+    );
     while main.len() < bytes {
         c.user_prompt(&mut main);
         for _ in 0..1 + c.rng.below(6) {
@@ -341,11 +450,20 @@ fn claude_session(rng: &mut Rng, session: &str, cwd: &str, bytes: usize, subagen
         }
         c.assistant(&mut main, false, None);
     }
-    ClaudeSession { main, subagents: subs }
+    ClaudeSession {
+        main,
+        subagents: subs,
+    }
 }
 
 fn codex_rollout(rng: &mut Rng, id: &str, bytes: usize) -> (i64, String) {
-    let models = ["gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-max", "gpt-5.2", "gpt-5.1-codex-mini"];
+    let models = [
+        "gpt-5-codex",
+        "gpt-5.1-codex",
+        "gpt-5.1-codex-max",
+        "gpt-5.2",
+        "gpt-5.1-codex-mini",
+    ];
     let model = models[rng.below(models.len() as u64) as usize];
     let start = 1_767_225_600_000 + rng.below(300 * 86_400_000) as i64;
     let mut at = start;
@@ -378,7 +496,10 @@ fn codex_rollout(rng: &mut Rng, id: &str, bytes: usize) -> (i64, String) {
                 out,
                 r#"{{"timestamp":"{}","type":"response_item","payload":{{"type":"reasoning","summary":[{{"type":"summary_text","text":"**Checking**"}}],"content":null,"encrypted_content":"{}"}}}}"#,
                 iso(at),
-                { let n = 1000 + rng.below(5000) as usize; rng.alnum(n) }
+                {
+                    let n = 1000 + rng.below(5000) as usize;
+                    rng.alnum(n)
+                }
             );
             let call = rng.alnum(24);
             let _ = writeln!(
@@ -403,7 +524,10 @@ fn codex_rollout(rng: &mut Rng, id: &str, bytes: usize) -> (i64, String) {
             output += lo;
             reasoning += lr;
             let usage = |i: u64, c: u64, o: u64, r: u64| {
-                format!(r#"{{"input_tokens":{i},"cached_input_tokens":{c},"output_tokens":{o},"reasoning_output_tokens":{r},"total_tokens":{}}}"#, i + o)
+                format!(
+                    r#"{{"input_tokens":{i},"cached_input_tokens":{c},"output_tokens":{o},"reasoning_output_tokens":{r},"total_tokens":{}}}"#,
+                    i + o
+                )
             };
             let line = format!(
                 r#"{{"timestamp":"{}","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{},"last_token_usage":{},"model_context_window":272000}},"rate_limits":{{"primary":{{"used_percent":12.0,"window_minutes":300}}}}}}}}"#,
@@ -453,7 +577,13 @@ impl Corpus {
     }
 
     /// Writes one Claude session (main log and subagents); returns its id and size.
-    fn claude(&mut self, rng: &mut Rng, bytes: usize, subagents: bool, replays: bool) -> Result<(String, u64)> {
+    fn claude(
+        &mut self,
+        rng: &mut Rng,
+        bytes: usize,
+        subagents: bool,
+        replays: bool,
+    ) -> Result<(String, u64)> {
         let id = rng.uuid();
         let cwd = self.projects[rng.below(self.projects.len() as u64) as usize].clone();
         let project = self.claude.join(cwd.replace(['/', '_', '.'], "-"));
@@ -468,12 +598,24 @@ impl Corpus {
     }
 
     fn codex(&mut self, rng: &mut Rng, bytes: usize) -> Result<String> {
-        let id = format!("019a{}-{}-7{}-8{}-{}", rng.hex(4), rng.hex(4), rng.hex(3), rng.hex(3), rng.hex(12));
+        let id = format!(
+            "019a{}-{}-7{}-8{}-{}",
+            rng.hex(4),
+            rng.hex(4),
+            rng.hex(3),
+            rng.hex(3),
+            rng.hex(12)
+        );
         let (start, text) = codex_rollout(rng, &id, bytes);
         let day = iso(start);
         let (y, m, d) = (&day[0..4], &day[5..7], &day[8..10]);
         let stamp = day[..19].replace(':', "-");
-        let path = self.codex.join(y).join(m).join(d).join(format!("rollout-{stamp}-{id}.jsonl"));
+        let path = self
+            .codex
+            .join(y)
+            .join(m)
+            .join(d)
+            .join(format!("rollout-{stamp}-{id}.jsonl"));
         self.put(&path, &text)?;
         Ok(id)
     }
@@ -485,7 +627,9 @@ fn generate(dir: &Path, target: u64, seed: u64) -> Result<()> {
     let mut corpus = Corpus {
         claude: dir.join("claude/projects"),
         codex: dir.join("codex/sessions"),
-        projects: (0..60).map(|i| format!("/home/dev/work/project_{i}")).collect(),
+        projects: (0..60)
+            .map(|i| format!("/home/dev/work/project_{i}"))
+            .collect(),
         written: 0,
         files: 0,
     };

@@ -190,8 +190,11 @@ fn resume<S: LogScan>(
     let mut file = std::fs::File::open(path)?;
     file.seek(SeekFrom::Start(check_from))?;
     let mut before = Vec::new();
-    (&mut file).take(record.complete_len - check_from).read_to_end(&mut before)?;
-    if before.len() as u64 != record.complete_len - check_from || check_of(&before) != record.check {
+    (&mut file)
+        .take(record.complete_len - check_from)
+        .read_to_end(&mut before)?;
+    if before.len() as u64 != record.complete_len - check_from || check_of(&before) != record.check
+    {
         return Ok(Err(()));
     }
     record.scan.tail = S::default();
@@ -261,7 +264,11 @@ fn scan_stream<S: LogScan>(
         buf_base += done as u64;
     }
     scan.tail.scan_bytes(markers, &buf[..filled], buf_base);
-    Ok(Streamed { complete_end: buf_base, end: buf_base + filled as u64, check })
+    Ok(Streamed {
+        complete_end: buf_base,
+        end: buf_base + filled as u64,
+        check,
+    })
 }
 
 /// Appends `more` to `window`, keeping only its last `RESUME_CHECK_BYTES`.
@@ -371,7 +378,10 @@ mod tests {
         for i in 0..40 {
             text += &line(&format!("id{i}"), i);
             if i % 7 == 0 {
-                text += &format!("{{\"type\":\"user\",\"content\":\"{}\"}}\n", "x".repeat(i as usize * 13));
+                text += &format!(
+                    "{{\"type\":\"user\",\"content\":\"{}\"}}\n",
+                    "x".repeat(i as usize * 13)
+                );
             }
             if i % 11 == 0 {
                 text += "{\"usage\": broken\n";
@@ -390,7 +400,10 @@ mod tests {
             let end = scan_stream(bytes, 0, &m, &mut streamed, Vec::new(), chunk).unwrap();
             assert_eq!(streamed.complete, whole.complete, "chunk {chunk}");
             assert_eq!(streamed.tail, whole.tail, "chunk {chunk}");
-            assert_eq!((end.complete_end, end.end), (done as u64, bytes.len() as u64));
+            assert_eq!(
+                (end.complete_end, end.end),
+                (done as u64, bytes.len() as u64)
+            );
             let from = done.saturating_sub(RESUME_CHECK_BYTES as usize);
             assert_eq!(end.check, &bytes[from..done], "chunk {chunk}");
         }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
-pub use pricing::{LongContext, ModelPrice, Pricing, PricingError};
+pub use pricing::{LongContext, ModelPrice, Pricing};
 pub use time::{TimeWindow, Timestamp};
 pub use tokens::TokenCounts;
 
@@ -47,6 +47,25 @@ pub enum CostError {
     ReadLog {
         path: PathBuf,
         source: std::io::Error,
+    },
+    /// The pricing override file (`pair.pricingFile`) cannot be read.
+    #[error("cannot read pricing file {path}: {source}")]
+    ReadPricing {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A price table is not JSON of the expected shape.
+    #[error("invalid pricing table {origin}: {source}")]
+    ParsePricing {
+        origin: String,
+        source: serde_json::Error,
+    },
+    /// A price table value is out of range (negative price, zero multiplier, wrong unit).
+    #[error("invalid pricing table {origin}: model {model:?}: {reason}")]
+    InvalidPricing {
+        origin: String,
+        model: String,
+        reason: String,
     },
 }
 

@@ -9,38 +9,15 @@
 //! unknown, not priced as `claude-opus-4`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::CostError;
 use super::tokens::TokenCounts;
 
 const BUILTIN: &str = include_str!("pricing.json");
 const UNIT: &str = "usd_per_million_tokens";
-
-/// Errors reading or validating a price table.
-#[derive(Debug, thiserror::Error)]
-pub enum PricingError {
-    /// The override file could not be read.
-    #[error("cannot read pricing file {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// The table is not valid JSON of the expected shape.
-    #[error("invalid pricing table {origin}: {source}")]
-    Parse {
-        origin: String,
-        source: serde_json::Error,
-    },
-    /// A value is out of range (negative price, zero multiplier, wrong unit).
-    #[error("invalid pricing table {origin}: model {model:?}: {reason}")]
-    Invalid {
-        origin: String,
-        model: String,
-        reason: String,
-    },
-}
 
 /// Rates that replace the base ones for a request whose prompt exceeds `above_tokens`
 /// (Anthropic's and OpenAI's long-context pricing charge the whole request at them).
@@ -142,8 +119,8 @@ impl ModelPrice {
         per_million / 1_000_000.0 * multiplier
     }
 
-    fn validate(&self, origin: &str, model: &str) -> Result<(), PricingError> {
-        let invalid = |reason: String| PricingError::Invalid {
+    fn validate(&self, origin: &str, model: &str) -> Result<(), CostError> {
+        let invalid = |reason: String| CostError::InvalidPricing {
             origin: origin.to_owned(),
             model: model.to_owned(),
             reason,
@@ -214,16 +191,16 @@ impl Pricing {
 
     /// Parses a table (`{"unit": "usd_per_million_tokens", "as_of"?, "models": {id: prices}}`);
     /// `origin` names it in errors.
-    pub fn from_json(text: &str, origin: &str) -> Result<Pricing, PricingError> {
+    pub fn from_json(text: &str, origin: &str) -> Result<Pricing, CostError> {
         let doc: PricingDocument =
-            serde_json::from_str(text).map_err(|source| PricingError::Parse {
+            serde_json::from_str(text).map_err(|source| CostError::ParsePricing {
                 origin: origin.to_owned(),
                 source,
             })?;
         if let Some(unit) = doc.unit.as_deref()
             && unit != UNIT
         {
-            return Err(PricingError::Invalid {
+            return Err(CostError::InvalidPricing {
                 origin: origin.to_owned(),
                 model: String::new(),
                 reason: format!("unit must be {UNIT:?}, got {unit:?}"),
@@ -240,8 +217,8 @@ impl Pricing {
 
     /// The shipped table with the entries of the file at `path` (`pair.pricingFile`) added;
     /// an entry for a model already in the table replaces it whole.
-    pub fn builtin_with_override_file(path: &Path) -> Result<Pricing, PricingError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PricingError::Read {
+    pub fn builtin_with_override_file(path: &Path) -> Result<Pricing, CostError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CostError::ReadPricing {
             path: path.to_owned(),
             source,
         })?;
