@@ -25,12 +25,17 @@ pub(crate) trait LogScan: Default + Serialize + DeserializeOwned {
     const FORMAT: &'static str;
     /// Appends what the complete lines of `buf` (at file offset `base`) contribute.
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64);
+    /// Drops what can never count once the file's lines are all in (before caching).
+    fn compact(&mut self) {}
 }
 
 impl LogScan for ClaudeScan {
     const FORMAT: &'static str = "claude";
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64) {
         self.scan(markers, buf, base);
+    }
+    fn compact(&mut self) {
+        ClaudeScan::compact(self);
     }
 }
 
@@ -166,6 +171,7 @@ fn parse_whole<S: LogScan>(
     let file = std::fs::File::open(path)?;
     let mut scan = FileScan::<S>::default();
     let streamed = scan_stream(file, 0, markers, &mut scan, Vec::new(), CHUNK)?;
+    scan.complete.compact();
     Ok(Record {
         v: CACHE_VERSION,
         format: S::FORMAT.to_owned(),
@@ -206,6 +212,7 @@ fn resume<S: LogScan>(
         before,
         CHUNK,
     )?;
+    record.scan.complete.compact();
     record.check = check_of(&streamed.check);
     record.complete_len = streamed.complete_end;
     record.size = streamed.end;

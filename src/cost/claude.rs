@@ -124,6 +124,45 @@ impl ClaudeScan {
     }
 }
 
+impl ClaudeScan {
+    /// Drops entries another entry of this file outranks (same key, per [`merge`]'s order):
+    /// they can never win the session merge, and the cache stores a third as much.
+    pub(crate) fn compact(&mut self) {
+        let mut best: HashMap<&str, usize> = HashMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let Some(key) = e.key.as_deref() else {
+                continue;
+            };
+            match best.entry(key) {
+                Entry::Occupied(mut slot) => {
+                    let held = &self.entries[*slot.get()];
+                    if rank(0, e) < rank(0, held) {
+                        slot.insert(i);
+                    }
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+        let keep: Vec<bool> = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| e.key.as_deref().is_none_or(|k| best.get(k) == Some(&i)))
+            .collect();
+        let mut flags = keep.into_iter();
+        self.entries.retain(|_| flags.next().unwrap_or(true));
+    }
+}
+
+type Rank = (std::cmp::Reverse<u64>, Option<Timestamp>, usize, u64);
+
+/// Lower is better: highest output, then earliest timestamp, file, offset.
+fn rank(file: usize, e: &ClaudeEntry) -> Rank {
+    (std::cmp::Reverse(e.tokens.output), e.at, file, e.offset)
+}
+
 struct Parsed<'a> {
     key: Option<String>,
     at: Option<Timestamp>,
@@ -202,9 +241,6 @@ pub(crate) struct Request<'a> {
 /// whole; ties go to the earliest line (timestamp, then file order, then position), so the
 /// window sees the response when it was first written.
 pub(crate) fn merge<'a>(scans: &'a [&'a ClaudeScan], window: &TimeWindow) -> Vec<Request<'a>> {
-    type Rank = (std::cmp::Reverse<u64>, Option<Timestamp>, usize, u64);
-    let rank =
-        |file: usize, e: &ClaudeEntry| (std::cmp::Reverse(e.tokens.output), e.at, file, e.offset);
     let mut best: HashMap<&str, (Rank, usize, usize)> = HashMap::new();
     let mut unkeyed = Vec::new();
     for (file, scan) in scans.iter().enumerate() {
@@ -406,5 +442,41 @@ mod tests {
             .map(|r| r.tokens.output)
             .collect();
         assert_eq!(got, vec![10, 4]);
+    }
+
+    #[test]
+    fn compact_keeps_only_entries_that_can_win() {
+        let text = [
+            line("A", "r1", "2026-09-01T10:00:02Z", "m", 8),
+            line("A", "r1", "2026-09-01T10:00:05Z", "m", 412),
+            line("B", "r2", "2026-09-01T10:00:20Z", "m", 230),
+            line("B", "r9", "2026-09-01T10:00:21Z", "m", 230),
+            line("", "", "2026-09-01T10:00:30Z", "m", 7),
+            line("", "", "2026-09-01T10:00:31Z", "m", 7),
+        ]
+        .join("\n");
+        let full = scan(&text);
+        let mut compacted = full.clone();
+        compacted.compact();
+        let kept: Vec<(Option<String>, u64)> = compacted
+            .entries
+            .iter()
+            .map(|e| (e.key.clone(), e.tokens.output))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                (Some("m:A".into()), 412),
+                (Some("m:B".into()), 230),
+                (None, 7),
+                (None, 7)
+            ]
+        );
+        assert_eq!(
+            compacted.entries[1].offset, full.entries[2].offset,
+            "the earlier B wins"
+        );
+        let window = TimeWindow::default();
+        assert_eq!(merge(&[&full], &window), merge(&[&compacted], &window));
     }
 }
