@@ -4,7 +4,8 @@
 //!
 //! Codex reports `input_tokens` including `cached_input_tokens`, and `output_tokens`
 //! including `reasoning_output_tokens`; the walk splits input into uncached + cached and
-//! keeps reasoning as information only.
+//! keeps reasoning as information only. A `turn_context` whose `service_tier` is `fast` or
+//! `priority` marks the following requests as billed at the model's `fast_multiplier`.
 
 use std::borrow::Cow;
 use std::collections::HashSet;

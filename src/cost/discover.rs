@@ -23,7 +23,9 @@ pub struct LogRoots {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Agent {
+    /// Claude Code (`claude`, `claude -p`).
     Claude,
+    /// Codex CLI (`codex`, `codex exec`).
     Codex,
 }
 

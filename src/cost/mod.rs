@@ -95,28 +95,35 @@ pub struct ModelCost {
     pub fast_requests: u64,
     /// Requests billed at long-context rates.
     pub long_context_requests: u64,
+    /// This model's tokens by kind.
     pub tokens: TokenCounts,
 }
 
 /// A session priced whole (or inside a window): what `cost --session ID --json` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionCost {
+    /// The id priced (a Claude Code session id or a Codex thread id).
     pub session_id: String,
+    /// Which agent's logs it was found in.
     pub agent: Agent,
     /// USD of every priced request, rounded to the nano-dollar. Excludes unknown models.
     pub total_usd: f64,
+    /// Tokens of every counted request, unknown models included.
     pub tokens: TokenCounts,
     /// One entry per model, most expensive first.
     pub models: Vec<ModelCost>,
     /// Models with no price-table entry: their tokens are counted but not priced.
     pub unknown_models: Vec<String>,
+    /// Requests counted (after deduplication, inside the window).
     pub requests: u64,
     /// Lines that could carry usage but were not readable (malformed, truncated, non-UTF-8).
     pub skipped_lines: u64,
     /// The log files read, main file first.
     pub files: Vec<PathBuf>,
+    /// The window the session was counted in, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,
+    /// The `as_of` date of the price table used.
     pub pricing_as_of: Option<String>,
     /// How many files came from the cache unchanged / extended / parsed whole.
     #[serde(skip)]
@@ -126,14 +133,18 @@ pub struct SessionCost {
 /// Cache effectiveness of one pricing call (for benchmarks and diagnostics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CacheStats {
+    /// Files unchanged since cached: not read at all.
     pub hits: u32,
+    /// Files that grew: only the appended bytes were parsed.
     pub resumed: u32,
+    /// Files parsed whole (no cache dir, no usable cache entry, or rewritten).
     pub parsed: u32,
 }
 
 /// Prices one agent session by id: a Claude Code session (main log plus subagents) or a Codex
 /// session (its rollouts). With `window`, only requests stamped inside it count (coder
-/// sessions); with `cache_dir`, unchanged logs are not parsed again.
+/// sessions); with `cache_dir`, unchanged logs are not parsed again. An id present in both
+/// agents' logs is priced as the Claude session.
 pub fn price_session(
     roots: &LogRoots,
     session_id: &str,

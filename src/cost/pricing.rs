@@ -25,17 +25,22 @@ const UNIT: &str = "usd_per_million_tokens";
 pub struct LongContext {
     /// Prompt size (all input kinds of one request) above which these rates apply.
     pub above_tokens: u64,
-    /// Missing rates fall back to the base entry's.
+    /// Uncached input rate; this and every missing rate fall back to the base entry's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<f64>,
+    /// Output rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<f64>,
+    /// 5-minute cache write rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_write_5m: Option<f64>,
+    /// 1-hour cache write rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_write_1h: Option<f64>,
+    /// Claude cache read rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read: Option<f64>,
+    /// Codex cached input rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
 }
@@ -47,19 +52,26 @@ pub struct LongContext {
 /// entry never prices tokens at zero.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelPrice {
+    /// Uncached input.
     pub input: f64,
+    /// Output (reasoning included).
     pub output: f64,
+    /// Prompt-cache writes with the 5-minute lifetime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_write_5m: Option<f64>,
+    /// Prompt-cache writes with the 1-hour lifetime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_write_1h: Option<f64>,
+    /// Claude prompt-cache reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_read: Option<f64>,
+    /// Codex cached input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
     /// Factor on the whole request when the log marks it fast / priority; 1 when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast_multiplier: Option<f64>,
+    /// Rates for requests whose prompt is over a threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_context: Option<LongContext>,
 }
