@@ -1,0 +1,361 @@
+//! Where agent logs live and which files belong to a session: resolved from the environment
+//! and found from directory listings and file names only (never by reading every file).
+//! Reads directories, never log contents, except the first bytes of a candidate file to
+//! confirm its working directory.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::time::Timestamp;
+
+/// The directories searched for agent logs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct LogRoots {
+    /// Claude Code config dirs (each holding `projects/`).
+    pub claude: Vec<PathBuf>,
+    /// Codex homes (each holding `sessions/` and `archived_sessions/`).
+    pub codex: Vec<PathBuf>,
+}
+
+/// Which agent wrote a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agent {
+    /// Claude Code (`claude`, `claude -p`).
+    Claude,
+    /// Codex CLI (`codex`, `codex exec`).
+    Codex,
+}
+
+impl LogRoots {
+    /// Resolves `CLAUDE_CONFIG_DIR` (comma-separated list allowed; default `~/.config/claude`
+    /// and `~/.claude`) and `CODEX_HOME` (default `~/.codex`) through `get`, so callers and
+    /// tests control the environment.
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> LogRoots {
+        let non_empty = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+        let home = non_empty("HOME").map(PathBuf::from);
+        let claude = match non_empty("CLAUDE_CONFIG_DIR") {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+            None => home
+                .iter()
+                .flat_map(|h| [h.join(".config/claude"), h.join(".claude")])
+                .collect(),
+        };
+        let codex = match non_empty("CODEX_HOME") {
+            Some(dir) => vec![PathBuf::from(dir)],
+            None => home.iter().map(|h| h.join(".codex")).collect(),
+        };
+        LogRoots { claude, codex }
+    }
+
+    /// The directories a session lookup lists, for "not found" messages.
+    pub fn searched(&self) -> Vec<PathBuf> {
+        let claude = self.claude.iter().map(|r| r.join("projects"));
+        let codex = self
+            .codex
+            .iter()
+            .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
+        claude.chain(codex).collect()
+    }
+}
+
+/// Session ids are file-name components: only `[A-Za-z0-9_-]`, so an id can never name a
+/// path outside the log roots.
+pub(crate) fn is_valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn list_dir(dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .into_string()
+                .ok()
+                .map(|name| (name, e.path()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A Claude session's files: each `projects/*/<id>.jsonl` (main first), then each
+/// `projects/*/<id>/subagents/*.jsonl`. Empty when the id is not there.
+pub(crate) fn claude_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let file_name = format!("{id}.jsonl");
+    let mut mains = Vec::new();
+    let mut subagents = Vec::new();
+    for root in &roots.claude {
+        for (_, project) in list_dir(&root.join("projects")) {
+            let main = project.join(&file_name);
+            if main.is_file() {
+                mains.push(main);
+            }
+            for (name, path) in list_dir(&project.join(id).join("subagents")) {
+                if name.ends_with(".jsonl") && path.is_file() {
+                    subagents.push(path);
+                }
+            }
+        }
+    }
+    mains.extend(subagents);
+    mains
+}
+
+/// The id part of a rollout file name: `rollout-2026-09-01T11-00-00-<id>.jsonl` → `<id>`.
+fn rollout_id(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("rollout-")?.strip_suffix(".jsonl")?;
+    // `YYYY-MM-DDTHH-MM-SS-` is 20 bytes.
+    let (stamp, id) = (rest.get(..20)?, rest.get(20..)?);
+    (stamp.as_bytes()[10] == b'T' && stamp.ends_with('-')).then_some(id)
+}
+
+/// Whether a rollout's id part names `id`: the whole part, or one side of a resumed
+/// `<thread>_<session>` name.
+fn rollout_matches(id_part: &str, id: &str) -> bool {
+    id_part == id || id_part.split('_').any(|p| p == id)
+}
+
+/// A Codex session's rollouts, oldest first (by the timestamp in the file name), from
+/// `sessions/YYYY/MM/DD/` and `archived_sessions/`.
+pub(crate) fn codex_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    let mut consider = |name: String, path: PathBuf| {
+        if rollout_id(&name).is_some_and(|part| rollout_matches(part, id)) && path.is_file() {
+            found.push((name, path));
+        }
+    };
+    for root in &roots.codex {
+        for (_, year) in list_dir(&root.join("sessions")) {
+            for (_, month) in list_dir(&year) {
+                for (_, day) in list_dir(&month) {
+                    for (name, path) in list_dir(&day) {
+                        consider(name, path);
+                    }
+                }
+            }
+        }
+        for (name, path) in list_dir(&root.join("archived_sessions")) {
+            consider(name, path);
+        }
+    }
+    found.sort();
+    found.dedup_by(|a, b| a.1 == b.1);
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Claude Code names a project directory after its working directory with every character
+/// other than an ASCII letter or digit replaced by `-` (`/home/dev/my_repo` → `-home-dev-my-repo`).
+pub(crate) fn claude_project_dir_name(cwd: &str) -> String {
+    cwd.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// How much of a log is read to confirm its working directory.
+const CWD_PROBE_BYTES: u64 = 64 * 1024;
+
+/// The newest Claude Code session (by file modification time, not older than `since`) whose
+/// logged `cwd` is `cwd`. The project directory name is lossy (`my_repo` and `my-repo`
+/// collide), so the first bytes of each candidate are checked for `"cwd":"<cwd>"`.
+pub fn newest_claude_session_for_cwd(
+    roots: &LogRoots,
+    cwd: &Path,
+    since: Option<Timestamp>,
+) -> Option<String> {
+    let cwd = cwd.to_str()?;
+    let needle = format!("\"cwd\":{}", serde_json::to_string(cwd).ok()?);
+    let dir_name = claude_project_dir_name(cwd);
+    let mut candidates: Vec<(Timestamp, String, PathBuf)> = Vec::new();
+    for root in &roots.claude {
+        for (name, path) in list_dir(&root.join("projects").join(&dir_name)) {
+            let Some(stem) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            if !is_valid_session_id(stem) || stem.starts_with("agent-") {
+                continue;
+            }
+            let Some(modified) = std::fs::metadata(&path).and_then(|m| m.modified()).ok() else {
+                continue;
+            };
+            let modified = Timestamp::from_system_time(modified);
+            if since.is_none_or(|s| modified >= s) {
+                candidates.push((modified, stem.to_owned(), path));
+            }
+        }
+    }
+    candidates.sort_by(|a, b| b.cmp(a));
+    candidates
+        .into_iter()
+        .find(|(_, _, path)| starts_in_cwd(path, needle.as_bytes()))
+        .map(|(_, id, _)| id)
+}
+
+fn starts_in_cwd(path: &Path, needle: &[u8]) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(CWD_PROBE_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    head.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_from_env() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let r = LogRoots::from_env(env(&[("HOME", "/h")]));
+        assert_eq!(
+            r.claude,
+            vec![
+                PathBuf::from("/h/.config/claude"),
+                PathBuf::from("/h/.claude")
+            ]
+        );
+        assert_eq!(r.codex, vec![PathBuf::from("/h/.codex")]);
+        let r = LogRoots::from_env(env(&[
+            ("HOME", "/h"),
+            ("CLAUDE_CONFIG_DIR", "/a, /b,"),
+            ("CODEX_HOME", "/c"),
+        ]));
+        assert_eq!(r.claude, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
+        assert_eq!(r.codex, vec![PathBuf::from("/c")]);
+        let r = LogRoots::from_env(env(&[("CLAUDE_CONFIG_DIR", "")]));
+        assert_eq!(r, LogRoots::default());
+    }
+
+    #[test]
+    fn session_ids_are_plain_names() {
+        for (id, ok) in [
+            ("11111111-2222-4333-8444-555555555555", true),
+            ("abc_DEF-1", true),
+            ("", false),
+            ("../etc", false),
+            ("a/b", false),
+            ("a.b", false),
+            ("a b", false),
+        ] {
+            assert_eq!(is_valid_session_id(id), ok, "{id}");
+        }
+    }
+
+    #[test]
+    fn rollout_names() {
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111-7222-8333-444455556666.jsonl",
+                "0199f0aa-1111-7222-8333-444455556666",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl",
+                "0199f0aa-1111",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-aaaa_0199f0aa-1111.jsonl",
+                "aaaa",
+                true,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl",
+                "1111",
+                false,
+            ),
+            (
+                "rollout-2026-09-01T11-00-00-0199f0aa-1111.jsonl.bak",
+                "0199f0aa-1111",
+                false,
+            ),
+            ("other-2026-09-01T11-00-00-x.jsonl", "x", false),
+        ];
+        for (name, id, want) in cases {
+            assert_eq!(
+                rollout_id(name).is_some_and(|p| rollout_matches(p, id)),
+                *want,
+                "{name} {id}"
+            );
+        }
+    }
+
+    #[test]
+    fn project_dir_names() {
+        assert_eq!(
+            claude_project_dir_name("/home/dev/my_repo"),
+            "-home-dev-my-repo"
+        );
+        assert_eq!(claude_project_dir_name("/w/wt.cost/é"), "-w-wt-cost--");
+    }
+
+    #[test]
+    fn newest_session_for_cwd_confirms_by_cwd_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("projects/-w-my-repo");
+        std::fs::create_dir_all(&project).unwrap();
+        let write = |name: &str, cwd: &str, age_secs: u64| {
+            let path = project.join(name);
+            std::fs::write(&path, format!("{{\"type\":\"user\",\"cwd\":\"{cwd}\"}}\n")).unwrap();
+            let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_secs);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        write("old.jsonl", "/w/my_repo", 300);
+        write("newer.jsonl", "/w/my_repo", 100);
+        write("newest-other.jsonl", "/w/my-repo", 10);
+        write("agent-x.jsonl", "/w/my_repo", 1);
+        let roots = LogRoots {
+            claude: vec![dir.path().to_owned()],
+            codex: vec![],
+        };
+        let cwd = Path::new("/w/my_repo");
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None).as_deref(),
+            Some("newer")
+        );
+        let since = Timestamp::from_system_time(
+            std::time::SystemTime::now() - std::time::Duration::from_secs(50),
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, Some(since)),
+            None
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, Path::new("/w/my-repo"), None).as_deref(),
+            Some("newest-other")
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, Path::new("/nowhere"), None),
+            None
+        );
+    }
+}

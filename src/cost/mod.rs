@@ -1,0 +1,415 @@
+//! Agent spend: finds a Claude Code or Codex session's logs, reads them (deduplicated, inside
+//! an optional time window, through an incremental cache), prices them with the shipped or
+//! overridden table, and grades spend against a budget (SPEC §7).
+//! Pure over paths and bytes: it never prints, never touches git, never calls an agent.
+
+mod cache;
+mod claude;
+mod codex;
+mod discover;
+mod pricing;
+mod scan;
+mod time;
+mod tokens;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
+pub use pricing::{LongContext, ModelPrice, Pricing};
+pub use time::{TimeWindow, Timestamp};
+pub use tokens::TokenCounts;
+
+use cache::{CacheUse, FileScan, LogScan};
+use claude::ClaudeScan;
+use codex::CodexScan;
+use scan::Markers;
+
+/// Errors of the cost domain.
+#[derive(Debug, thiserror::Error)]
+pub enum CostError {
+    /// The id could name a path outside the log roots.
+    #[error("invalid session id {session_id:?}: only letters, digits, '-' and '_' are allowed")]
+    InvalidSessionId { session_id: String },
+    /// No log file carries this session id.
+    #[error(
+        "no Claude Code or Codex log found for session {session_id} (searched: {})",
+        display_paths(searched)
+    )]
+    SessionNotFound {
+        session_id: String,
+        searched: Vec<PathBuf>,
+    },
+    /// A log file exists but cannot be read.
+    #[error("cannot read agent log {path}: {source}")]
+    ReadLog {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The pricing override file (`pair.pricingFile`) cannot be read.
+    #[error("cannot read pricing file {path}: {source}")]
+    ReadPricing {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A price table is not JSON of the expected shape.
+    #[error("invalid pricing table {origin}: {source}")]
+    ParsePricing {
+        origin: String,
+        source: serde_json::Error,
+    },
+    /// A price table value is out of range (negative price, zero multiplier, wrong unit).
+    #[error("invalid pricing table {origin}: model {model:?}: {reason}")]
+    InvalidPricing {
+        origin: String,
+        model: String,
+        reason: String,
+    },
+}
+
+fn display_paths(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "no log directory configured".to_owned();
+    }
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One model's share of a session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelCost {
+    /// The model id as logged (`<unknown>` when a Codex usage came before any model).
+    pub model: String,
+    /// The price-table entry used, or `None` for an unknown model.
+    pub priced_as: Option<String>,
+    /// USD, or `None` when the model is unknown (its tokens are still reported).
+    pub cost_usd: Option<f64>,
+    /// Priced requests (Claude: deduplicated messages; Codex: token-count deltas).
+    pub requests: u64,
+    /// Requests billed at the fast / priority tier.
+    pub fast_requests: u64,
+    /// Requests billed at long-context rates.
+    pub long_context_requests: u64,
+    /// This model's tokens by kind.
+    pub tokens: TokenCounts,
+}
+
+/// A session priced whole (or inside a window): what `cost --session ID --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionCost {
+    /// The id priced (a Claude Code session id or a Codex thread id).
+    pub session_id: String,
+    /// Which agent's logs it was found in.
+    pub agent: Agent,
+    /// USD of every priced request, rounded to the nano-dollar. Excludes unknown models.
+    pub total_usd: f64,
+    /// Tokens of every counted request, unknown models included.
+    pub tokens: TokenCounts,
+    /// One entry per model, most expensive first.
+    pub models: Vec<ModelCost>,
+    /// Models with no price-table entry: their tokens are counted but not priced.
+    pub unknown_models: Vec<String>,
+    /// Requests counted (after deduplication, inside the window).
+    pub requests: u64,
+    /// Lines that could carry usage but were not readable (malformed, truncated, non-UTF-8).
+    pub skipped_lines: u64,
+    /// The log files read, main file first.
+    pub files: Vec<PathBuf>,
+    /// The window the session was counted in, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<TimeWindow>,
+    /// The `as_of` date of the price table used.
+    pub pricing_as_of: Option<String>,
+    /// How many files came from the cache unchanged / extended / parsed whole.
+    #[serde(skip)]
+    pub cache_stats: CacheStats,
+}
+
+/// Cache effectiveness of one pricing call (for benchmarks and diagnostics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    /// Files unchanged since cached: not read at all.
+    pub hits: u32,
+    /// Files that grew: only the appended bytes were parsed.
+    pub resumed: u32,
+    /// Files parsed whole (no cache dir, no usable cache entry, or rewritten).
+    pub parsed: u32,
+}
+
+/// Prices one agent session by id: a Claude Code session (main log plus subagents) or a Codex
+/// session (its rollouts). With `window`, only requests stamped inside it count (coder
+/// sessions); with `cache_dir`, unchanged logs are not parsed again. An id present in both
+/// agents' logs is priced as the Claude session.
+pub fn price_session(
+    roots: &LogRoots,
+    session_id: &str,
+    pricing: &Pricing,
+    window: Option<TimeWindow>,
+    cache_dir: Option<&Path>,
+) -> Result<SessionCost, CostError> {
+    if !discover::is_valid_session_id(session_id) {
+        return Err(CostError::InvalidSessionId {
+            session_id: session_id.to_owned(),
+        });
+    }
+    let claude_files = discover::claude_session_files(roots, session_id);
+    if !claude_files.is_empty() {
+        return price_files(
+            Agent::Claude,
+            session_id,
+            &claude_files,
+            pricing,
+            window,
+            cache_dir,
+        );
+    }
+    let codex_files = discover::codex_session_files(roots, session_id);
+    if !codex_files.is_empty() {
+        return price_files(
+            Agent::Codex,
+            session_id,
+            &codex_files,
+            pricing,
+            window,
+            cache_dir,
+        );
+    }
+    Err(CostError::SessionNotFound {
+        session_id: session_id.to_owned(),
+        searched: roots.searched(),
+    })
+}
+
+/// Prices a session from known files (Claude: main log first; Codex: oldest rollout first).
+pub fn price_files(
+    agent: Agent,
+    session_id: &str,
+    files: &[PathBuf],
+    pricing: &Pricing,
+    window: Option<TimeWindow>,
+    cache_dir: Option<&Path>,
+) -> Result<SessionCost, CostError> {
+    let effective_window = window.unwrap_or_default();
+    let mut priced = Priced::new(pricing);
+    let (skipped_lines, cache_stats) = match agent {
+        Agent::Claude => {
+            let scans = load_all::<ClaudeScan>(files, &claude::markers(), cache_dir)?;
+            let parts: Vec<&ClaudeScan> = scans
+                .0
+                .iter()
+                .flat_map(|s| [&s.complete, &s.tail])
+                .collect();
+            for r in claude::merge(&parts, &effective_window) {
+                priced.add(r.model, r.fast, &r.tokens);
+            }
+            (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
+        }
+        Agent::Codex => {
+            let scans = load_all::<CodexScan>(files, &codex::markers(), cache_dir)?;
+            let parts: Vec<&CodexScan> = scans
+                .0
+                .iter()
+                .flat_map(|s| [&s.complete, &s.tail])
+                .collect();
+            for r in codex::walk(&parts, &effective_window) {
+                priced.add(r.model.unwrap_or("<unknown>"), r.fast, &r.tokens);
+            }
+            (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
+        }
+    };
+    Ok(priced.finish(SessionCost {
+        session_id: session_id.to_owned(),
+        agent,
+        total_usd: 0.0,
+        tokens: TokenCounts::default(),
+        models: Vec::new(),
+        unknown_models: Vec::new(),
+        requests: 0,
+        skipped_lines,
+        files: files.to_vec(),
+        window,
+        pricing_as_of: pricing.as_of().map(str::to_owned),
+        cache_stats,
+    }))
+}
+
+/// One file's scan, `None` when the file vanished after it was listed.
+type Loaded<S> = Result<Option<(FileScan<S>, CacheUse)>, CostError>;
+
+/// Loads every file's scan; large sessions (main log plus subagents) use both cores.
+fn load_all<S: LogScan + Send>(
+    files: &[PathBuf],
+    markers: &Markers,
+    cache_dir: Option<&Path>,
+) -> Result<(Vec<FileScan<S>>, CacheStats), CostError> {
+    let load_one = |path: &PathBuf| match cache::load::<S>(path, markers, cache_dir) {
+        Ok(loaded) => Ok(Some(loaded)),
+        // Listed a moment ago, gone now (an agent pruning its logs): nothing to price.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(CostError::ReadLog {
+            path: path.clone(),
+            source,
+        }),
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    let results: Vec<Loaded<S>> = if workers <= 1 {
+        files.iter().map(load_one).collect()
+    } else {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut slots: Vec<Option<Loaded<S>>> = (0..files.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = files.get(i) else { break };
+                            done.push((i, load_one(path)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            for handle in handles {
+                for (i, result) in handle.join().expect("a log scan never panics") {
+                    slots[i] = Some(result);
+                }
+            }
+        });
+        slots
+            .into_iter()
+            .map(|s| s.expect("every index is claimed by one worker"))
+            .collect()
+    };
+    let mut scans = Vec::with_capacity(files.len());
+    let mut stats = CacheStats::default();
+    for result in results {
+        if let Some((scan, how)) = result? {
+            match how {
+                CacheUse::Hit => stats.hits += 1,
+                CacheUse::Resumed => stats.resumed += 1,
+                CacheUse::Parsed => stats.parsed += 1,
+            }
+            scans.push(scan);
+        }
+    }
+    Ok((scans, stats))
+}
+
+#[derive(Default)]
+struct Bucket {
+    tokens: TokenCounts,
+    requests: u64,
+}
+
+/// Requests grouped by (model, fast, long context), so each group is priced once from exact
+/// integer token sums.
+struct Priced<'p> {
+    pricing: &'p Pricing,
+    buckets: BTreeMap<(String, bool, bool), Bucket>,
+}
+
+impl<'p> Priced<'p> {
+    fn new(pricing: &'p Pricing) -> Self {
+        Priced {
+            pricing,
+            buckets: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, model: &str, fast: bool, tokens: &TokenCounts) {
+        let long = self
+            .pricing
+            .lookup(model)
+            .is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
+        let bucket = self
+            .buckets
+            .entry((model.to_owned(), fast, long))
+            .or_default();
+        bucket.tokens.add(tokens);
+        bucket.requests += 1;
+    }
+
+    fn finish(self, mut out: SessionCost) -> SessionCost {
+        let mut models: BTreeMap<String, ModelCost> = BTreeMap::new();
+        for ((model, fast, long), bucket) in self.buckets {
+            let found = self.pricing.lookup(&model);
+            let row = models.entry(model.clone()).or_insert_with(|| ModelCost {
+                model: model.clone(),
+                priced_as: found.map(|(id, _)| id.to_owned()),
+                cost_usd: found.map(|_| 0.0),
+                requests: 0,
+                fast_requests: 0,
+                long_context_requests: 0,
+                tokens: TokenCounts::default(),
+            });
+            if let (Some((_, price)), Some(cost)) = (found, row.cost_usd.as_mut()) {
+                *cost += price.cost(&bucket.tokens, fast, long);
+            }
+            row.requests += bucket.requests;
+            row.fast_requests += if fast { bucket.requests } else { 0 };
+            row.long_context_requests += if long { bucket.requests } else { 0 };
+            row.tokens.add(&bucket.tokens);
+        }
+        let mut rows: Vec<ModelCost> = models.into_values().collect();
+        for row in &mut rows {
+            row.cost_usd = row.cost_usd.map(round_nano);
+            out.tokens.add(&row.tokens);
+            out.requests += row.requests;
+            if row.priced_as.is_none() {
+                out.unknown_models.push(row.model.clone());
+            }
+        }
+        out.total_usd = round_nano(rows.iter().filter_map(|r| r.cost_usd).sum());
+        rows.sort_by(|a, b| {
+            b.cost_usd
+                .unwrap_or(0.0)
+                .total_cmp(&a.cost_usd.unwrap_or(0.0))
+                .then(a.model.cmp(&b.model))
+        });
+        out.models = rows;
+        out
+    }
+}
+
+/// Rounds to the nano-dollar: hides float noise (0.128299000000000001) without losing cents.
+fn round_nano(usd: f64) -> f64 {
+    (usd * 1e9).round() / 1e9
+}
+
+/// A budget grade, as `budget-check` prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Spend reached `warn_ratio` of the limit.
+    Warn,
+    /// Spend reached the limit (≥ 100%).
+    Alert,
+}
+
+/// Grades `spent` against `limit`: `Alert` at or above it, `Warn` at or above
+/// `warn_ratio × limit`, `None` below, without a limit, or for non-finite inputs.
+pub fn budget_level(spent: f64, limit: Option<f64>, warn_ratio: f64) -> Option<Level> {
+    let limit = limit.filter(|l| l.is_finite())?;
+    if !spent.is_finite() {
+        return None;
+    }
+    if spent >= limit {
+        Some(Level::Alert)
+    } else if warn_ratio.is_finite() && spent >= warn_ratio * limit {
+        Some(Level::Warn)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,442 @@
+//! End-to-end tests of the cost API over the shared fixtures (whose dollar figures are
+//! documented in `fixtures/agent-logs/README.md`) and small generated log trees.
+
+use super::*;
+
+const CLAUDE_ID: &str = "11111111-2222-4333-8444-555555555555";
+const CODEX_ID: &str = "0199f0aa-1111-7222-8333-444455556666";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/agent-logs")
+}
+
+fn fixture_roots() -> LogRoots {
+    LogRoots {
+        claude: vec![fixtures().join("claude")],
+        codex: vec![fixtures().join("codex")],
+    }
+}
+
+/// The table the fixtures' figures are computed with, as `pair.pricingFile` would apply it.
+fn fixture_pricing() -> Pricing {
+    Pricing::builtin_with_override_file(&fixtures().join("pricing.json")).unwrap()
+}
+
+fn model<'a>(cost: &'a SessionCost, name: &str) -> &'a ModelCost {
+    cost.models.iter().find(|m| m.model == name).unwrap()
+}
+
+#[test]
+fn claude_fixture_prices_to_documented_figure() {
+    let cost = price_session(&fixture_roots(), CLAUDE_ID, &fixture_pricing(), None, None).unwrap();
+    // README: 3 priced messages, $0.128299 (0.023589 sonnet + 0.025150 opus + 0.079560 opus fast).
+    assert_eq!(cost.agent, Agent::Claude);
+    assert_eq!(cost.total_usd, 0.128299);
+    assert_eq!(cost.requests, 3);
+    assert_eq!(model(&cost, "claude-sonnet-4-6").cost_usd, Some(0.023589));
+    let opus = model(&cost, "claude-opus-4-7");
+    assert_eq!(opus.cost_usd, Some(round_nano(0.025150 + 0.079560)));
+    assert_eq!((opus.requests, opus.fast_requests), (2, 1));
+    assert_eq!(cost.unknown_models, Vec::<String>::new());
+    assert_eq!(cost.skipped_lines, 0);
+    let t = cost.tokens;
+    assert_eq!(
+        (
+            t.input,
+            t.output,
+            t.cache_write_5m,
+            t.cache_write_1h,
+            t.cache_read
+        ),
+        (
+            3 + 5 + 2,
+            412 + 230 + 100,
+            1500,
+            2000,
+            18000 + 20000 + 21500
+        )
+    );
+    // The claude -p result for this session reports the same dollars.
+    let reported = std::fs::read_to_string(fixtures().join("claude-p-outputs.jsonl")).unwrap();
+    assert!(reported.contains(r#""total_cost_usd":0.128299"#));
+}
+
+#[test]
+fn sidechain_replay_counts_once_where_ccusage_counts_twice() {
+    // ccusage 20.0.24 prices this fixture at $0.153449: it keys messages by
+    // message.id + requestId, so the sidechain replay of msg_B (requestId req_B2) counts
+    // again. We key by message.id: the replay is the same API response.
+    let ours = price_session(&fixture_roots(), CLAUDE_ID, &fixture_pricing(), None, None).unwrap();
+    let msg_b = 0.025150;
+    assert_eq!(round_nano(ours.total_usd + msg_b), 0.153449);
+    let claude_opus_tokens = model(&ours, "claude-opus-4-7").tokens;
+    assert_eq!(
+        claude_opus_tokens.output,
+        230 + 100,
+        "msg_B's 230 output tokens once"
+    );
+}
+
+#[test]
+fn codex_fixture_prices_to_documented_figure() {
+    let cost = price_session(&fixture_roots(), CODEX_ID, &fixture_pricing(), None, None).unwrap();
+    // README: input 30000, cached 25000, output 1500 → $0.034125.
+    assert_eq!(cost.agent, Agent::Codex);
+    assert_eq!(cost.total_usd, 0.034125);
+    let t = cost.tokens;
+    assert_eq!(
+        (
+            t.input + t.cached_input,
+            t.cached_input,
+            t.output,
+            t.reasoning_output
+        ),
+        (30000, 25000, 1500, 900)
+    );
+    assert_eq!(
+        cost.requests, 2,
+        "the re-emitted unchanged total is skipped"
+    );
+    assert_eq!(
+        model(&cost, "gpt-5.3-codex").priced_as.as_deref(),
+        Some("gpt-5.3-codex")
+    );
+}
+
+#[test]
+fn session_ids_from_agent_outputs_find_their_logs() {
+    // The ids reviewers print (codex exec --json thread.started, claude -p session_id).
+    let exec = std::fs::read_to_string(fixtures().join("codex-exec-stdout.jsonl")).unwrap();
+    assert!(exec.contains(&format!(r#""thread_id":"{CODEX_ID}""#)));
+    let p = std::fs::read_to_string(fixtures().join("claude-p-outputs.jsonl")).unwrap();
+    assert!(p.contains(&format!(r#""session_id":"{CLAUDE_ID}""#)));
+    for id in [CODEX_ID, CLAUDE_ID] {
+        let cost = price_session(&fixture_roots(), id, &fixture_pricing(), None, None).unwrap();
+        assert_eq!(cost.files.len(), 1, "{id}");
+    }
+}
+
+#[test]
+fn window_counts_only_requests_inside_it() {
+    let t = |s| Timestamp::parse(s);
+    let cases: &[(Option<Timestamp>, Option<Timestamp>, f64)] = &[
+        (None, None, 0.128299),
+        (
+            t("2026-09-01T10:00:10Z"),
+            t("2026-09-01T10:00:59Z"),
+            0.025150,
+        ),
+        (t("2026-09-01T10:00:00Z"), t("2026-09-01T10:00:05Z"), 0.0),
+        (
+            t("2026-09-01T10:00:05Z"),
+            t("2026-09-01T10:00:06Z"),
+            0.023589,
+        ),
+        (t("2026-09-01T10:01:00Z"), None, 0.079560),
+        (t("2026-09-02T00:00:00Z"), None, 0.0),
+    ];
+    for (from, to, want) in cases {
+        let window = TimeWindow {
+            from: *from,
+            to: *to,
+        };
+        let cost = price_session(
+            &fixture_roots(),
+            CLAUDE_ID,
+            &fixture_pricing(),
+            Some(window),
+            None,
+        )
+        .unwrap();
+        assert_eq!(cost.total_usd, *want, "{window:?}");
+    }
+}
+
+#[test]
+fn unknown_and_bad_ids_are_typed_errors() {
+    let roots = fixture_roots();
+    let err = price_session(&roots, "does-not-exist", &fixture_pricing(), None, None).unwrap_err();
+    assert!(matches!(err, CostError::SessionNotFound { .. }));
+    let text = err.to_string();
+    assert!(text.contains("does-not-exist"), "{text}");
+    assert!(
+        text.contains("fixtures/agent-logs/claude/projects"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fixtures/agent-logs/codex/sessions"),
+        "{text}"
+    );
+    for bad in ["../../etc/passwd", "", "a/b", "x.jsonl"] {
+        let err = price_session(&roots, bad, &fixture_pricing(), None, None).unwrap_err();
+        assert!(matches!(err, CostError::InvalidSessionId { .. }), "{bad}");
+    }
+    let err = price_session(
+        &LogRoots::default(),
+        CLAUDE_ID,
+        &fixture_pricing(),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("no log directory configured"),
+        "{err}"
+    );
+}
+
+/// A Claude config dir with one session: `main` lines and `subagents` files.
+fn claude_tree(
+    main: &[String],
+    subagents: &[(&str, Vec<String>)],
+) -> (tempfile::TempDir, LogRoots) {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("projects/-w-repo");
+    std::fs::create_dir_all(project.join("sess-1/subagents")).unwrap();
+    std::fs::write(project.join("sess-1.jsonl"), main.join("\n") + "\n").unwrap();
+    for (name, lines) in subagents {
+        std::fs::write(
+            project.join("sess-1/subagents").join(name),
+            lines.join("\n") + "\n",
+        )
+        .unwrap();
+    }
+    let roots = LogRoots {
+        claude: vec![dir.path().to_owned()],
+        codex: vec![],
+    };
+    (dir, roots)
+}
+
+fn assistant(id: &str, req: &str, ts: &str, model: &str, input: u64, output: u64) -> String {
+    format!(
+        r#"{{"type":"assistant","sessionId":"sess-1","timestamp":"{ts}","requestId":"{req}","message":{{"id":"{id}","model":"{model}","content":[],"usage":{{"input_tokens":{input},"output_tokens":{output}}}}}}}"#
+    )
+}
+
+#[test]
+fn subagent_files_are_priced_and_replays_across_files_count_once() {
+    let (_dir, roots) = claude_tree(
+        &[assistant(
+            "m1",
+            "r1",
+            "2026-09-01T10:00:00Z",
+            "claude-haiku-4-5-20251001",
+            1_000_000,
+            0,
+        )],
+        &[(
+            "agent-a1.jsonl",
+            vec![
+                assistant(
+                    "m1",
+                    "r9",
+                    "2026-09-01T10:00:01Z",
+                    "claude-haiku-4-5-20251001",
+                    1_000_000,
+                    0,
+                ),
+                assistant(
+                    "m2",
+                    "r2",
+                    "2026-09-01T10:00:02Z",
+                    "claude-haiku-4-5-20251001",
+                    0,
+                    1_000_000,
+                ),
+            ],
+        )],
+    );
+    let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
+    assert_eq!(cost.files.len(), 2);
+    assert_eq!(
+        cost.total_usd,
+        1.0 + 5.0,
+        "haiku 4.5: $1/M input once, $5/M output"
+    );
+    assert_eq!(cost.requests, 2);
+}
+
+#[test]
+fn unknown_models_are_listed_never_silently_free() {
+    let (_dir, roots) = claude_tree(
+        &[
+            assistant(
+                "m1",
+                "r1",
+                "2026-09-01T10:00:00Z",
+                "claude-opus-9-20300101",
+                1000,
+                1000,
+            ),
+            assistant(
+                "m2",
+                "r2",
+                "2026-09-01T10:00:01Z",
+                "claude-sonnet-4-5-20250929",
+                100_000,
+                0,
+            ),
+            "{\"type\":\"assistant\",\"message\":{\"usage\":{\"output_tokens\":1".to_owned(),
+        ],
+        &[],
+    );
+    let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
+    assert_eq!(
+        cost.unknown_models,
+        vec!["claude-opus-9-20300101".to_owned()]
+    );
+    let unknown = model(&cost, "claude-opus-9-20300101");
+    assert_eq!(
+        (
+            unknown.cost_usd,
+            unknown.priced_as.as_deref(),
+            unknown.tokens.output
+        ),
+        (None, None, 1000)
+    );
+    assert_eq!(cost.total_usd, 0.3);
+    assert_eq!(cost.skipped_lines, 1);
+    assert_eq!(
+        cost.tokens.output, 1000,
+        "unknown model tokens still reported"
+    );
+}
+
+#[test]
+fn long_context_requests_use_long_context_rates() {
+    let (_dir, roots) = claude_tree(
+        &[
+            assistant(
+                "m1",
+                "r1",
+                "2026-09-01T10:00:00Z",
+                "claude-sonnet-4-5-20250929",
+                200_000,
+                0,
+            ),
+            assistant(
+                "m2",
+                "r2",
+                "2026-09-01T10:00:01Z",
+                "claude-sonnet-4-5-20250929",
+                300_000,
+                1_000,
+            ),
+        ],
+        &[],
+    );
+    let cost = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
+    // 200k at $3/M (not above the threshold); the 300k request entirely at $6/M + $22.5/M.
+    assert_eq!(cost.total_usd, round_nano(0.6 + 1.8 + 0.0225));
+    assert_eq!(
+        model(&cost, "claude-sonnet-4-5-20250929").long_context_requests,
+        1
+    );
+}
+
+#[test]
+fn second_pricing_reads_the_cache_and_agrees() {
+    let cache = tempfile::tempdir().unwrap();
+    for id in [CLAUDE_ID, CODEX_ID] {
+        let first = price_session(
+            &fixture_roots(),
+            id,
+            &fixture_pricing(),
+            None,
+            Some(cache.path()),
+        )
+        .unwrap();
+        let second = price_session(
+            &fixture_roots(),
+            id,
+            &fixture_pricing(),
+            None,
+            Some(cache.path()),
+        )
+        .unwrap();
+        assert_eq!(
+            first.cache_stats,
+            CacheStats {
+                hits: 0,
+                resumed: 0,
+                parsed: 1
+            }
+        );
+        assert_eq!(
+            second.cache_stats,
+            CacheStats {
+                hits: 1,
+                resumed: 0,
+                parsed: 0
+            }
+        );
+        assert_eq!(
+            first,
+            SessionCost {
+                cache_stats: first.cache_stats,
+                ..second
+            }
+        );
+    }
+}
+
+#[test]
+fn json_shape_for_cost_session() {
+    let cost = price_session(&fixture_roots(), CODEX_ID, &fixture_pricing(), None, None).unwrap();
+    let json = serde_json::to_value(&cost).unwrap();
+    for key in [
+        "session_id",
+        "agent",
+        "total_usd",
+        "tokens",
+        "models",
+        "unknown_models",
+        "skipped_lines",
+        "files",
+    ] {
+        assert!(json.get(key).is_some(), "{key} in {json}");
+    }
+    assert_eq!(json["agent"], "codex");
+    assert_eq!(json["total_usd"], 0.034125);
+    for key in [
+        "input",
+        "output",
+        "cache_write_5m",
+        "cache_write_1h",
+        "cache_read",
+        "cached_input",
+    ] {
+        assert!(json["tokens"].get(key).is_some(), "tokens.{key}");
+    }
+    assert_eq!(json["models"][0]["model"], "gpt-5.3-codex");
+    assert!(json.get("cache_stats").is_none());
+}
+
+#[test]
+fn budget_levels() {
+    let cases: &[(f64, Option<f64>, f64, Option<Level>)] = &[
+        (0.0, None, 0.8, None),
+        (100.0, None, 0.8, None),
+        (0.79, Some(1.0), 0.8, None),
+        (0.8, Some(1.0), 0.8, Some(Level::Warn)),
+        (0.99, Some(1.0), 0.8, Some(Level::Warn)),
+        (1.0, Some(1.0), 0.8, Some(Level::Alert)),
+        (5.0, Some(1.0), 0.8, Some(Level::Alert)),
+        (0.0, Some(0.0), 0.8, Some(Level::Alert)),
+        (0.5, Some(1.0), 0.5, Some(Level::Warn)),
+        (f64::NAN, Some(1.0), 0.8, None),
+        (1.0, Some(f64::INFINITY), 0.8, None),
+    ];
+    for (spent, limit, ratio, want) in cases {
+        assert_eq!(
+            budget_level(*spent, *limit, *ratio),
+            *want,
+            "{spent} {limit:?} {ratio}"
+        );
+    }
+    assert_eq!(
+        serde_json::to_string(&Some(Level::Warn)).unwrap(),
+        "\"warn\""
+    );
+}

@@ -1,0 +1,271 @@
+//! RFC 3339 timestamps (UTC milliseconds) and the half-open time windows coder sessions are
+//! counted in. A tiny parser/formatter so the crate needs no date library; it knows nothing
+//! about logs or prices.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A point in time: milliseconds since the Unix epoch, UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    /// Parses an RFC 3339 date-time (`2026-09-01T10:00:02.123Z`, `…+02:00`); fractions beyond
+    /// milliseconds are truncated. Returns `None` for anything else.
+    pub fn parse(text: &str) -> Option<Timestamp> {
+        parse_rfc3339(text.as_bytes())
+    }
+
+    /// Converts a `SystemTime` (file modification times) to a timestamp.
+    pub fn from_system_time(time: std::time::SystemTime) -> Timestamp {
+        match time.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => Timestamp(i64::try_from(after.as_millis()).unwrap_or(i64::MAX)),
+            Err(before) => {
+                Timestamp(-i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// Formats as `YYYY-MM-DDTHH:MM:SS[.mmm]Z` (milliseconds only when non-zero).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let days = self.0.div_euclid(86_400_000);
+        let ms_of_day = self.0.rem_euclid(86_400_000);
+        let (year, month, day) = civil_from_days(days);
+        let (hour, minute) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60);
+        let (second, millis) = (ms_of_day / 1000 % 60, ms_of_day % 1000);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}"
+        )?;
+        if millis != 0 {
+            write!(f, ".{millis:03}")?;
+        }
+        f.write_str("Z")
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Timestamp::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {text}")))
+    }
+}
+
+/// The part of a session that belongs to a run: lines with `from <= timestamp < to`. An open
+/// end is unbounded. Half-open so that consecutive rounds never count a line twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TimeWindow {
+    /// Inclusive start; `None` means since the beginning.
+    pub from: Option<Timestamp>,
+    /// Exclusive end; `None` means up to now.
+    pub to: Option<Timestamp>,
+}
+
+impl TimeWindow {
+    /// Whether a line stamped `at` is counted. A line without a timestamp cannot be placed in
+    /// a window, so it counts only when the window is unbounded on both sides.
+    pub fn contains(&self, at: Option<Timestamp>) -> bool {
+        match at {
+            Some(at) => self.from.is_none_or(|from| at >= from) && self.to.is_none_or(|to| at < to),
+            None => self.from.is_none() && self.to.is_none(),
+        }
+    }
+}
+
+fn digits(bytes: &[u8], at: usize, count: usize) -> Option<i64> {
+    let field = bytes.get(at..at + count)?;
+    field.iter().try_fold(0i64, |acc, &b| {
+        b.is_ascii_digit().then(|| acc * 10 + i64::from(b - b'0'))
+    })
+}
+
+fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
+    let year = digits(b, 0, 4)?;
+    let month = digits(b, 5, 2)?;
+    let day = digits(b, 8, 2)?;
+    let hour = digits(b, 11, 2)?;
+    let minute = digits(b, 14, 2)?;
+    let second = digits(b, 17, 2)?;
+    let separators_ok = b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b't' | b' ')
+        && b[13] == b':'
+        && b[16] == b':';
+    // Leap seconds (:60) are folded onto :59 rather than rejected.
+    if !separators_ok
+        || !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut at = 19;
+    let mut millis = 0i64;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 3 {
+                millis = millis * 10 + i64::from(b[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return None;
+        }
+        for _ in (at - start)..3 {
+            millis *= 10;
+        }
+    }
+    let offset_minutes = match b.get(at)? {
+        b'Z' | b'z' if at + 1 == b.len() => 0,
+        sign @ (b'+' | b'-') if at + 6 == b.len() && b[at + 3] == b':' => {
+            let (oh, om) = (digits(b, at + 1, 2)?, digits(b, at + 4, 2)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let minutes = oh * 60 + om;
+            if *sign == b'+' { minutes } else { -minutes }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset_minutes * 60;
+    Some(Timestamp(seconds * 1000 + millis))
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rfc3339_forms() {
+        // Expected values checked with `date -u -d <text> +%s%3N`.
+        let cases: &[(&str, Option<i64>)] = &[
+            ("1970-01-01T00:00:00Z", Some(0)),
+            ("2026-09-01T10:00:02.000Z", Some(1_788_256_802_000)),
+            ("2026-09-01T10:00:02.5Z", Some(1_788_256_802_500)),
+            ("2026-09-01T10:00:02.123456789Z", Some(1_788_256_802_123)),
+            ("2026-09-01T12:00:02+02:00", Some(1_788_256_802_000)),
+            ("2026-09-01T05:30:02-04:30", Some(1_788_256_802_000)),
+            ("2026-09-01 10:00:02z", Some(1_788_256_802_000)),
+            ("2024-02-29T00:00:00Z", Some(1_709_164_800_000)),
+            ("1969-12-31T23:59:59.999Z", Some(-1)),
+            ("2023-02-29T00:00:00Z", None),
+            ("2026-13-01T00:00:00Z", None),
+            ("2026-09-01T10:00:02", None),
+            ("2026-09-01T10:00:02.Z", None),
+            ("2026-09-01T10:00:02Zjunk", None),
+            ("2026-09-01T24:00:00Z", None),
+            ("2026-09-01", None),
+            ("", None),
+            ("2026-09-01T10:00:02+0200", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Timestamp::parse(text).map(|t| t.0), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        let cases = [
+            (0, "1970-01-01T00:00:00Z"),
+            (1_788_256_802_000, "2026-09-01T10:00:02Z"),
+            (1_788_256_802_123, "2026-09-01T10:00:02.123Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (1_709_164_800_000, "2024-02-29T00:00:00Z"),
+            (253_402_300_799_000, "9999-12-31T23:59:59Z"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(Timestamp(ms).to_string(), text);
+            assert_eq!(Timestamp::parse(text), Some(Timestamp(ms)));
+        }
+    }
+
+    #[test]
+    fn window_is_half_open() {
+        let t = |s| Timestamp::parse(s);
+        let w = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: t("2026-09-01T11:00:00Z"),
+        };
+        let cases = [
+            (t("2026-09-01T09:59:59.999Z"), false),
+            (t("2026-09-01T10:00:00Z"), true),
+            (t("2026-09-01T10:59:59.999Z"), true),
+            (t("2026-09-01T11:00:00Z"), false),
+            (None, false),
+        ];
+        for (at, want) in cases {
+            assert_eq!(w.contains(at), want, "{at:?}");
+        }
+        assert!(TimeWindow::default().contains(None));
+        let open_end = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: None,
+        };
+        assert!(open_end.contains(t("2099-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn serializes_as_string() {
+        let w = TimeWindow {
+            from: Some(Timestamp(0)),
+            to: None,
+        };
+        let json = serde_json::to_string(&w).unwrap();
+        assert_eq!(json, r#"{"from":"1970-01-01T00:00:00Z","to":null}"#);
+        assert_eq!(serde_json::from_str::<TimeWindow>(&json).unwrap(), w);
+    }
+}
