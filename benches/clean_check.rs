@@ -4,6 +4,8 @@
 //! Run: `cargo bench --bench clean_check` (builds the fixture with fixtures/make-big-repo.sh
 //! under target/bench-fixtures unless BENCH_REPO points at a repository).
 
+#![allow(clippy::print_stdout)]
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};

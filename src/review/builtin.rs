@@ -108,20 +108,18 @@ fn parse_diff(diff: &str) -> Vec<FileAdds> {
             });
             continue;
         }
-        if !in_hunk {
-            if let Some(path) = line.strip_prefix("+++ ") {
-                let path = strip_diff_prefix(path.trim_end());
-                if path != "/dev/null" {
-                    match files.last_mut() {
-                        Some(f) if f.lines.is_empty() => f.path = path,
-                        _ => files.push(FileAdds {
-                            path,
-                            ..FileAdds::default()
-                        }),
-                    }
+        if !in_hunk && let Some(path) = line.strip_prefix("+++ ") {
+            let path = strip_diff_prefix(path.trim_end());
+            if path != "/dev/null" {
+                match files.last_mut() {
+                    Some(f) if f.lines.is_empty() => f.path = path,
+                    _ => files.push(FileAdds {
+                        path,
+                        ..FileAdds::default()
+                    }),
                 }
-                continue;
             }
+            continue;
         }
         if let Some(header) = line.strip_prefix("@@ ") {
             in_hunk = true;

@@ -44,13 +44,13 @@ pub fn panel_parallelism(
         limit: members.len().max(1),
         bound_by: "reviewers".to_owned(),
     };
-    if let Some(max) = max_parallel {
-        if max.max(1) < best.limit {
-            best = Parallelism {
-                limit: max.max(1),
-                bound_by: "maxParallel".to_owned(),
-            };
-        }
+    if let Some(max) = max_parallel
+        && max.max(1) < best.limit
+    {
+        best = Parallelism {
+            limit: max.max(1),
+            bound_by: "maxParallel".to_owned(),
+        };
     }
     for m in members {
         if m.max_concurrency() < best.limit {

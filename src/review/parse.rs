@@ -120,14 +120,14 @@ pub fn parse_answer(bytes: &[u8]) -> Parsed {
         return parse_json(trimmed);
     }
     let blocks = fenced_blocks(trimmed);
-    if let [only] = blocks.as_slice() {
-        if only.whole {
-            return if only.body.trim_start().starts_with('{') {
-                parse_json(only.body)
-            } else {
-                parse_text(only.body)
-            };
-        }
+    if let [only] = blocks.as_slice()
+        && only.whole
+    {
+        return if only.body.trim_start().starts_with('{') {
+            parse_json(only.body)
+        } else {
+            parse_text(only.body)
+        };
     }
     match parse_text(trimmed) {
         verdict @ Parsed::Verdict { .. } => verdict,
@@ -321,11 +321,11 @@ fn finding_line(line: &str) -> Option<Finding> {
     }
     let category = category?;
     let mut rest = rest.to_owned();
-    if severity.is_none() {
-        if let Some(m) = severity_re.find(&rest) {
-            severity = Severity::parse(&severity_re.captures(m.as_str())?[1]);
-            rest.replace_range(m.range(), "");
-        }
+    if severity.is_none()
+        && let Some(m) = severity_re.find(&rest)
+    {
+        severity = Severity::parse(&severity_re.captures(m.as_str())?[1]);
+        rest.replace_range(m.range(), "");
     }
     let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
     let (location, text) = split_location(&rest);

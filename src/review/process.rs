@@ -424,10 +424,10 @@ fn read_into<R: Read + Send + 'static>(
 fn take(capture: &Mutex<Capture>, tail: Option<usize>) -> (Vec<u8>, u64, bool) {
     let mut c = capture.lock().unwrap_or_else(|p| p.into_inner());
     let mut buf = std::mem::take(&mut c.buf);
-    if let Some(tail) = tail {
-        if buf.len() > tail {
-            buf.drain(..buf.len() - tail);
-        }
+    if let Some(tail) = tail
+        && buf.len() > tail
+    {
+        buf.drain(..buf.len() - tail);
     }
     let truncated = c.truncated || c.total > buf.len() as u64;
     (buf, c.total, truncated)

@@ -112,11 +112,11 @@ fn check(schema: &Value, instance: &Value, at: &mut String, out: &mut Vec<Violat
             return;
         }
     }
-    if let Some(Value::Array(allowed)) = schema.get("enum") {
-        if !allowed.contains(instance) {
-            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-            fail(at, format!("{instance} is not one of {}", list.join(", ")));
-        }
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(instance)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        fail(at, format!("{instance} is not one of {}", list.join(", ")));
     }
     match instance {
         Value::String(s) => {
@@ -131,10 +131,10 @@ fn check(schema: &Value, instance: &Value, at: &mut String, out: &mut Vec<Violat
             }
         }
         Value::Array(items) => {
-            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-                if items.len() as u64 > max {
-                    fail(at, format!("{} items exceed maxItems {max}", items.len()));
-                }
+            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+                && items.len() as u64 > max
+            {
+                fail(at, format!("{} items exceed maxItems {max}", items.len()));
             }
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {

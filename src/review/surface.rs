@@ -372,12 +372,12 @@ impl Surfaces {
         }
         let mut templates: Vec<(&str, &[String])> = vec![("argv", &r.argv)];
         if let Some(s) = &r.structured_output {
-            if let Some(cap) = &s.capability {
-                if !capabilities.contains(cap.as_str()) {
-                    return Err(bad(format!(
-                        "structured_output capability `{cap}` is not defined"
-                    )));
-                }
+            if let Some(cap) = &s.capability
+                && !capabilities.contains(cap.as_str())
+            {
+                return Err(bad(format!(
+                    "structured_output capability `{cap}` is not defined"
+                )));
             }
             if s.args
                 .iter()
@@ -390,10 +390,10 @@ impl Surfaces {
             templates.push(("structured_output.args", &s.args));
         }
         if let Some(res) = &r.resume {
-            if let Some(cap) = &res.capability {
-                if !capabilities.contains(cap.as_str()) {
-                    return Err(bad(format!("resume capability `{cap}` is not defined")));
-                }
+            if let Some(cap) = &res.capability
+                && !capabilities.contains(cap.as_str())
+            {
+                return Err(bad(format!("resume capability `{cap}` is not defined")));
             }
             if !res.argv.iter().any(|a| a.contains("{session_id}")) {
                 return Err(bad("resume argv lacks {session_id}".into()));
@@ -509,11 +509,11 @@ impl Realization {
             match element.as_str() {
                 "{command_args}" => out.extend(values.command_args.iter().cloned()),
                 "{structured_output}" => {
-                    if values.structured_output {
-                        if let Some(s) = &self.structured_output {
-                            for arg in &s.args {
-                                out.push(substitute(arg, values)?);
-                            }
+                    if values.structured_output
+                        && let Some(s) = &self.structured_output
+                    {
+                        for arg in &s.args {
+                            out.push(substitute(arg, values)?);
                         }
                     }
                 }
@@ -599,10 +599,10 @@ fn non_blank(s: String) -> Option<String> {
 /// JSON objects on stdout: the whole of it when it is one JSON value, else each line that is.
 fn json_events(stdout: &[u8]) -> Vec<Value> {
     let trimmed = stdout.trim_ascii();
-    if trimmed.first() == Some(&b'{') {
-        if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(trimmed) {
-            return vec![v];
-        }
+    if trimmed.first() == Some(&b'{')
+        && let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(trimmed)
+    {
+        return vec![v];
     }
     stdout
         .split(|&b| b == b'\n')
