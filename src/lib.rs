@@ -13,6 +13,7 @@ pub mod cost;
 pub mod model;
 pub mod render;
 pub mod review;
+pub mod spend;
 pub mod store;
 pub mod util;
 pub mod view;

@@ -3,8 +3,10 @@
 //! Commands turn arguments into calls on the domain modules and return a [`ui::Report`];
 //! only [`ui::Ui`] prints. No loop rule or git access is implemented here.
 
+mod budget_check;
 mod coder_done;
 mod context;
+mod cost;
 mod error;
 mod handoff;
 mod list;
@@ -64,6 +66,8 @@ pub enum Command {
     Start(start::Args),
     Status(status::Args),
     CoderDone(coder_done::Args),
+    BudgetCheck(budget_check::Args),
+    Cost(cost::Args),
     Handoff(handoff::Args),
     List(list::Args),
     Show(show::Args),
@@ -99,6 +103,8 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
+        Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
+        Command::Cost(args) => cost::run(&ctx()?, args),
         Command::Handoff(args) => handoff::run(&ctx()?, args),
         Command::List(args) => list::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),

@@ -52,6 +52,8 @@ pub enum Content {
 #[derive(Debug, Clone)]
 pub struct Append {
     pub body: Body,
+    /// More records stored in the same commit, after `body` (e.g. cost measurements).
+    pub also: Vec<Body>,
     /// Paths relative to the run tree's root (e.g. `reviews/2/prompt.md`).
     pub files: Vec<(String, Content)>,
     /// Commit subject, one line.
@@ -67,6 +69,7 @@ impl Append {
     pub fn record(body: Body, subject: impl Into<String>) -> Self {
         Append {
             body,
+            also: Vec::new(),
             files: Vec::new(),
             subject: subject.into(),
             round: None,
@@ -79,7 +82,10 @@ impl Append {
 #[derive(Debug, Clone)]
 pub struct Appended {
     pub state: RunState,
+    /// The main record (`Append::body`).
     pub record: Record,
+    /// The records of `Append::also`, in order.
+    pub also: Vec<Record>,
     /// How many times the writer lost a race and re-applied.
     pub retries: u32,
 }
@@ -221,15 +227,12 @@ impl Repo {
         base: Option<ObjectId>,
         append: Append,
     ) -> Result<Appended, Error> {
-        let record = Record::new(
-            1,
-            crate::util::time::rfc3339(crate::util::time::now_unix()),
-            append.body.clone(),
-        );
-        let manifest = Manifest::project([&record]);
+        let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+        let records = new_records(0, &now, &append);
+        let manifest = Manifest::project(&records);
         let empty = ObjectId::empty_tree(self.repo.object_hash());
-        let tree = self.write_state_tree(empty, &record, &manifest, &append.files)?;
-        let message = commit_message(run_id, &record, &append);
+        let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
+        let message = commit_message(run_id, &records, &append);
         let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
         self.move_ref(run_id, None, commit)?;
         Ok(Appended {
@@ -239,7 +242,8 @@ impl Repo {
                 tree,
                 manifest,
             },
-            record,
+            record: records[0].clone(),
+            also: records[1..].to_vec(),
             retries: 0,
         })
     }
@@ -260,11 +264,13 @@ impl Repo {
             let state = self.load(run_id)?;
             let append = build(&state).map_err(Error::Refused)?;
             let now = crate::util::time::rfc3339(crate::util::time::now_unix());
-            let record = Record::new(state.manifest.last_seq + 1, now, append.body.clone());
+            let records = new_records(state.manifest.last_seq, &now, &append);
             let mut manifest = state.manifest.clone();
-            manifest.apply(&record);
-            let tree = self.write_state_tree(state.tree, &record, &manifest, &append.files)?;
-            let message = commit_message(run_id, &record, &append);
+            for record in &records {
+                manifest.apply(record);
+            }
+            let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
+            let message = commit_message(run_id, &records, &append);
             let commit = self.write_commit(&message, tree, vec![state.tip])?;
             test_hold_before_ref_update();
             match self.move_ref(run_id, Some(state.tip), commit) {
@@ -276,7 +282,8 @@ impl Repo {
                             tree,
                             manifest,
                         },
-                        record,
+                        record: records[0].clone(),
+                        also: records[1..].to_vec(),
                         retries,
                     });
                 }
@@ -375,7 +382,7 @@ impl Repo {
     fn write_state_tree(
         &self,
         base_tree: ObjectId,
-        record: &Record,
+        records: &[Record],
         manifest: &Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
@@ -388,14 +395,16 @@ impl Repo {
             .repo
             .edit_tree(base_tree)
             .map_err(Error::git("edit a run tree"))?;
-        let record_blob = self.write_blob(&record.to_json())?;
-        editor
-            .upsert(
-                format!("{RECORDS}/{}", record.file_name()),
-                EntryKind::Blob,
-                record_blob,
-            )
-            .map_err(Error::git("add a record to a run tree"))?;
+        for record in records {
+            let record_blob = self.write_blob(&record.to_json())?;
+            editor
+                .upsert(
+                    format!("{RECORDS}/{}", record.file_name()),
+                    EntryKind::Blob,
+                    record_blob,
+                )
+                .map_err(Error::git("add a record to a run tree"))?;
+        }
         let manifest_blob = self.write_blob(&manifest_json)?;
         editor
             .upsert(MANIFEST, EntryKind::Blob, manifest_blob)
@@ -431,12 +440,21 @@ fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
     seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
 }
 
-fn commit_message(run_id: &RunId, record: &Record, append: &Append) -> String {
+/// The records of one append, numbered after `last_seq`, all stamped `now`.
+fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
+    std::iter::once(&append.body)
+        .chain(&append.also)
+        .zip(last_seq + 1..)
+        .map(|(body, seq)| Record::new(seq, now.to_owned(), body.clone()))
+        .collect()
+}
+
+fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String {
     let subject = append.subject.lines().next().unwrap_or("record").trim();
-    let mut message = format!(
-        "{subject}\n\nPair-Run: {run_id}\nPair-Record: {}\n",
-        record.file_name()
-    );
+    let mut message = format!("{subject}\n\nPair-Run: {run_id}\n");
+    for record in records {
+        message.push_str(&format!("Pair-Record: {}\n", record.file_name()));
+    }
     if let Some(round) = append.round {
         message.push_str(&format!("Pair-Round: {round}\n"));
     }

@@ -3,5 +3,6 @@
 
 mod common;
 mod concurrency;
+mod cost;
 mod loop_state;
 mod start;
