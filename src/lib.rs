@@ -6,10 +6,6 @@
 //! (HANDOFF transcript, PR body). `model` holds the versioned records and the projections
 //! computed from them; it knows nothing about git. `config` reads `pair.*` settings once.
 
-pub mod cli;
-pub mod config;
-pub mod model;
-pub mod render;
-pub mod store;
-pub mod util;
-pub mod worktree;
+pub mod diff;
+pub mod packet;
+pub mod snapshot;
