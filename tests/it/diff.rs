@@ -1,0 +1,46 @@
+//! The renderer against `git diff A B`, byte for byte, on fixture histories.
+
+use git_pair::diff::{self, Options};
+
+use crate::support::{self, assert_same_bytes, git_ok, git_str, oid};
+
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Compares our rendering of `old..new` with git's; `old` `None` is the empty tree.
+fn compare(repo_path: &std::path::Path, repo: &gix::Repository, old: Option<&str>, new: &str) {
+    let expected = git_ok(repo_path, &["diff", old.unwrap_or(EMPTY_TREE), new]);
+    let files = diff::diff_trees(repo, old.map(oid), oid(new), &Options::default())
+        .unwrap_or_else(|e| panic!("diff {old:?}..{new}: {e}"));
+    let mut ours = Vec::new();
+    diff::render(&files, &mut ours).expect("writing to memory");
+    let subject = git_str(repo_path, &["log", "-1", "--format=%s", new]);
+    assert_same_bytes(&ours, &expected, &format!("commit '{subject}' ({new})"));
+}
+
+fn compare_history(repo_path: &std::path::Path) -> usize {
+    let repo = support::open(repo_path);
+    let commits = git_str(repo_path, &["rev-list", "--reverse", "HEAD"]);
+    let mut previous: Option<String> = None;
+    let mut count = 0;
+    for commit in commits.lines() {
+        compare(repo_path, &repo, previous.as_deref(), commit);
+        previous = Some(commit.to_owned());
+        count += 1;
+    }
+    count
+}
+
+#[test]
+fn every_diff_case_matches_git() {
+    let fixture = support::fixture("diff-cases", &[]);
+    let compared = compare_history(&fixture.path);
+    assert!(compared >= 30, "the fixture has one commit per case");
+}
+
+#[test]
+fn diff_against_an_unborn_base_is_against_the_empty_tree() {
+    let fixture = support::fixture("diff-cases", &[]);
+    let repo = support::open(&fixture.path);
+    let head = git_str(&fixture.path, &["rev-parse", "HEAD"]);
+    compare(&fixture.path, &repo, None, &head);
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the snapshot, diff and packet modules against real git.
+
+mod diff;
+mod support;
