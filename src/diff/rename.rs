@@ -335,9 +335,8 @@ impl State {
         candidate: &Candidate<'_>,
         blobs: &mut B,
     ) -> Result<(), B::Error> {
-        if !self.fingerprints.contains_key(&(side, index)) {
-            let fingerprint = blobs.fingerprint(candidate)?;
-            self.fingerprints.insert((side, index), fingerprint);
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.fingerprints.entry((side, index)) {
+            slot.insert(blobs.fingerprint(candidate)?);
         }
         Ok(())
     }

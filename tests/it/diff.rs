@@ -44,3 +44,28 @@ fn diff_against_an_unborn_base_is_against_the_empty_tree() {
     let head = git_str(&fixture.path, &["rev-parse", "HEAD"]);
     compare(&fixture.path, &repo, None, &head);
 }
+
+/// Hundreds of generated commits (edits, moves, renames, mode changes, binary, latin-1, CRLF,
+/// symlinks). Renames are detected with git's own algorithm (exact, then unique basenames at
+/// 75%, then the best pairs of the similarity matrix, all scored with git's chunk-hash
+/// similarity), so pairs near the 50% threshold are expected to match git exactly; a
+/// mismatch there is a bug, not a tolerance.
+#[test]
+fn long_generated_history_matches_git_commit_by_commit() {
+    for seed in ["42", "7"] {
+        let fixture = support::fixture("long-history", &["300", seed]);
+        let compared = compare_history(&fixture.path);
+        assert_eq!(compared, 301, "seed {seed}");
+    }
+}
+
+/// More seeds, for stress runs: `STRESS_SEEDS="1 2 3" cargo test --test it -- --ignored stress`.
+#[test]
+#[ignore = "slow; run on demand with STRESS_SEEDS"]
+fn stress_more_generated_histories() {
+    let seeds = std::env::var("STRESS_SEEDS").unwrap_or_else(|_| "1 2 3".to_owned());
+    for seed in seeds.split_whitespace() {
+        let fixture = support::fixture("long-history", &["400", seed]);
+        compare_history(&fixture.path);
+    }
+}

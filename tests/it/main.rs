@@ -1,4 +1,5 @@
 //! Integration tests of the snapshot, diff and packet modules against real git.
 
 mod diff;
+mod snapshot;
 mod support;

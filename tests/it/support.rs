@@ -12,10 +12,33 @@ pub struct TempRepo {
 /// A `git` command in `dir`, isolated from the user's configuration.
 pub fn git_command(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
+    isolate(&mut cmd, dir);
+    cmd
+}
+
+/// Runs a bash `script` in `dir` with the same isolated environment as [`git_command`].
+pub fn sh(dir: &Path, script: &str) {
+    let mut cmd = Command::new("bash");
+    isolate(&mut cmd, dir);
+    let out = cmd
+        .args(["-euo", "pipefail", "-c", script])
+        .output()
+        .expect("bash can be spawned");
+    assert!(
+        out.status.success(),
+        "script failed: {script}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Isolated config and HOME (the repository's parent), fixed identity and dates.
+fn isolate(cmd: &mut Command, dir: &Path) {
+    let home = dir.parent().unwrap_or(dir);
     cmd.current_dir(dir)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
+        .env("HOME", home)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("LC_ALL", "C")
@@ -26,7 +49,6 @@ pub fn git_command(dir: &Path) -> Command {
         .env("GIT_COMMITTER_EMAIL", "test@example.com")
         .env("GIT_AUTHOR_DATE", "@1700000000 +0000")
         .env("GIT_COMMITTER_DATE", "@1700000000 +0000");
-    cmd
 }
 
 /// Runs git and returns its output, whatever the exit status.
