@@ -85,8 +85,6 @@ pub struct Change {
     pub old_id: Option<ObjectId>,
     /// Object id in the new tree, `None` when deleted.
     pub new_id: Option<ObjectId>,
-    /// Rename score on git's 0..=60000 scale (0 unless renamed).
-    score: u64,
 }
 
 /// One changed file, rendered.
@@ -369,7 +367,6 @@ impl<'repo> Differ<'repo> {
                         new_mode: change.new_mode,
                         old_id: old.old_id,
                         new_id: change.new_id,
-                        score,
                     });
                 }
                 None => out.push(change.clone()),
@@ -392,7 +389,10 @@ impl<'repo> Differ<'repo> {
         let base = render::SectionView {
             old: old.as_ref().map(LoadedSide::view),
             new: new.as_ref().map(LoadedSide::view),
-            rename_score: matches!(change.kind, ChangeKind::Renamed { .. }).then_some(change.score),
+            similarity: match change.kind {
+                ChangeKind::Renamed { similarity } => Some(similarity),
+                _ => None,
+            },
             same_id: change.old_id == change.new_id,
             null_abbrev: &null_abbrev,
             quote_path: self.options.quote_path,
@@ -614,6 +614,20 @@ fn peel_to_tree(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId, Error>
 }
 
 impl Change {
+    /// A modification of `path` with placeholder ids, for tests of code that consumes changes.
+    #[cfg(test)]
+    pub(crate) fn for_tests(kind: ChangeKind, path: &str) -> Change {
+        Change {
+            kind,
+            old_path: path.into(),
+            new_path: path.into(),
+            old_mode: Some(0o100644),
+            new_mode: Some(0o100644),
+            old_id: Some(ObjectId::null(gix::hash::Kind::Sha1)),
+            new_id: Some(ObjectId::null(gix::hash::Kind::Sha1)),
+        }
+    }
+
     fn from_raw(raw: tree::RawChange) -> Change {
         let kind = match (raw.old, raw.new) {
             (None, _) => ChangeKind::Added,
@@ -629,7 +643,6 @@ impl Change {
             new_mode: raw.new.map(|s| s.mode),
             old_id: raw.old.map(|s| s.id),
             new_id: raw.new.map(|s| s.id),
-            score: 0,
         }
     }
 }

@@ -335,7 +335,9 @@ impl State {
         candidate: &Candidate<'_>,
         blobs: &mut B,
     ) -> Result<(), B::Error> {
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.fingerprints.entry((side, index)) {
+        if let std::collections::hash_map::Entry::Vacant(slot) =
+            self.fingerprints.entry((side, index))
+        {
             slot.insert(blobs.fingerprint(candidate)?);
         }
         Ok(())

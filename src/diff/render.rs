@@ -4,7 +4,6 @@
 //! passed in (abbreviated ids, contents, binary flags).
 
 use super::quote::push_quoted_with_prefix;
-use super::similarity::MAX_SCORE;
 use super::unified::{HunkOptions, HunkSpan, write_hunks};
 
 /// One side of a file pair, with what the header and the hunks need.
@@ -29,8 +28,8 @@ pub struct SectionView<'a> {
     pub old: Option<SideView<'a>>,
     /// The new side.
     pub new: Option<SideView<'a>>,
-    /// Set for renames: the similarity score on git's 0..=60000 scale.
-    pub rename_score: Option<u64>,
+    /// Set for renames: the similarity in percent (`similarity index N%`).
+    pub similarity: Option<u32>,
     /// Whether both sides have the same object id (no `index` line then).
     pub same_id: bool,
     /// The abbreviation of the null id, printed for an absent side.
@@ -78,15 +77,9 @@ pub fn write_section(
 
     let mut meta = Vec::new();
     let mut must_show_header = false;
-    if let (Some(score), Some(o), Some(n)) = (section.rename_score, old, new) {
+    if let (Some(similarity), Some(o), Some(n)) = (section.similarity, old, new) {
         must_show_header = true;
-        meta.extend_from_slice(
-            format!(
-                "similarity index {}%\nrename from ",
-                score * 100 / MAX_SCORE
-            )
-            .as_bytes(),
-        );
+        meta.extend_from_slice(format!("similarity index {similarity}%\nrename from ").as_bytes());
         push_quoted_with_prefix(&mut meta, b"", o.path, q);
         meta.extend_from_slice(b"\nrename to ");
         push_quoted_with_prefix(&mut meta, b"", n.path, q);
@@ -220,7 +213,7 @@ mod tests {
         SectionView {
             old,
             new,
-            rename_score: None,
+            similarity: None,
             same_id: false,
             null_abbrev: "0000000",
             quote_path: true,
@@ -255,7 +248,7 @@ mod tests {
             Some(side("e1", 0o100644, "e69de29", "")),
             Some(side("e2", 0o100644, "e69de29", "")),
         );
-        s.rename_score = Some(MAX_SCORE);
+        s.similarity = Some(100);
         s.same_id = true;
         assert_eq!(
             render(s),
