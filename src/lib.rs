@@ -10,9 +10,12 @@
 pub mod cli;
 pub mod config;
 pub mod cost;
+pub mod diff;
 pub mod model;
+pub mod packet;
 pub mod render;
 pub mod review;
+pub mod snapshot;
 pub mod spend;
 pub mod store;
 pub mod util;

@@ -5,11 +5,19 @@ use serde::{Deserialize, Serialize};
 use super::SCHEMA_VERSION;
 
 /// A reviewer's verdict. Anything else is not a verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Verdict {
+    /// Nothing must change.
     Approved,
+    /// At least one thing must change (also what `REVISE` means).
     ChangesRequested,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Verdict {

@@ -1,8 +1,12 @@
-//! Integration tests: the built `git-pair` binary against real temporary repositories, with
-//! state read back by real `git`. One binary, one module per command area.
+//! Integration tests: the built `git-pair` binary and the library against real temporary
+//! repositories, with state read back by real `git`. One binary, one module per area.
 
 mod common;
 mod concurrency;
 mod cost;
+mod diff;
 mod loop_state;
+mod packet;
+mod snapshot;
 mod start;
+mod support;
