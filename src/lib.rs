@@ -15,6 +15,7 @@ pub mod model;
 pub mod packet;
 pub mod render;
 pub mod review;
+pub mod round;
 pub mod snapshot;
 pub mod spend;
 pub mod store;

@@ -10,6 +10,8 @@ mod cost;
 mod error;
 mod handoff;
 mod list;
+mod probe;
+mod review;
 mod show;
 mod start;
 mod status;
@@ -66,6 +68,8 @@ pub enum Command {
     Start(start::Args),
     Status(status::Args),
     CoderDone(coder_done::Args),
+    Review(review::Args),
+    Probe(probe::Args),
     BudgetCheck(budget_check::Args),
     Cost(cost::Args),
     Handoff(handoff::Args),
@@ -103,6 +107,8 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
+        Command::Review(args) => review::run(&ctx()?, ui, args),
+        Command::Probe(args) => probe::run(&ctx()?, args),
         Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
         Command::Cost(args) => cost::run(&ctx()?, args),
         Command::Handoff(args) => handoff::run(&ctx()?, args),

@@ -70,5 +70,7 @@ fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
 
 /// Rounds dollars to 1/100 of a cent for compact JSON.
 pub fn round_usd(usd: f64) -> f64 {
-    (usd * 10_000.0).round() / 10_000.0
+    // `+ 0.0` turns a negative zero into zero, which prints as 0.0.
+
+    (usd * 10_000.0).round() / 10_000.0 + 0.0
 }

@@ -58,7 +58,7 @@ pub struct Packet {
 }
 
 /// What a packet shows, for the review record, transcript and PR body.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Coverage {
     /// Schema version.
     pub v: u32,
@@ -86,7 +86,7 @@ pub struct Coverage {
 }
 
 /// A bounded list of paths.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FileList {
     /// How many files are in this category.
     pub count: usize,
