@@ -429,8 +429,8 @@ fn bind_members(
 ) -> Result<Vec<Member>, Error> {
     let wanted: Vec<String> = match names {
         Some(names) => names.to_vec(),
-        None if settings.reviewer_command.is_some() => vec!["command".to_owned()],
         None if !settings.panel.is_empty() => settings.panel.clone(),
+        None if settings.reviewer_command.is_some() => vec!["command".to_owned()],
         None => vec![manifest.reviewer.clone()],
     };
     let mut members = Vec::new();

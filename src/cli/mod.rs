@@ -7,6 +7,7 @@ mod budget_check;
 mod coder_done;
 mod context;
 mod cost;
+mod diff;
 mod error;
 mod handoff;
 mod list;
@@ -69,6 +70,7 @@ pub enum Command {
     Status(status::Args),
     CoderDone(coder_done::Args),
     Review(review::Args),
+    Diff(diff::Args),
     Probe(probe::Args),
     BudgetCheck(budget_check::Args),
     Cost(cost::Args),
@@ -108,6 +110,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
         Command::Review(args) => review::run(&ctx()?, ui, args),
+        Command::Diff(args) => diff::run(&ctx()?, args),
         Command::Probe(args) => probe::run(&ctx()?, args),
         Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
         Command::Cost(args) => cost::run(&ctx()?, args),

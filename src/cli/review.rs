@@ -207,7 +207,12 @@ pub fn settings(ctx: &Context, args: &Args) -> Result<Settings, CommandError> {
     };
     Ok(Settings {
         reviewer_command,
-        panel: o.reviewers.clone(),
+        // A reviewer command given on the command line replaces the configured panel.
+        panel: if args.reviewer_cmd.is_some() {
+            Vec::new()
+        } else {
+            o.reviewers.clone()
+        },
         timeout: Duration::from_secs(args.timeout.unwrap_or(o.review_timeout_secs)),
         plan,
         again: args.again,

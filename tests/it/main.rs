@@ -7,6 +7,7 @@ mod cost;
 mod diff;
 mod loop_state;
 mod packet;
+mod review;
 mod snapshot;
 mod start;
 mod support;
