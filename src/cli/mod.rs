@@ -8,9 +8,11 @@ mod coder_done;
 mod context;
 mod cost;
 mod diff;
+mod finish;
 mod error;
 mod handoff;
 mod list;
+mod pr_body;
 mod probe;
 mod review;
 mod show;
@@ -71,6 +73,8 @@ pub enum Command {
     CoderDone(coder_done::Args),
     Review(review::Args),
     Diff(diff::Args),
+    Finish(finish::Args),
+    PrBody(pr_body::Args),
     Probe(probe::Args),
     BudgetCheck(budget_check::Args),
     Cost(cost::Args),
@@ -111,6 +115,8 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
         Command::Review(args) => review::run(&ctx()?, ui, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Finish(args) => finish::run(&ctx()?, ui, args),
+        Command::PrBody(args) => pr_body::run(&ctx()?, args),
         Command::Probe(args) => probe::run(&ctx()?, args),
         Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
         Command::Cost(args) => cost::run(&ctx()?, args),
