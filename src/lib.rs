@@ -10,6 +10,7 @@
 pub mod cli;
 pub mod config;
 pub mod cost;
+pub mod demo;
 pub mod diff;
 pub mod model;
 pub mod packet;

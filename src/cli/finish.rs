@@ -44,13 +44,16 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     let mut notes = Vec::new();
     if state.manifest.is_finished() {
         if args.force || args.verdict.is_some() {
-            return Err(CommandError::failed(format!("run {run_id} is already finished"))
-                .with_hint("only --pr N (recording the PR number) applies to a finished run"));
+            return Err(
+                CommandError::failed(format!("run {run_id} is already finished"))
+                    .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+            );
         }
     } else {
         let appended = ctx.repo.append(&run_id, |s| {
             model::check_finish(&s.manifest, verdict, args.force)?;
-            let override_ = verdict == Verdict::Approved && s.manifest.last_verdict() != Some(Verdict::Approved);
+            let override_ = verdict == Verdict::Approved
+                && s.manifest.last_verdict() != Some(Verdict::Approved);
             let mut append = Append::record(
                 Body::Finish(Finish {
                     verdict,
@@ -60,7 +63,11 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
                 format!(
                     "finish: {}{}",
                     verdict.as_str(),
-                    if override_ { " (override: --force)" } else { "" }
+                    if override_ {
+                        " (override: --force)"
+                    } else {
+                        ""
+                    }
                 ),
             );
             append.verdict = Some(verdict.as_str().to_owned());
@@ -78,7 +85,9 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     let mut pr = ctx.load(&run_id)?.manifest.pr;
     if args.open_pr {
         match pr {
-            Some(n) => notes.push(format!("note: run {run_id} already has PR #{n}; not opening another")),
+            Some(n) => notes.push(format!(
+                "note: run {run_id} already has PR #{n}; not opening another"
+            )),
             None => {
                 let number = open_pr(ctx, ui, &run_id, &path)?;
                 if let Some(n) = number {
@@ -129,13 +138,19 @@ fn record_pr(ctx: &Context, run_id: &model::RunId, number: u64) -> Result<(), Co
                 hint: None,
             });
         }
-        Ok(Append::record(Body::Pr { number }, format!("pr: #{number}")))
+        Ok(Append::record(
+            Body::Pr { number },
+            format!("pr: #{number}"),
+        ))
     })?;
     Ok(())
 }
 
 /// Renders the PR body from the stored records into `.git/pair/pr/<run>.md`.
-pub fn write_pr_body(ctx: &Context, run_id: &model::RunId) -> Result<std::path::PathBuf, CommandError> {
+pub fn write_pr_body(
+    ctx: &Context,
+    run_id: &model::RunId,
+) -> Result<std::path::PathBuf, CommandError> {
     let body = render_pr_body(ctx, run_id)?;
     let path = ctx.repo.pair_dir().join("pr").join(format!("{run_id}.md"));
     crate::view::write_atomically(&path, body.as_bytes())?;
@@ -153,21 +168,36 @@ pub fn render_pr_body(ctx: &Context, run_id: &model::RunId) -> Result<String, Co
     Ok(crate::render::pr_body::render(&records, spent))
 }
 
-fn open_pr(ctx: &Context, ui: &Ui, run_id: &model::RunId, body: &std::path::Path) -> Result<Option<u64>, CommandError> {
+fn open_pr(
+    ctx: &Context,
+    ui: &Ui,
+    run_id: &model::RunId,
+    body: &std::path::Path,
+) -> Result<Option<u64>, CommandError> {
     let m = ctx.load(run_id)?.manifest;
     let title = crate::util::first_line_clipped(&m.task, 70);
     ui.progress("opening the PR with gh…");
     let out = crate::review::process::run_tool(
         "gh",
-        &["pr", "create", "--title", &title, "--body-file", &body.display().to_string()],
+        &[
+            "pr",
+            "create",
+            "--title",
+            &title,
+            "--body-file",
+            &body.display().to_string(),
+        ],
         ctx.repo.work_dir()?,
         std::time::Duration::from_secs(120),
     )
     .map_err(|e| match e {
-        crate::review::process::ToolError::NotFound => CommandError::failed(
-            "--open-pr needs the GitHub CLI (gh), which is not installed",
-        )
-        .with_hint(format!("install gh, or open the PR yourself with the body in {}", body.display())),
+        crate::review::process::ToolError::NotFound => {
+            CommandError::failed("--open-pr needs the GitHub CLI (gh), which is not installed")
+                .with_hint(format!(
+                    "install gh, or open the PR yourself with the body in {}",
+                    body.display()
+                ))
+        }
         other => CommandError::failed(format!("gh pr create failed: {other}")),
     })?;
     // gh prints the new PR's URL: …/pull/<n>

@@ -7,9 +7,10 @@ mod budget_check;
 mod coder_done;
 mod context;
 mod cost;
+mod demo;
 mod diff;
-mod finish;
 mod error;
+mod finish;
 mod handoff;
 mod list;
 mod pr_body;
@@ -75,6 +76,7 @@ pub enum Command {
     Diff(diff::Args),
     Finish(finish::Args),
     PrBody(pr_body::Args),
+    Demo(demo::Args),
     Probe(probe::Args),
     BudgetCheck(budget_check::Args),
     Cost(cost::Args),
@@ -110,6 +112,7 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
     let ctx = || Context::open(cli);
     match &cli.command {
+        Command::Demo(args) => demo::run(&Ui::new(false), args),
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),

@@ -20,7 +20,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     let run_id = ctx.run_id(None).or_else(|e| newest_run(ctx).ok_or(e))?;
     let body = super::finish::render_pr_body(ctx, &run_id)?;
     let Some(path) = &args.update else {
-        return Ok(Report::new(json!({ "run_id": run_id.as_str(), "body": body }), body));
+        return Ok(Report::new(
+            json!({ "run_id": run_id.as_str(), "body": body }),
+            body,
+        ));
     };
     let existing = std::fs::read_to_string(path)
         .map_err(|e| CommandError::failed(format!("cannot read {}: {e}", path.display())))?;

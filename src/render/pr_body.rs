@@ -56,7 +56,11 @@ pub fn render(records: &[Record], spent_usd: f64) -> String {
     let details_open = format!(
         "\n<details>\n<summary>Transcript ({} round{})</summary>\n\n",
         m.current_coder_round().unwrap_or(0),
-        if m.current_coder_round() == Some(1) { "" } else { "s" }
+        if m.current_coder_round() == Some(1) {
+            ""
+        } else {
+            "s"
+        }
     );
     let details_close = "\n</details>\n";
     let header = clip_chars(&handoff::header(m), 2_000);
@@ -119,7 +123,10 @@ pub fn render(records: &[Record], spent_usd: f64) -> String {
     out.push_str(&footer);
     if out.chars().count() > MAX_CHARS {
         // Only reachable if the estimate above was off: drop the transcript entirely.
-        out = format!("{BEGIN}\n{head}{details_open}{header}\n(transcript too long: `git pair show {}`)\n{details_close}{footer}", m.run_id);
+        out = format!(
+            "{BEGIN}\n{head}{details_open}{header}\n(transcript too long: `git pair show {}`)\n{details_close}{footer}",
+            m.run_id
+        );
     }
     out
 }
@@ -147,7 +154,10 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
         names
     };
     let fallback = if m.reviewer_fallback {
-        format!(" (fallback: the configured {} was not available)", m.reviewer)
+        format!(
+            " (fallback: the configured {} was not available)",
+            m.reviewer
+        )
     } else {
         String::new()
     };
@@ -157,7 +167,11 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
         if rounds == 1 { "" } else { "s" },
         reviewers.join(", "),
         m.coder,
-        if spent_usd > 0.0 { format!("${spent_usd:.2}") } else { "not measured".to_owned() }
+        if spent_usd > 0.0 {
+            format!("${spent_usd:.2}")
+        } else {
+            "not measured".to_owned()
+        }
     );
     if m.outcome.override_ {
         let _ = writeln!(
@@ -168,10 +182,18 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
     }
     for e in m.rounds.iter().filter(|e| e.role == Role::Reviewer) {
         if let Some(warning) = records.iter().find_map(|r| match &r.body {
-            Body::Review(rv) if rv.round == e.n && rv.outcome == e.outcome.clone().unwrap_or_default() => rv.coverage_warning.clone(),
+            Body::Review(rv)
+                if rv.round == e.n && rv.outcome == e.outcome.clone().unwrap_or_default() =>
+            {
+                rv.coverage_warning.clone()
+            }
             _ => None,
         }) {
-            let _ = writeln!(out, "\n> **Coverage, round {}:** {warning}; the rest was not reviewed.", e.n);
+            let _ = writeln!(
+                out,
+                "\n> **Coverage, round {}:** {warning}; the rest was not reviewed.",
+                e.n
+            );
         }
     }
     let _ = writeln!(out, "\n### Rounds\n");
@@ -189,11 +211,17 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
             (_, None, None) => "no verdict".to_owned(),
         };
         let findings = match e.role {
-            Role::Coder => e.findings_addressed.map_or("—".to_owned(), |n| format!("{n} addressed")),
+            Role::Coder => e
+                .findings_addressed
+                .map_or("—".to_owned(), |n| format!("{n} addressed")),
             Role::Reviewer => e.findings.to_string(),
         };
         let cost = e.cost_usd.map_or("—".to_owned(), |c| format!("${c:.2}"));
-        let _ = writeln!(out, "| {} | {role} | {} | {verdict} | {findings} | {cost} |", e.n, e.tool);
+        let _ = writeln!(
+            out,
+            "| {} | {role} | {} | {verdict} | {findings} | {cost} |",
+            e.n, e.tool
+        );
     }
     let ledger = ledger(records);
     if !ledger.is_empty() {
@@ -222,7 +250,11 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
             );
         }
         if skipped > 0 {
-            let _ = writeln!(out, "\n({skipped} earlier findings not listed: `git pair show {}`)", m.run_id);
+            let _ = writeln!(
+                out,
+                "\n({skipped} earlier findings not listed: `git pair show {}`)",
+                m.run_id
+            );
         }
     }
     out
@@ -250,7 +282,11 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
         format!(
             "{}|{}",
             f.category.to_lowercase(),
-            f.text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+            f.text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
         )
     };
     let mut rows = Vec::new();
@@ -264,14 +300,20 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
                 .map(|(_, r)| r);
             let standing = match (response.map(|r| r.status), next) {
                 (Some(ResponseStatus::Deferred), _) => Standing::Deferred(
-                    response.and_then(|r| r.reason.clone()).unwrap_or_else(|| "no reason given".into()),
+                    response
+                        .and_then(|r| r.reason.clone())
+                        .unwrap_or_else(|| "no reason given".into()),
                 ),
                 (Some(ResponseStatus::Disputed), _) => Standing::Disputed(
-                    response.and_then(|r| r.reason.clone()).unwrap_or_else(|| "no reason given".into()),
+                    response
+                        .and_then(|r| r.reason.clone())
+                        .unwrap_or_else(|| "no reason given".into()),
                 ),
                 (_, None) if review.verdict == Some(Verdict::Approved) => Standing::Addressed,
                 (_, None) => Standing::Open,
-                (_, Some(next)) if next.findings.iter().any(|f| key(f) == key(finding)) => Standing::Open,
+                (_, Some(next)) if next.findings.iter().any(|f| key(f) == key(finding)) => {
+                    Standing::Open
+                }
                 (_, Some(_)) => Standing::Addressed,
             };
             rows.push((review.round, finding.clone(), standing));
@@ -319,8 +361,14 @@ mod tests {
     fn update_replaces_only_the_generated_part() {
         let generated = format!("{BEGIN}\nnew\n{END}\n");
         let existing = format!("My intro\n\n{BEGIN}\nold\n{END}\nMy outro\n");
-        assert_eq!(update(&existing, &generated), format!("My intro\n\n{BEGIN}\nnew\n{END}\nMy outro\n"));
-        assert_eq!(update("Just mine", &generated), format!("Just mine\n\n{generated}"));
+        assert_eq!(
+            update(&existing, &generated),
+            format!("My intro\n\n{BEGIN}\nnew\n{END}\nMy outro\n")
+        );
+        assert_eq!(
+            update("Just mine", &generated),
+            format!("Just mine\n\n{generated}")
+        );
         assert_eq!(update("", &generated), generated);
     }
 

@@ -667,7 +667,12 @@ pub enum ToolError {
 /// Runs a helper tool (not a reviewer) through the same spawn path: null stdin, its own
 /// process group, a bounded wait, `LC_ALL=C` so its messages can be matched. Returns stdout
 /// on success.
-pub fn run_tool(program: &str, args: &[&str], cwd: &std::path::Path, timeout: Duration) -> Result<String, ToolError> {
+pub fn run_tool(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+    timeout: Duration,
+) -> Result<String, ToolError> {
     let output = run_tool_raw(program, args, cwd, timeout, &[])?;
     if output.status.is_some_and(|s| s.success()) {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
@@ -676,7 +681,9 @@ pub fn run_tool(program: &str, args: &[&str], cwd: &std::path::Path, timeout: Du
             status: output
                 .status
                 .map_or_else(|| "no exit status".to_owned(), |s| s.to_string()),
-            stderr: String::from_utf8_lossy(&output.stderr_tail).trim().to_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr_tail)
+                .trim()
+                .to_owned(),
         })
     }
 }
@@ -692,7 +699,10 @@ pub fn run_tool_raw(
 ) -> Result<Finished, ToolError> {
     let path = crate::review::probe::find_executable(program, None).ok_or(ToolError::NotFound)?;
     let mut vars: Vec<(OsString, OsString)> = vec![("LC_ALL".into(), "C".into())];
-    vars.extend(env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    vars.extend(
+        env.iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
     let finished = run(
         &Spawn {
             program: path,
