@@ -33,8 +33,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     // A finished run is no longer "active": --pr still reaches it (the newest run here).
     let run_id = match ctx.run_id(None) {
         Ok(id) => id,
-        Err(e) if args.pr.is_some() => super::pr_body::newest_run(ctx).ok_or(e)?,
-        Err(e) => return Err(e),
+        Err(e) => super::pr_body::newest_run(ctx).ok_or(e)?,
     };
     let state = ctx.load(&run_id)?;
     let verdict = match args.verdict.as_deref() {

@@ -5,6 +5,7 @@ mod common;
 mod concurrency;
 mod cost;
 mod diff;
+mod finish;
 mod loop_state;
 mod packet;
 mod review;
