@@ -587,7 +587,9 @@ fn findings_digest(findings: &[Finding]) -> String {
         hasher.update(line.as_bytes());
         hasher.update(b"\n");
     }
-    hasher.digest().to_string()
+    let mut digest = hasher.digest().to_string();
+    digest.truncate(16);
+    digest
 }
 
 #[cfg(test)]

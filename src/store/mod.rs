@@ -138,6 +138,14 @@ impl Repo {
 
     /// Loads a run as of commit `tip`.
     pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
+        if let Some((tree, manifest)) = self.manifests.borrow().get(&tip) {
+            return Ok(RunState {
+                run_id: run_id.clone(),
+                tip,
+                tree: *tree,
+                manifest: manifest.clone(),
+            });
+        }
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
         let manifest = match self.blob_at(tree, MANIFEST)? {
             Some(bytes) => {
@@ -153,12 +161,19 @@ impl Repo {
                 });
             }
         };
+        self.remember(tip, tree, &manifest);
         Ok(RunState {
             run_id: run_id.clone(),
             tip,
             tree,
             manifest,
         })
+    }
+
+    fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {
+        self.manifests
+            .borrow_mut()
+            .insert(tip, (tree, manifest.clone()));
     }
 
     /// Reads every record of a run in stored order (by seq, then file name).
@@ -275,6 +290,7 @@ impl Repo {
             test_hold_before_ref_update();
             match self.move_ref(run_id, Some(state.tip), commit) {
                 Ok(()) => {
+                    self.remember(commit, tree, &manifest);
                     return Ok(Appended {
                         state: RunState {
                             run_id: run_id.clone(),
@@ -386,40 +402,56 @@ impl Repo {
         manifest: &Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
+        // Compact: the manifest grows with the run and is rewritten on every append.
         let manifest_json = {
-            let mut bytes = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
+            let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
             bytes.push(b'\n');
             bytes
         };
-        let mut editor = self
-            .repo
-            .edit_tree(base_tree)
-            .map_err(Error::git("edit a run tree"))?;
+        // gix's high-level tree editor checks that every entry of every tree it writes exists
+        // (a stat per entry): O(records) per append. Every id here was just written or comes
+        // from a tree already in the repository, so the plain editor is used.
+        let root: gix::objs::Tree = if base_tree == ObjectId::empty_tree(self.repo.object_hash()) {
+            gix::objs::Tree::empty()
+        } else {
+            self.repo
+                .find_tree(base_tree)
+                .map_err(Error::git("read a run tree"))?
+                .decode()
+                .map_err(Error::git("decode a run tree"))?
+                .into()
+        };
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let mut upsert = |path: &str, kind: EntryKind, id: ObjectId| -> Result<(), Error> {
+            editor
+                .upsert(path.split('/'), kind, id)
+                .map(|_| ())
+                .map_err(|e| Error::Git {
+                    action: format!("add {path} to a run tree"),
+                    source: gix::Error::from_error(e),
+                })
+        };
         for record in records {
             let record_blob = self.write_blob(&record.to_json())?;
-            editor
-                .upsert(
-                    format!("{RECORDS}/{}", record.file_name()),
-                    EntryKind::Blob,
-                    record_blob,
-                )
-                .map_err(Error::git("add a record to a run tree"))?;
+            upsert(
+                &format!("{RECORDS}/{}", record.file_name()),
+                EntryKind::Blob,
+                record_blob,
+            )?;
         }
         let manifest_blob = self.write_blob(&manifest_json)?;
-        editor
-            .upsert(MANIFEST, EntryKind::Blob, manifest_blob)
-            .map_err(Error::git("add manifest.json to a run tree"))?;
+        upsert(MANIFEST, EntryKind::Blob, manifest_blob)?;
         for (path, content) in files {
             let (kind, id) = match content {
                 Content::Blob(bytes) => (EntryKind::Blob, self.write_blob(bytes)?),
                 Content::Tree(id) => (EntryKind::Tree, *id),
             };
-            editor
-                .upsert(path.as_str(), kind, id)
-                .map_err(Error::git("add a file to a run tree"))?;
+            upsert(path, kind, id)?;
         }
-        let tree = editor.write().map_err(Error::git("write a run tree"))?;
-        Ok(tree.detach())
+        editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(Error::git("write a run tree"))
     }
 }
 
