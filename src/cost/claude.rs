@@ -9,8 +9,8 @@ use std::collections::hash_map::Entry;
 use serde::{Deserialize, Serialize};
 
 use super::scan::Markers;
-use super::time::{TimeWindow, Timestamp};
 use super::tokens::TokenCounts;
+use crate::util::time::{TimeWindow, Timestamp};
 
 /// One usage-bearing line of a Claude log, reduced to what pricing needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

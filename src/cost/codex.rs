@@ -13,8 +13,8 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::scan::Markers;
-use super::time::{TimeWindow, Timestamp};
 use super::tokens::TokenCounts;
+use crate::util::time::{TimeWindow, Timestamp};
 
 /// Codex's cumulative counters, in log order: input, cached input, output, reasoning.
 pub(crate) type Counters = [u64; 4];

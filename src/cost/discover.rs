@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::time::Timestamp;
+use crate::util::time::Timestamp;
 
 /// The directories searched for agent logs.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]

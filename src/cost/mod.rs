@@ -9,7 +9,6 @@ mod codex;
 mod discover;
 mod pricing;
 mod scan;
-mod time;
 mod tokens;
 
 use std::collections::BTreeMap;
@@ -17,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use crate::util::time::{TimeWindow, Timestamp};
 pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
 pub use pricing::{LongContext, ModelPrice, Pricing};
-pub use time::{TimeWindow, Timestamp};
 pub use tokens::TokenCounts;
 
 use cache::{CacheUse, FileScan, LogScan};

@@ -25,7 +25,7 @@ pub fn header(manifest: &Manifest) -> String {
 /// The transcript section for `record`, given the projection after it; empty for records
 /// that are bookkeeping (dispatches, costs).
 pub fn section(record: &Record, after: &Manifest) -> String {
-    let when = time::parse_rfc3339(&record.at)
+    let when = time::parse_rfc3339_secs(&record.at)
         .map(time::human)
         .unwrap_or_else(|| record.at.clone());
     let mut out = String::new();

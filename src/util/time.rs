@@ -1,9 +1,89 @@
-//! UTC time as the run store writes it: RFC 3339 stamps and the compact form used in run ids.
+//! UTC time for the whole crate: RFC 3339 timestamps (milliseconds), the half-open windows
+//! coder sessions are counted in, and the stamps the run store writes (RFC 3339 seconds, the
+//! compact form in run ids). A tiny parser/formatter so the crate needs no date library.
 //!
-//! `GIT_PAIR_NOW` (unix seconds) pins the clock so tests are reproducible; nothing else reads
-//! the environment here.
+//! `GIT_PAIR_NOW` (unix seconds) pins the clock so tests are reproducible; nothing else here
+//! reads the environment.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A point in time: milliseconds since the Unix epoch, UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub i64);
+
+impl Timestamp {
+    /// Parses an RFC 3339 date-time (`2026-09-01T10:00:02.123Z`, `…+02:00`); fractions beyond
+    /// milliseconds are truncated. Returns `None` for anything else.
+    pub fn parse(text: &str) -> Option<Timestamp> {
+        parse_rfc3339(text.as_bytes())
+    }
+
+    /// Converts a `SystemTime` (file modification times) to a timestamp.
+    pub fn from_system_time(time: std::time::SystemTime) -> Timestamp {
+        match time.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => Timestamp(i64::try_from(after.as_millis()).unwrap_or(i64::MAX)),
+            Err(before) => {
+                Timestamp(-i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Timestamp {
+    /// Formats as `YYYY-MM-DDTHH:MM:SS[.mmm]Z` (milliseconds only when non-zero).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let days = self.0.div_euclid(86_400_000);
+        let ms_of_day = self.0.rem_euclid(86_400_000);
+        let (year, month, day) = civil_from_days(days);
+        let (hour, minute) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60);
+        let (second, millis) = (ms_of_day / 1000 % 60, ms_of_day % 1000);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}"
+        )?;
+        if millis != 0 {
+            write!(f, ".{millis:03}")?;
+        }
+        f.write_str("Z")
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Timestamp::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 timestamp: {text}")))
+    }
+}
+
+/// The part of a session that belongs to a run: lines with `from <= timestamp < to`. An open
+/// end is unbounded. Half-open so that consecutive rounds never count a line twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TimeWindow {
+    /// Inclusive start; `None` means since the beginning.
+    pub from: Option<Timestamp>,
+    /// Exclusive end; `None` means up to now.
+    pub to: Option<Timestamp>,
+}
+
+impl TimeWindow {
+    /// Whether a line stamped `at` is counted. A line without a timestamp cannot be placed in
+    /// a window, so it counts only when the window is unbounded on both sides.
+    pub fn contains(&self, at: Option<Timestamp>) -> bool {
+        match at {
+            Some(at) => self.from.is_none_or(|from| at >= from) && self.to.is_none_or(|to| at < to),
+            None => self.from.is_none() && self.to.is_none(),
+        }
+    }
+}
 
 /// Seconds since the Unix epoch, from `GIT_PAIR_NOW` when set (tests), else the system clock.
 pub fn now_unix() -> i64 {
@@ -13,8 +93,8 @@ pub fn now_unix() -> i64 {
     {
         return secs;
     }
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or_default()
 }
@@ -30,48 +110,23 @@ pub struct Civil {
     pub second: u32,
 }
 
-/// Converts unix seconds to a UTC civil time (Howard Hinnant's `civil_from_days`).
+/// Converts unix seconds to a UTC civil time.
 pub fn civil(unix: i64) -> Civil {
-    let days = unix.div_euclid(86_400);
+    let (year, month, day) = civil_from_days(unix.div_euclid(86_400));
     let secs = unix.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
     Civil {
         year,
-        month,
-        day,
+        month: month as u32,
+        day: day as u32,
         hour: (secs / 3600) as u32,
         minute: (secs % 3600 / 60) as u32,
         second: (secs % 60) as u32,
     }
 }
 
-/// Converts a UTC civil time back to unix seconds (`days_from_civil`).
-pub fn unix_from_civil(c: Civil) -> i64 {
-    let y = c.year - i64::from(c.month <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = i64::from(c.month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(c.day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    days * 86_400 + i64::from(c.hour) * 3600 + i64::from(c.minute) * 60 + i64::from(c.second)
-}
-
 /// Formats unix seconds as `2026-11-29T23:15:00Z`.
 pub fn rfc3339(unix: i64) -> String {
-    let c = civil(unix);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        c.year, c.month, c.day, c.hour, c.minute, c.second
-    )
+    Timestamp(unix.saturating_mul(1000)).to_string()
 }
 
 /// Formats unix seconds as `20261129-231500`, the time part of a run id.
@@ -92,40 +147,112 @@ pub fn human(unix: i64) -> String {
     )
 }
 
-/// Parses an RFC 3339 stamp (`Z` or `±hh:mm` offset, optional fraction) into unix seconds.
-pub fn parse_rfc3339(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+/// Parses an RFC 3339 stamp into unix seconds.
+pub fn parse_rfc3339_secs(s: &str) -> Option<i64> {
+    Timestamp::parse(s).map(|t| t.0.div_euclid(1000))
+}
+
+fn digits(bytes: &[u8], at: usize, count: usize) -> Option<i64> {
+    let field = bytes.get(at..at + count)?;
+    field.iter().try_fold(0i64, |acc, &b| {
+        b.is_ascii_digit().then(|| acc * 10 + i64::from(b - b'0'))
+    })
+}
+
+fn parse_rfc3339(b: &[u8]) -> Option<Timestamp> {
+    let year = digits(b, 0, 4)?;
+    let month = digits(b, 5, 2)?;
+    let day = digits(b, 8, 2)?;
+    let hour = digits(b, 11, 2)?;
+    let minute = digits(b, 14, 2)?;
+    let second = digits(b, 17, 2)?;
+    let separators_ok = b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b't' | b' ')
+        && b[13] == b':'
+        && b[16] == b':';
+    // Leap seconds (:60) are folded onto :59 rather than rejected.
+    if !separators_ok
+        || !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
         return None;
     }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
-    let civil = Civil {
-        year: num(0..4)?,
-        month: num(5..7)? as u32,
-        day: num(8..10)? as u32,
-        hour: num(11..13)? as u32,
-        minute: num(14..16)? as u32,
-        second: num(17..19)? as u32,
-    };
-    if !(1..=12).contains(&civil.month) || !(1..=31).contains(&civil.day) || civil.hour > 23 {
-        return None;
+    let mut at = 19;
+    let mut millis = 0i64;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 3 {
+                millis = millis * 10 + i64::from(b[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return None;
+        }
+        for _ in (at - start)..3 {
+            millis *= 10;
+        }
     }
-    let mut rest = &s[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        rest = &frac[digits..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
-            let h: i64 = rest.get(1..3)?.parse().ok()?;
-            let m: i64 = rest.get(4..6)?.parse().ok()?;
-            let sign = if rest.starts_with('-') { -1 } else { 1 };
-            sign * (h * 3600 + m * 60)
+    let offset_minutes = match b.get(at)? {
+        b'Z' | b'z' if at + 1 == b.len() => 0,
+        sign @ (b'+' | b'-') if at + 6 == b.len() && b[at + 3] == b':' => {
+            let (oh, om) = (digits(b, at + 1, 2)?, digits(b, at + 4, 2)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let minutes = oh * 60 + om;
+            if *sign == b'+' { minutes } else { -minutes }
         }
         _ => return None,
     };
-    Some(unix_from_civil(civil) - offset)
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset_minutes * 60;
+    Some(Timestamp(seconds * 1000 + millis))
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -133,25 +260,96 @@ mod tests {
     use super::*;
 
     #[test]
-    fn formats_and_parses_round_trip() {
-        let t = 1_796_080_500; // 2026-12-01T...
-        assert_eq!(parse_rfc3339(&rfc3339(t)), Some(t));
+    fn store_stamps_format_and_parse_round_trip() {
+        let t = 1_796_080_500;
+        assert_eq!(parse_rfc3339_secs(&rfc3339(t)), Some(t));
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(compact(1_764_458_100), "20251129-231500");
+        assert_eq!(human(1_764_458_100), "2025-11-29 23:15 UTC");
+        assert_eq!(
+            parse_rfc3339_secs("2025-11-30T00:15:00+01:00"),
+            Some(1_764_458_100)
+        );
     }
 
     #[test]
-    fn parses_offsets_and_fractions() {
-        assert_eq!(
-            parse_rfc3339("2025-11-29T23:15:00.123Z"),
-            Some(1_764_458_100)
-        );
-        assert_eq!(
-            parse_rfc3339("2025-11-30T00:15:00+01:00"),
-            Some(1_764_458_100)
-        );
-        assert_eq!(parse_rfc3339("not a time"), None);
-        assert_eq!(parse_rfc3339("2025-13-29T23:15:00Z"), None);
+    fn parses_rfc3339_forms() {
+        // Expected values checked with `date -u -d <text> +%s%3N`.
+        let cases: &[(&str, Option<i64>)] = &[
+            ("1970-01-01T00:00:00Z", Some(0)),
+            ("2026-09-01T10:00:02.000Z", Some(1_788_256_802_000)),
+            ("2026-09-01T10:00:02.5Z", Some(1_788_256_802_500)),
+            ("2026-09-01T10:00:02.123456789Z", Some(1_788_256_802_123)),
+            ("2026-09-01T12:00:02+02:00", Some(1_788_256_802_000)),
+            ("2026-09-01T05:30:02-04:30", Some(1_788_256_802_000)),
+            ("2026-09-01 10:00:02z", Some(1_788_256_802_000)),
+            ("2024-02-29T00:00:00Z", Some(1_709_164_800_000)),
+            ("1969-12-31T23:59:59.999Z", Some(-1)),
+            ("2023-02-29T00:00:00Z", None),
+            ("2026-13-01T00:00:00Z", None),
+            ("2026-09-01T10:00:02", None),
+            ("2026-09-01T10:00:02.Z", None),
+            ("2026-09-01T10:00:02Zjunk", None),
+            ("2026-09-01T24:00:00Z", None),
+            ("2026-09-01", None),
+            ("", None),
+            ("2026-09-01T10:00:02+0200", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Timestamp::parse(text).map(|t| t.0), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        let cases = [
+            (0, "1970-01-01T00:00:00Z"),
+            (1_788_256_802_000, "2026-09-01T10:00:02Z"),
+            (1_788_256_802_123, "2026-09-01T10:00:02.123Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (1_709_164_800_000, "2024-02-29T00:00:00Z"),
+            (253_402_300_799_000, "9999-12-31T23:59:59Z"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(Timestamp(ms).to_string(), text);
+            assert_eq!(Timestamp::parse(text), Some(Timestamp(ms)));
+        }
+    }
+
+    #[test]
+    fn window_is_half_open() {
+        let t = |s| Timestamp::parse(s);
+        let w = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: t("2026-09-01T11:00:00Z"),
+        };
+        let cases = [
+            (t("2026-09-01T09:59:59.999Z"), false),
+            (t("2026-09-01T10:00:00Z"), true),
+            (t("2026-09-01T10:59:59.999Z"), true),
+            (t("2026-09-01T11:00:00Z"), false),
+            (None, false),
+        ];
+        for (at, want) in cases {
+            assert_eq!(w.contains(at), want, "{at:?}");
+        }
+        assert!(TimeWindow::default().contains(None));
+        let open_end = TimeWindow {
+            from: t("2026-09-01T10:00:00Z"),
+            to: None,
+        };
+        assert!(open_end.contains(t("2099-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn serializes_as_string() {
+        let w = TimeWindow {
+            from: Some(Timestamp(0)),
+            to: None,
+        };
+        let json = serde_json::to_string(&w).unwrap();
+        assert_eq!(json, r#"{"from":"1970-01-01T00:00:00Z","to":null}"#);
+        assert_eq!(serde_json::from_str::<TimeWindow>(&json).unwrap(), w);
     }
 }
