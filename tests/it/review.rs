@@ -405,6 +405,31 @@ fn a_review_killed_mid_flight_is_resumed_by_the_next_review() {
 #[test]
 fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
     let (env, _) = env_ready_for_review();
+    // A file where the writer lock directory must go makes every write fail, for root too.
+    std::fs::remove_dir_all(env.repo.join(".git/pair/locks")).expect("rm locks");
+    std::fs::write(env.repo.join(".git/pair/locks"), "in the way").expect("write");
+    let before = env.pair_refs();
+    let spawned = env.home.join("spawned.md");
+    let command = cmd("approve.sh");
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &command],
+        &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
+    );
+    assert_one_error_line(&out, 1, "cannot record the review dispatch");
+    assert!(
+        !spawned.exists(),
+        "a reviewer was spawned although nothing could be recorded"
+    );
+    assert_eq!(env.pair_refs(), before);
+}
+
+#[test]
+fn a_read_only_object_store_spawns_nothing() {
+    if is_root() {
+        // root ignores file modes: the test above covers the same path for root.
+        return;
+    }
+    let (env, _) = env_ready_for_review();
     let objects = env.repo.join(".git/objects");
     let chmod = |mode: &str| {
         assert!(
@@ -423,10 +448,6 @@ fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
         &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
     );
     chmod("u+w");
-    if nix_is_root() {
-        // root ignores file modes; nothing to check on this machine.
-        return;
-    }
     assert_eq!(out.code, 1, "{out}");
     assert!(
         !spawned.exists(),
@@ -434,7 +455,7 @@ fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
     );
 }
 
-fn nix_is_root() -> bool {
+fn is_root() -> bool {
     std::process::Command::new("id")
         .arg("-u")
         .output()
