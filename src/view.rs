@@ -17,57 +17,136 @@ use crate::store::{Error, Repo};
 pub const HANDOFF_FILE: &str = "HANDOFF.md";
 /// How many new commits an incremental render walks before falling back to a full one.
 const MAX_INCREMENTAL_STEPS: usize = 256;
-/// How often the writer re-renders because the run moved while it was writing.
-const MAX_REFRESHES: usize = 64;
 
-/// Re-renders `HANDOFF.md` for `run_id` and writes it to `path`, repeating until the file
-/// reflects the run's current tip (another writer may move it meanwhile: the last writer
-/// to finish always leaves the newest state on disk).
+/// The render cache of one run: the transcript text and, beside it, which tip it is of and
+/// how long it is. A mismatch (a writer killed mid-append) means "render again".
+struct Cache {
+    text: PathBuf,
+    meta: PathBuf,
+}
+
+impl Cache {
+    fn of(repo: &Repo, run_id: &RunId) -> Cache {
+        let dir = repo.pair_dir().join("cache").join("handoff");
+        Cache {
+            text: dir.join(format!("{run_id}.md")),
+            meta: dir.join(format!("{run_id}.tip")),
+        }
+    }
+
+    /// The tip and length the cache claims, when its text file has that length.
+    fn state(&self) -> Option<(ObjectId, u64)> {
+        let meta = std::fs::read_to_string(&self.meta).ok()?;
+        let (tip, len) = meta.trim().split_once(' ')?;
+        let tip = ObjectId::from_hex(tip.as_bytes()).ok()?;
+        let len: u64 = len.parse().ok()?;
+        (file_len(&self.text) == Some(len)).then_some((tip, len))
+    }
+
+    fn read(&self) -> Option<(ObjectId, String)> {
+        let (tip, _) = self.state()?;
+        let text = std::fs::read_to_string(&self.text).ok()?;
+        Some((tip, text))
+    }
+
+    fn set_meta(&self, repo: &Repo, tip: ObjectId, len: u64) -> Result<(), Error> {
+        write_atomically_via(
+            &repo.pair_dir().join("tmp"),
+            &self.meta,
+            format!("{tip} {len}\n").as_bytes(),
+        )
+    }
+
+    fn write_whole(&self, repo: &Repo, tip: ObjectId, text: &str) -> Result<(), Error> {
+        // Meta first: a crash in between leaves a length mismatch, never a wrong match.
+        let _ = std::fs::remove_file(&self.meta);
+        write_atomically_via(&repo.pair_dir().join("tmp"), &self.text, text.as_bytes())?;
+        self.set_meta(repo, tip, text.len() as u64)
+    }
+}
+
+fn file_len(path: &Path) -> Option<u64> {
+    std::fs::metadata(path).ok().map(|m| m.len())
+}
+
+fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(Error::io("open for appending", path))?;
+    file.write_all(bytes).map_err(Error::io("append to", path))
+}
+
+/// Brings `HANDOFF.md` at `path` up to the run's current tip. Runs under the run's writer
+/// lock, so the tip cannot move meanwhile and concurrent refreshes cannot interleave. When
+/// the file and the cache hold the previous tip's text, only the new sections are appended
+/// (O(new records), not O(run)); otherwise the whole transcript is rendered and replaced
+/// atomically.
 pub fn refresh_handoff(repo: &Repo, run_id: &RunId, path: &Path) -> Result<(), Error> {
-    for _ in 0..MAX_REFRESHES {
-        let Some(tip) = repo.run_tip(run_id)? else {
-            return Err(Error::UnknownRun {
-                run_id: run_id.to_string(),
-            });
-        };
-        let text = transcript_at(repo, run_id, tip)?;
-        write_atomically_via(&repo.pair_dir().join("tmp"), path, text.as_bytes())?;
-        if repo.run_tip(run_id)? == Some(tip) {
+    let _writer = repo.lock_run(run_id)?;
+    let Some(tip) = repo.run_tip(run_id)? else {
+        return Err(Error::UnknownRun {
+            run_id: run_id.to_string(),
+        });
+    };
+    let cache = Cache::of(repo, run_id);
+    let scratch = repo.pair_dir().join("tmp");
+    if let Some((cached_tip, len)) = cache.state() {
+        let view_matches = file_len(path) == Some(len);
+        if cached_tip == tip && view_matches {
             return Ok(());
         }
-    }
-    Ok(())
-}
-
-/// The transcript of `run_id` as of commit `tip`, using and updating the render cache.
-pub fn transcript_at(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Error> {
-    let cache_path = cache_path(repo, run_id);
-    let cached = read_cache(&cache_path);
-    if let Some((_, text)) = cached.as_ref().filter(|(cached_tip, _)| *cached_tip == tip) {
-        return Ok(text.clone());
-    }
-    let text = match cached
-        .and_then(|(cached_tip, text)| incremental(repo, run_id, cached_tip, tip, text).transpose())
-    {
-        Some(result) => result?,
-        None => {
-            let state = repo.load_at(run_id, tip)?;
-            handoff::render(&repo.records(&state)?)
+        if cached_tip != tip {
+            if let Some(sections) = incremental(repo, run_id, cached_tip, tip)? {
+                append(&cache.text, sections.as_bytes())?;
+                let new_len = len + sections.len() as u64;
+                if view_matches {
+                    append(path, sections.as_bytes())?;
+                } else {
+                    let text =
+                        std::fs::read(&cache.text).map_err(Error::io("read", &cache.text))?;
+                    write_atomically_via(&scratch, path, &text)?;
+                }
+                return cache.set_meta(repo, tip, new_len);
+            }
+        } else {
+            let text = std::fs::read(&cache.text).map_err(Error::io("read", &cache.text))?;
+            return write_atomically_via(&scratch, path, &text);
         }
-    };
-    // The cache is an optimisation: failing to write it must not fail the command.
-    let _ = write_cache(&cache_path, tip, &text);
-    Ok(text)
+    }
+    let text = render_full(repo, run_id, tip)?;
+    cache.write_whole(repo, tip, &text)?;
+    write_atomically_via(&scratch, path, text.as_bytes())
 }
 
-/// Extends `text` (the transcript at `from`) to `to` when `to` descends from `from` through
-/// single-parent run commits that each added one record; None when it does not.
+/// The transcript of `run_id` as of commit `tip`, from the render cache when it is current.
+pub fn transcript_at(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Error> {
+    let cache = Cache::of(repo, run_id);
+    match cache.read() {
+        Some((cached_tip, text)) if cached_tip == tip => Ok(text),
+        Some((cached_tip, mut text)) => match incremental(repo, run_id, cached_tip, tip)? {
+            Some(sections) => {
+                text.push_str(&sections);
+                Ok(text)
+            }
+            None => render_full(repo, run_id, tip),
+        },
+        None => render_full(repo, run_id, tip),
+    }
+}
+
+fn render_full(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Error> {
+    let state = repo.load_at(run_id, tip)?;
+    Ok(handoff::render(&repo.records(&state)?))
+}
+
+/// The sections added between `from` and `to`, when `to` descends from `from` through
+/// single-parent run commits; None when it does not (a merge, another run, too far).
 fn incremental(
     repo: &Repo,
     run_id: &RunId,
     from: ObjectId,
     to: ObjectId,
-    mut text: String,
 ) -> Result<Option<String>, Error> {
     let mut chain = Vec::new();
     let mut at = to;
@@ -93,6 +172,7 @@ fn incremental(
         ));
         at = parents[0];
     }
+    let mut text = String::new();
     for (commit, record_names) in chain.into_iter().rev() {
         let state = repo.load_at(run_id, commit)?;
         let mut records = Vec::new();
@@ -124,26 +204,6 @@ fn trailers<'a>(message: &'a str, key: &str) -> Vec<&'a str> {
         .filter_map(|line| line.strip_prefix(key)?.strip_prefix(": "))
         .map(str::trim)
         .collect()
-}
-
-fn cache_path(repo: &Repo, run_id: &RunId) -> PathBuf {
-    repo.pair_dir()
-        .join("cache")
-        .join("handoff")
-        .join(format!("{run_id}.md"))
-}
-
-fn read_cache(path: &Path) -> Option<(ObjectId, String)> {
-    let content = std::fs::read_to_string(path).ok()?;
-    let (first, text) = content.split_once('\n')?;
-    let tip = ObjectId::from_hex(first.strip_prefix("tip ")?.as_bytes()).ok()?;
-    Some((tip, text.to_owned()))
-}
-
-fn write_cache(path: &Path, tip: ObjectId, text: &str) -> Result<(), Error> {
-    let mut content = format!("tip {tip}\n");
-    content.push_str(text);
-    write_atomically(path, content.as_bytes())
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so readers see the old or

@@ -364,7 +364,7 @@ impl Repo {
     ///
     /// Test-only: `GIT_PAIR_TEST_NO_WRITER_LOCK=1` skips it, so tests can drive the
     /// compare-and-swap retry path with real concurrency.
-    fn lock_run(&self, run_id: &RunId) -> Result<Option<std::fs::File>, Error> {
+    pub fn lock_run(&self, run_id: &RunId) -> Result<Option<std::fs::File>, Error> {
         if std::env::var_os("GIT_PAIR_TEST_NO_WRITER_LOCK").is_some() {
             return Ok(None);
         }

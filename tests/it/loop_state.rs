@@ -113,7 +113,7 @@ fn a_stale_render_cache_is_extended_not_trusted_blindly() {
     env.pair_json(&["coder-done", "--summary", "one"]);
     let cache_dir = env.repo.join(".git/pair/cache/handoff");
     let cached: Vec<_> = std::fs::read_dir(&cache_dir).expect("cache").collect();
-    assert_eq!(cached.len(), 1);
+    assert_eq!(cached.len(), 2, "the transcript and its tip");
     // Remove the view and the cache between two writes: the next render is complete.
     std::fs::remove_dir_all(&cache_dir).expect("rm");
     env.pair_json(&["coder-done", "--summary", "two"]);
@@ -256,4 +256,37 @@ fn list_and_show_read_back_runs() {
     assert_one_error_line(&out, 1, "no round 2");
     let out = env.pair(&["show", &a, "--round", "1", "--diff"]);
     assert_one_error_line(&out, 1, "no stored diff");
+}
+
+#[test]
+fn a_torn_or_edited_view_is_rendered_again_whole() {
+    let env = TestEnv::new();
+    env.start("t");
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    let expected_after_two = |env: &TestEnv| {
+        let handoff = env.read("HANDOFF.md");
+        assert!(
+            handoff.contains("one") && handoff.contains("two"),
+            "{handoff}"
+        );
+        assert!(!handoff.contains("GARBAGE"), "{handoff}");
+        assert_eq!(handoff, env.pair(&["handoff"]).stdout);
+    };
+    // A writer killed mid-append leaves the cache longer than its recorded length.
+    let dir = env.repo.join(".git/pair/cache/handoff");
+    let text = std::fs::read_dir(&dir)
+        .expect("cache")
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "md"))
+        .expect("cached text")
+        .path();
+    let mut cached = std::fs::read_to_string(&text).expect("read");
+    cached.push_str("GARBAGE half a section");
+    std::fs::write(&text, cached).expect("write");
+    // And someone edited the view by hand.
+    let mut view = env.read("HANDOFF.md");
+    view.push_str("GARBAGE by hand\n");
+    env.write("HANDOFF.md", &view);
+    env.pair_json(&["coder-done", "--summary", "two"]);
+    expected_after_two(&env);
 }
