@@ -14,6 +14,7 @@ pub mod model;
 pub mod render;
 pub mod review;
 pub mod store;
+pub mod sync;
 pub mod util;
 pub mod view;
 pub mod worktree;

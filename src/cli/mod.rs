@@ -8,6 +8,8 @@ mod context;
 mod error;
 mod handoff;
 mod list;
+mod pull;
+mod push;
 mod show;
 mod start;
 mod status;
@@ -67,6 +69,8 @@ pub enum Command {
     Handoff(handoff::Args),
     List(list::Args),
     Show(show::Args),
+    Push(push::Args),
+    Pull(pull::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -102,5 +106,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Handoff(args) => handoff::run(&ctx()?, args),
         Command::List(args) => list::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
+        Command::Push(args) => push::run(&ctx()?, ui, args),
+        Command::Pull(args) => pull::run(&ctx()?, ui, args),
     }
 }

@@ -7,9 +7,12 @@
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
 
 mod error;
+mod merge;
+pub mod notes;
 mod repo;
 
 pub use error::Error;
+pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
 
 use gix::ObjectId;
@@ -379,11 +382,7 @@ impl Repo {
         manifest: &Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
-        let manifest_json = {
-            let mut bytes = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
-            bytes.push(b'\n');
-            bytes
-        };
+        let manifest_json = manifest_json(manifest);
         let mut editor = self
             .repo
             .edit_tree(base_tree)
@@ -412,6 +411,13 @@ impl Repo {
         let tree = editor.write().map_err(Error::git("write a run tree"))?;
         Ok(tree.detach())
     }
+}
+
+/// `manifest.json` as stored: pretty JSON and a final newline (appends and merges alike).
+fn manifest_json(manifest: &Manifest) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
+    bytes.push(b'\n');
+    bytes
 }
 
 /// The full ref name of a run.

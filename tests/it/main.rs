@@ -5,3 +5,4 @@ mod common;
 mod concurrency;
 mod loop_state;
 mod start;
+mod sync;
