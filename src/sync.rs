@@ -20,6 +20,8 @@ use crate::store::{self, Counts, Integration, Repo, notes};
 pub const DEFAULT_REMOTE: &str = "origin";
 /// Where fetched copies of remotes' refs live.
 pub const STAGING_ROOT: &str = "refs/pair-remotes/";
+/// From how many loose staging refs on a pull packs them.
+const PACK_STAGING_FROM: usize = 32;
 /// How many times a push is attempted (each retry pulls and merges first).
 const MAX_PUSH_ATTEMPTS: u32 = 5;
 
@@ -160,7 +162,16 @@ pub struct PushReport {
 /// refs. A remote without any git pair refs is not an error: nothing happens.
 pub fn pull(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
     fetch(repo, remote)?;
-    integrate(repo, remote)
+    let report = integrate(repo, remote)?;
+    pack_staging(repo, remote)?;
+    Ok(report)
+}
+
+/// Keeps the staging copy in `packed-refs`: git fetch writes one loose file per changed
+/// ref, and reading a thousand of them on every pull would cost more than the fetch.
+fn pack_staging(repo: &Repo, remote: &Remote) -> Result<(), Error> {
+    repo.pack_loose_refs(&remote.staging, PACK_STAGING_FROM)?;
+    Ok(())
 }
 
 /// Publishes local runs and notes that the remote lacks or has older versions of, never
@@ -231,7 +242,12 @@ pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
 /// Merges what is staged for `remote` into the local refs (no network).
 fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
     let staged = staged_runs(repo, remote)?;
-    let runs = repo.integrate_runs(&staged.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>())?;
+    let runs = repo.integrate_runs(
+        &staged
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect::<Vec<_>>(),
+    )?;
     let notes = match staged_notes_tip(repo, remote)? {
         Some(tip) => Some(notes::integrate(repo, tip)?),
         None => None,
@@ -497,7 +513,7 @@ mod tests {
     fn porcelain_ref_lines_parse_and_other_lines_are_skipped() {
         let out = "To /tmp/remote.git\n\
                    *\t1111:refs/pair/runs/a\t[new reference]\n\
-                   \t2222:refs/pair/runs/b\t3333..2222\n\
+                   \x20\t2222:refs/pair/runs/b\t3333..2222\n\
                    !\t4444:refs/pair/runs/c\t[rejected] (stale info)\n\
                    !\t5555:refs/notes/pair\t[remote rejected] (hook declined)\n\
                    =\trefs/notes/pair:refs/notes/pair\t[up to date]\n\
@@ -519,7 +535,10 @@ mod tests {
                 "fatal: '/x' does not appear to be a git repository\nfatal: Could not read from remote repository.\n",
                 "'/x' does not appear to be a git repository",
             ),
-            ("error: failed to push some refs to 'x'\n", "failed to push some refs to 'x'"),
+            (
+                "error: failed to push some refs to 'x'\n",
+                "failed to push some refs to 'x'",
+            ),
             ("warning: a\nsomething odd\n", "something odd"),
             ("", "git exited with status 128"),
         ];
@@ -533,10 +552,17 @@ mod tests {
         for ok in ["origin", "team/a", "up-stream_2", "a.b"] {
             assert!(is_safe_ref_component(ok), "{ok}");
         }
-        for bad in ["", ".hidden", "a..b", "x.lock", "a//b", "sp ace", "a:b", "*"] {
+        for bad in [
+            "", ".hidden", "a..b", "x.lock", "a//b", "sp ace", "a:b", "*",
+        ] {
             assert!(!is_safe_ref_component(bad), "{bad}");
         }
-        for loc in ["../remote.git", "/srv/r.git", "file:///srv/r.git", "host:r.git"] {
+        for loc in [
+            "../remote.git",
+            "/srv/r.git",
+            "file:///srv/r.git",
+            "host:r.git",
+        ] {
             assert!(looks_like_location(loc), "{loc}");
         }
         assert!(!looks_like_location("surely-not-a-file-here-0f3a"));

@@ -62,7 +62,10 @@ pub(super) fn refresh_handoff(
         Ok(path) => (path, None),
         Err(err) => (
             None,
-            Some(format!("warning: could not refresh HANDOFF.md: {}", err.message)),
+            Some(format!(
+                "warning: could not refresh HANDOFF.md: {}",
+                err.message
+            )),
         ),
     }
 }
@@ -130,7 +133,11 @@ fn pull_summary(remote: &str, pulled: &PullReport) -> String {
         None => format!(
             "Already up to date with {remote} ({} {})\n",
             pulled.remote_runs,
-            if pulled.remote_runs == 1 { "run" } else { "runs" }
+            if pulled.remote_runs == 1 {
+                "run"
+            } else {
+                "runs"
+            }
         ),
     }
 }

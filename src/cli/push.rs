@@ -47,7 +47,11 @@ fn push_summary(remote: &str, pushed: &PushReport) -> String {
     } else {
         let mut what = Vec::new();
         if pushed.pushed_runs > 0 {
-            let noun = if pushed.pushed_runs == 1 { "run" } else { "runs" };
+            let noun = if pushed.pushed_runs == 1 {
+                "run"
+            } else {
+                "runs"
+            };
             what.push(format!("{} {noun}", pushed.pushed_runs));
         }
         if pushed.pushed_notes {

@@ -24,6 +24,8 @@ use crate::model::{Body, Manifest, Record, RunId};
 /// (records are immutable, so this only happens to damaged or tampered state). Outside
 /// `records/`, so the copy is kept but never projected twice.
 const RECORD_CONFLICTS: &str = "conflicts/records";
+/// From how many new refs on, creating them writes `packed-refs` once instead of loose files.
+const PACK_THRESHOLD: usize = 16;
 /// The identity of merge commits: fixed, so both machines write the same commit.
 const MERGE_NAME: &str = "git-pair";
 const MERGE_EMAIL: &str = "git-pair@localhost";
@@ -190,7 +192,11 @@ impl Repo {
     /// order. Where the two sides hold different content at one path, the entry with the
     /// smaller object id stays and the other moves to `<path>.conflict-<id12>` (whole
     /// subtrees are unioned recursively, except reviewed snapshots, which are kept whole).
-    pub fn union_run_trees(&self, run_id: &RunId, trees: [ObjectId; 2]) -> Result<MergedTree, Error> {
+    pub fn union_run_trees(
+        &self,
+        run_id: &RunId,
+        trees: [ObjectId; 2],
+    ) -> Result<MergedTree, Error> {
         // Records: by file name; a name with two different blobs keeps the smaller one.
         let mut claims: BTreeMap<String, BTreeSet<ObjectId>> = BTreeMap::new();
         for tree in trees {
@@ -243,11 +249,7 @@ impl Repo {
             .map_err(Error::git("add records to a merged run tree"))?;
         for (name, id) in &displaced {
             editor
-                .upsert(
-                    format!("{RECORD_CONFLICTS}/{name}"),
-                    EntryKind::Blob,
-                    *id,
-                )
+                .upsert(format!("{RECORD_CONFLICTS}/{name}"), EntryKind::Blob, *id)
                 .map_err(Error::git("keep a conflicting record copy"))?;
         }
         let manifest_blob = self.write_blob(&super::manifest_json(&manifest))?;
@@ -287,7 +289,10 @@ impl Repo {
             let message = commit
                 .message_raw()
                 .map_err(Error::git("read a run commit's message"))?;
-            if !message.lines().any(|line| line.trim() == trailer.as_bytes()) {
+            if !message
+                .lines()
+                .any(|line| line.trim() == trailer.as_bytes())
+            {
                 continue;
             }
             queue.extend(commit.parent_ids().map(|p| p.detach()));
@@ -309,13 +314,8 @@ impl Repo {
 
     /// Every direct ref whose full name starts with `prefix`, with the object it points to.
     pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, Error> {
-        let platform = self
-            .repo
-            .references()
-            .map_err(Error::git("list refs"))?;
-        let iter = platform
-            .prefixed(prefix)
-            .map_err(Error::git("list refs"))?;
+        let platform = self.repo.references().map_err(Error::git("list refs"))?;
+        let iter = platform.prefixed(prefix).map_err(Error::git("list refs"))?;
         let mut out = Vec::new();
         for reference in iter {
             let reference = reference.map_err(|e| Error::Git {
@@ -336,13 +336,12 @@ impl Repo {
         let edits = refs
             .iter()
             .map(|(name, id)| {
-                let name = name
-                    .as_str()
-                    .try_into()
-                    .map_err(|e: gix::validate::reference::name::Error| Error::Git {
+                let name = name.as_str().try_into().map_err(
+                    |e: gix::validate::reference::name::Error| Error::Git {
                         action: format!("use ref name {}", name.escape_debug()),
                         source: gix::Error::from_error(e),
-                    })?;
+                    },
+                )?;
                 let change = match id {
                     Some(id) => Change::Update {
                         log: no_reflog(),
@@ -370,9 +369,21 @@ impl Repo {
             .map_err(Error::git("update staging refs"))
     }
 
-    /// Creates many run refs in one transaction, each on condition it does not exist yet.
-    /// Returns `false`, changing nothing, when one of them exists meanwhile.
+    /// Creates many run refs at once, each on condition it does not exist yet. Returns
+    /// `false`, changing nothing, when one of them exists meanwhile.
+    ///
+    /// Many new refs go straight into `packed-refs` (one lock, one rename) instead of one
+    /// loose file each: on a slow file system, creating a thousand lock files costs as much
+    /// as the whole fetch. `git pack-refs` writes the same file the same way.
     fn create_run_refs(&self, runs: &[&(RunId, ObjectId)]) -> Result<bool, Error> {
+        if runs.len() >= PACK_THRESHOLD && self.uses_files_ref_backend() {
+            match self.create_packed_run_refs(runs)? {
+                Packed::Written => return Ok(true),
+                Packed::Exists => return Ok(false),
+                // Someone else is rewriting packed-refs: take the ordinary path.
+                Packed::Busy => {}
+            }
+        }
         let edits: Vec<RefEdit> = runs
             .iter()
             .map(|(run_id, tip)| RefEdit {
@@ -397,6 +408,100 @@ impl Repo {
         }
     }
 
+    fn uses_files_ref_backend(&self) -> bool {
+        self.config_values("extensions.refStorage")
+            .last()
+            .is_none_or(|backend| backend.eq_ignore_ascii_case("files"))
+    }
+
+    /// Moves the loose refs under `prefix` (a namespace this tool owns, such as a remote's
+    /// staging copy) into `packed-refs` when there are at least `min_loose` of them, so
+    /// that reading the namespace costs one file instead of one per ref. Only refs to
+    /// commits are moved. A best-effort optimisation: when `packed-refs` is busy, nothing
+    /// happens. Returns how many refs were packed.
+    pub fn pack_loose_refs(&self, prefix: &str, min_loose: usize) -> Result<usize, Error> {
+        if !self.uses_files_ref_backend() {
+            return Ok(0);
+        }
+        let mut loose = Vec::new();
+        collect_loose(&self.common_dir().join(prefix), prefix, &mut loose);
+        if loose.len() < min_loose {
+            return Ok(0);
+        }
+        let Some(lock) = self.lock_packed_refs()? else {
+            return Ok(0);
+        };
+        let mut packed: Vec<(String, ObjectId)> = Vec::with_capacity(loose.len());
+        for (name, path) in &loose {
+            let Some(id) = read_direct_ref(path) else {
+                continue;
+            };
+            let is_commit = self
+                .repo
+                .find_header(id)
+                .is_ok_and(|h| h.kind() == gix::object::Kind::Commit);
+            if is_commit {
+                packed.push((name.clone(), id));
+            }
+        }
+        let packed_path = self.common_dir().join("packed-refs");
+        let existing = read_packed_refs(&packed_path)?;
+        let content = packed_refs_with(&existing, &packed, OnExisting::Replace)
+            .expect("replacing never refuses");
+        lock.commit(&content, &packed_path)?;
+        // The packed copy now holds each value; a loose file changed meanwhile (a fetch
+        // racing us) is kept, since it shadows the packed one.
+        for (name, id) in &packed {
+            let path = self.common_dir().join(name);
+            if read_direct_ref(&path) == Some(*id) {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        remove_empty_dirs(&self.common_dir().join(prefix));
+        Ok(packed.len())
+    }
+
+    /// Takes `packed-refs.lock`; `None` when another process holds it.
+    fn lock_packed_refs(&self) -> Result<Option<LockFile>, Error> {
+        let lock_path = self.common_dir().join("packed-refs.lock");
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock_path)
+        {
+            Ok(file) => Ok(Some(LockFile {
+                file: Some(file),
+                path: lock_path,
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+            Err(e) => Err(Error::io("lock", &lock_path)(e)),
+        }
+    }
+
+    /// Adds `runs` to `packed-refs` under its lock, after checking that none of them exists
+    /// loose or packed. A loose ref created concurrently would shadow the packed one; nothing
+    /// is lost then, because the staged copy that was to be created is merged on the next pull.
+    fn create_packed_run_refs(&self, runs: &[&(RunId, ObjectId)]) -> Result<Packed, Error> {
+        let packed_path = self.common_dir().join("packed-refs");
+        let Some(lock) = self.lock_packed_refs()? else {
+            return Ok(Packed::Busy);
+        };
+        let existing = read_packed_refs(&packed_path)?;
+        let new: Vec<(String, ObjectId)> = runs
+            .iter()
+            .map(|(run_id, tip)| (super::run_ref(run_id), *tip))
+            .collect();
+        for (name, _) in &new {
+            if self.common_dir().join(name).symlink_metadata().is_ok() {
+                return Ok(Packed::Exists);
+            }
+        }
+        let Some(content) = packed_refs_with(&existing, &new, OnExisting::Refuse) else {
+            return Ok(Packed::Exists);
+        };
+        lock.commit(&content, &packed_path)?;
+        Ok(Packed::Written)
+    }
     /// The union of several trees: per name, the set of distinct entries; one → kept; all
     /// unionable subtrees → their union; otherwise the smallest stays and every other goes
     /// to `<name>.conflict-<id12>` (itself resolved the same way, so the result depends only
@@ -528,6 +633,157 @@ fn snapshot_ids(records: &[Record]) -> HashSet<ObjectId> {
         .collect()
 }
 
+enum Packed {
+    Written,
+    Exists,
+    Busy,
+}
+
+/// `packed-refs.lock`, removed on drop unless renamed into place.
+struct LockFile {
+    file: Option<std::fs::File>,
+    path: std::path::PathBuf,
+}
+
+impl LockFile {
+    fn commit(mut self, content: &[u8], target: &std::path::Path) -> Result<(), Error> {
+        use std::io::Write as _;
+        let mut file = self.file.take().expect("the lock is open until committed");
+        file.write_all(content)
+            .and_then(|()| file.flush())
+            .map_err(Error::io("write", &self.path))?;
+        drop(file);
+        std::fs::rename(&self.path, target).map_err(Error::io("replace", target))?;
+        self.path = std::path::PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn read_packed_refs(path: &std::path::Path) -> Result<Vec<u8>, Error> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(Error::io("read", path)(e)),
+    }
+}
+
+/// The object id of a loose ref file holding one (not a symbolic ref, not a lock).
+fn read_direct_ref(path: &std::path::Path) -> Option<ObjectId> {
+    let bytes = std::fs::read(path).ok()?;
+    ObjectId::from_hex(bytes.trim_ascii_end()).ok()
+}
+
+/// Every loose ref file below `dir` (whose ref name starts with `prefix`), lock files aside.
+fn collect_loose(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, std::path::PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let path = entry.path();
+        let full = format!("{}/{name}", prefix.trim_end_matches('/'));
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect_loose(&path, &full, out),
+            Ok(t) if t.is_file() && !name.ends_with(".lock") => out.push((full, path)),
+            _ => {}
+        }
+    }
+}
+
+/// Removes the empty directories below `dir` (what deleting loose refs leaves behind).
+fn remove_empty_dirs(dir: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_dirs(&entry.path());
+                let _ = std::fs::remove_dir(entry.path());
+            }
+        }
+    }
+}
+
+const PACKED_HEADER: &str = "# pack-refs with: peeled fully-peeled sorted \n";
+
+/// What to do when a ref to add is already in `packed-refs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnExisting {
+    Refuse,
+    Replace,
+}
+
+/// `packed-refs` content with `new` refs (pointing at commits, so without `^` peel lines)
+/// added to `existing`, sorted by name as git writes it; with [`OnExisting::Refuse`], `None`
+/// when one of them is already there. Other entries and their peel lines are kept byte for
+/// byte; the header keeps only the traits the old file had (a new file gets git's full set).
+fn packed_refs_with(
+    existing: &[u8],
+    new: &[(String, ObjectId)],
+    on_existing: OnExisting,
+) -> Option<Vec<u8>> {
+    let mut header: Option<&[u8]> = None;
+    // (name, lines of the entry: the ref line and any `^` peel line after it)
+    let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for line in existing.split_inclusive(|b| *b == b'\n') {
+        if line.starts_with(b"#") {
+            header.get_or_insert(line);
+        } else if line.starts_with(b"^") {
+            if let Some((_, block)) = entries.last_mut() {
+                block.extend_from_slice(line);
+            }
+        } else if let Some(space) = line.iter().position(|b| *b == b' ') {
+            let name = line[space + 1..].trim_ascii_end().to_vec();
+            let mut block = line.to_vec();
+            if !block.ends_with(b"\n") {
+                block.push(b'\n');
+            }
+            entries.push((name, block));
+        }
+    }
+    let new_names: HashSet<&[u8]> = new.iter().map(|(name, _)| name.as_bytes()).collect();
+    let before = entries.len();
+    entries.retain(|(name, _)| !new_names.contains(name.as_slice()));
+    if entries.len() != before && on_existing == OnExisting::Refuse {
+        return None;
+    }
+    for (name, id) in new {
+        entries.push((
+            name.as_bytes().to_vec(),
+            format!("{id} {name}\n").into_bytes(),
+        ));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let header = match header {
+        None => PACKED_HEADER.as_bytes().to_vec(),
+        Some(old) => {
+            let traits = String::from_utf8_lossy(old);
+            let mut line = "# pack-refs with:".to_owned();
+            for t in ["peeled", "fully-peeled"] {
+                if traits.split_whitespace().any(|w| w == t) {
+                    line.push(' ');
+                    line.push_str(t);
+                }
+            }
+            line.push_str(" sorted \n");
+            line.into_bytes()
+        }
+    };
+    let mut out = header;
+    for (_, block) in entries {
+        out.extend_from_slice(&block);
+    }
+    Some(out)
+}
+
 fn short(id: ObjectId) -> String {
     let mut hex = id.to_string();
     hex.truncate(12);
@@ -539,5 +795,66 @@ fn no_reflog() -> LogChange {
         mode: RefLog::AndReference,
         force_create_reflog: false,
         message: "git-pair: sync".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(c: char) -> ObjectId {
+        ObjectId::from_hex(c.to_string().repeat(40).as_bytes()).expect("hex")
+    }
+
+    #[test]
+    fn new_refs_join_packed_refs_sorted_with_existing_entries_kept() {
+        let existing = format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{a} refs/remotes/origin/main\n{b} refs/tags/v1\n^{c}\n",
+            a = id('a'),
+            b = id('b'),
+            c = id('c')
+        );
+        let new = [
+            ("refs/pair/runs/2".to_owned(), id('2')),
+            ("refs/pair/runs/1".to_owned(), id('1')),
+        ];
+        let out = packed_refs_with(existing.as_bytes(), &new, OnExisting::Refuse).expect("added");
+        let want = format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{one} refs/pair/runs/1\n{two} refs/pair/runs/2\n{a} refs/remotes/origin/main\n{b} refs/tags/v1\n^{c}\n",
+            one = id('1'),
+            two = id('2'),
+            a = id('a'),
+            b = id('b'),
+            c = id('c')
+        );
+        assert_eq!(String::from_utf8(out).expect("utf-8"), want);
+    }
+
+    #[test]
+    fn packed_refs_cases() {
+        let new = [("refs/pair/runs/1".to_owned(), id('1'))];
+        // A new file gets git's full header.
+        let out = packed_refs_with(b"", &new, OnExisting::Refuse).expect("added");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            format!("{PACKED_HEADER}{} refs/pair/runs/1\n", id('1'))
+        );
+        // An existing name is refused.
+        let existing = format!("{} refs/pair/runs/1\n", id('9'));
+        assert!(packed_refs_with(existing.as_bytes(), &new, OnExisting::Refuse).is_none());
+        let replaced =
+            packed_refs_with(existing.as_bytes(), &new, OnExisting::Replace).expect("replaced");
+        assert_eq!(
+            String::from_utf8(replaced).expect("utf-8"),
+            format!("{PACKED_HEADER}{} refs/pair/runs/1\n", id('1'))
+        );
+        // A header without peeling traits does not gain them; a missing final newline is fixed.
+        let existing = format!("# pack-refs with: sorted \n{} refs/x", id('9'));
+        let out = String::from_utf8(
+            packed_refs_with(existing.as_bytes(), &new, OnExisting::Refuse).expect("added"),
+        )
+        .expect("utf-8");
+        assert!(out.starts_with("# pack-refs with: sorted \n"), "{out}");
+        assert!(out.ends_with(" refs/x\n"), "{out}");
     }
 }

@@ -46,7 +46,9 @@ pub fn read(repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
     else {
         return Ok(None);
     };
-    Ok(Some(String::from_utf8_lossy(&repo.blob(blob)?).into_owned()))
+    Ok(Some(
+        String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+    ))
 }
 
 /// Adds `line` to the note on `commit` (creating the note and the ref as needed), keeping
@@ -218,10 +220,11 @@ fn all_notes(repo: &Repo, tree: ObjectId) -> Result<BTreeMap<ObjectId, ObjectId>
             let path = format!("{prefix}{}", name.to_ascii_lowercase());
             if entry.mode.is_tree() && name.len() == 2 && path.len() < hex_len {
                 stack.push((entry.oid.to_owned(), path));
-            } else if entry.mode.is_blob() && path.len() == hex_len {
-                if let Ok(object) = ObjectId::from_hex(path.as_bytes()) {
-                    out.insert(object, entry.oid.to_owned());
-                }
+            } else if entry.mode.is_blob()
+                && path.len() == hex_len
+                && let Ok(object) = ObjectId::from_hex(path.as_bytes())
+            {
+                out.insert(object, entry.oid.to_owned());
             }
         }
     }

@@ -209,14 +209,22 @@ fn a_second_machine_sees_the_same_next_action_and_transcript_after_pull() {
     assert_eq!(b.git(&["status", "--porcelain"]), "");
     // The staging copy mirrors the remote; the user's remote config is untouched.
     assert_eq!(
-        b.git(&["rev-parse", &format!("refs/pair-remotes/origin/pair/runs/{run_id}")]),
+        b.git(&[
+            "rev-parse",
+            &format!("refs/pair-remotes/origin/pair/runs/{run_id}")
+        ]),
         a.git(&["rev-parse", &format!("refs/pair/runs/{run_id}")])
     );
     assert_eq!(
-        b.git(&["config", "--get-all", "remote.origin.fetch"]).trim(),
+        b.git(&["config", "--get-all", "remote.origin.fetch"])
+            .trim(),
         "+refs/heads/*:refs/remotes/origin/*"
     );
-    assert!(b.git_out(&["config", "--get-all", "remote.origin.push"]).code != 0);
+    assert!(
+        b.git_out(&["config", "--get-all", "remote.origin.push"])
+            .code
+            != 0
+    );
 }
 
 #[test]
@@ -257,14 +265,27 @@ fn unreachable_or_unknown_remotes_fail_cleanly_and_touch_nothing() {
     assert!(out.stderr.contains("hint: "), "{out}");
     let out = a.pair(&["push", "nope", "--json"]);
     assert_eq!(out.code, 1);
-    assert!(out.json()["error"].as_str().expect("error").contains("nope"));
+    assert!(
+        out.json()["error"]
+            .as_str()
+            .expect("error")
+            .contains("nope")
+    );
 
     a.git(&["remote", "set-url", "origin", "/nonexistent/remote.git"]);
     for cmd in ["pull", "push"] {
         let out = a.pair(&[cmd]);
-        let what = if cmd == "pull" { "fetch from" } else { "push to" };
+        let what = if cmd == "pull" {
+            "fetch from"
+        } else {
+            "push to"
+        };
         assert_one_error_line(&out, 1, &format!("cannot {what} 'origin'"));
-        assert!(out.stderr.contains("does not appear to be a git repository"), "{out}");
+        assert!(
+            out.stderr
+                .contains("does not appear to be a git repository"),
+            "{out}"
+        );
     }
     let out = a.pair(&["pull", "--", "-bad"]);
     assert_eq!(out.code, 1, "{out}");
@@ -395,7 +416,9 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
     for (env, side) in [(a, "A"), (b, "B")] {
         let repo = Repo::discover(&env.repo).expect("open");
         // A reviewed snapshot: a tree with a file that differs per side.
-        let blob = repo.write_blob(format!("code from {side}\n").as_bytes()).expect("blob");
+        let blob = repo
+            .write_blob(format!("code from {side}\n").as_bytes())
+            .expect("blob");
         let mut editor = repo
             .gix()
             .edit_tree(ObjectId::empty_tree(gix::hash::Kind::Sha1))
@@ -503,7 +526,8 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
         &head,
     ]);
     let repo_b = Repo::discover(&b.repo).expect("open");
-    let line_b = "pair-run=20261129-231500-bbbbbb verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42";
+    let line_b =
+        "pair-run=20261129-231500-bbbbbb verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42";
     assert!(notes::add_line(&repo_b, oid(&head), line_b).expect("add"));
     assert!(!notes::add_line(&repo_b, oid(&head), line_b).expect("again"));
     // Enough notes on B's side that its tree fans out, on blobs written for the purpose.
@@ -518,10 +542,7 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
         fanout.lines().all(|l| l.contains(" tree ")),
         "fanned out:\n{fanout}"
     );
-    assert_eq!(
-        b.git(&["notes", "--ref=pair", "list"]).lines().count(),
-        301
-    );
+    assert_eq!(b.git(&["notes", "--ref=pair", "list"]).lines().count(), 301);
     // The reference result: git's own cat_sort_uniq merge of the same two notes refs.
     a.git(&[
         "fetch",
@@ -551,7 +572,10 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
         a.git(&["rev-parse", "refs/notes/pair"]),
         b.git(&["rev-parse", "refs/notes/pair"])
     );
-    assert_eq!(sorted_lines(&a.git(&["notes", "--ref=pair", "list"])), reference);
+    assert_eq!(
+        sorted_lines(&a.git(&["notes", "--ref=pair", "list"])),
+        reference
+    );
     let shown = a.git(&["notes", "--ref=pair", "show", &head]);
     assert_eq!(
         shown,
@@ -562,7 +586,14 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
     let merge = a.git(&["rev-list", "--parents", "-1", "refs/notes/pair"]);
     assert_eq!(merge.split_whitespace().count(), 3, "{merge}");
     // Real git can keep adding to the merged notes.
-    a.git(&["notes", "--ref=pair", "append", "-m", "pair-run=later", &head]);
+    a.git(&[
+        "notes",
+        "--ref=pair",
+        "append",
+        "-m",
+        "pair-run=later",
+        &head,
+    ]);
     assert!(
         notes::read(&Repo::discover(&a.repo).expect("open"), oid(&head))
             .expect("read")
@@ -615,7 +646,10 @@ fn random_sequence(seed: u64, steps: usize) {
         let env = &net.clones[c];
         let action = rng.below(20);
         let (name, out) = match action {
-            0 => ("start", env.pair(&["start", "--task", &format!("task {step}")])),
+            0 => (
+                "start",
+                env.pair(&["start", "--task", &format!("task {step}")]),
+            ),
             1..=9 => (
                 "coder-done",
                 env.pair(&["coder-done", "--summary", &format!("step {step} on {c}")]),
@@ -631,7 +665,11 @@ fn random_sequence(seed: u64, steps: usize) {
             // Without an active run (nothing started or pulled yet) coder-done refuses.
             "start" | "coder-done" if out.code == 0 => created += 1,
             "start" | "coder-done" => {
-                assert!(out.stderr.contains("no active run"), "{}\n{out}", log.join("\n"))
+                assert!(
+                    out.stderr.contains("no active run"),
+                    "{}\n{out}",
+                    log.join("\n")
+                )
             }
             _ => assert_eq!(out.code, 0, "seed {seed}\n{}\n{out}", log.join("\n")),
         }
@@ -648,17 +686,77 @@ fn random_sequence(seed: u64, steps: usize) {
     }
     let a = &net.clones[0];
     let total: usize = a
-        .git(&["for-each-ref", "--format=%(refname:lstrip=3)", "refs/pair/runs"])
+        .git(&[
+            "for-each-ref",
+            "--format=%(refname:lstrip=3)",
+            "refs/pair/runs",
+        ])
         .lines()
         .map(|run| a.records(run).len())
         .sum();
     assert_eq!(total, created, "seed {seed}\n{}", log.join("\n"));
     // The sequence exercised the interesting path: diverged runs were merged.
-    assert!(merged > 0, "seed {seed}: no merge happened\n{}", log.join("\n"));
+    assert!(
+        merged > 0,
+        "seed {seed}: no merge happened\n{}",
+        log.join("\n")
+    );
     let remote = net.remote_refs();
     assert!(
         refs.lines().all(|l| remote.contains(l)),
         "remote:\n{remote}\nlocal:\n{refs}"
     );
     a.assert_fsck_clean();
+}
+
+/// Past a few dozen refs, pull writes new run refs and the staging copy into `packed-refs`
+/// (one file instead of one per ref); git must read the result as if it had written it.
+#[test]
+fn many_runs_land_in_packed_refs_that_git_reads() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let runs: Vec<String> = (0..40).map(|i| a.start(&format!("task {i}"))).collect();
+    coder_done(a, "work on the newest run");
+    a.pair_json(&["push"]);
+    let pulled = b.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["created"], 40, "{pulled}");
+    let packed = std::fs::read_to_string(b.repo.join(".git/packed-refs")).expect("packed-refs");
+    assert!(packed.starts_with("# pack-refs with: peeled fully-peeled sorted \n"));
+    assert!(
+        packed.contains(&format!("refs/pair/runs/{}", runs[0])),
+        "{packed}"
+    );
+    assert!(
+        packed.contains("refs/pair-remotes/origin/pair/runs/"),
+        "{packed}"
+    );
+    // What the clone packed before (its remote-tracking branch) is still there.
+    assert_eq!(
+        b.git(&["rev-parse", "refs/remotes/origin/main"]),
+        a.git(&["rev-parse", "HEAD"])
+    );
+    for run in &runs {
+        assert_eq!(tip(b, run), tip(a, run));
+        b.git(&[
+            "show-ref",
+            "--verify",
+            "-q",
+            &format!("refs/pair/runs/{run}"),
+        ]);
+    }
+    assert!(
+        !b.repo
+            .join(".git/refs/pair-remotes/origin/pair/runs")
+            .exists(),
+        "the loose staging refs were packed"
+    );
+    b.assert_fsck_clean();
+    // Life goes on: loose updates shadow packed entries, git gc repacks everything.
+    coder_done(b, "more on the newest run");
+    b.pair_json(&["push"]);
+    assert_eq!(a.pair_json(&["pull"])["runs"]["fast_forwarded"], 1);
+    b.git(&["gc", "-q"]);
+    assert_eq!(b.pair_json(&["pull"])["runs"]["unchanged"], 40);
+    assert_eq!(a.pair_refs(), b.pair_refs());
+    b.assert_fsck_clean();
 }
