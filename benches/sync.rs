@@ -11,6 +11,8 @@
 //!   no-op: the same two commands again in those clones (nothing to transfer), and the
 //!          git fetch once more after `git pack-refs --all` (git pair packs its own
 //!          namespaces, so this is the like-for-like figure).
+//! Then, for information, `git pair push` of everything to an empty bare remote against
+//! `git push --atomic` of the same refs.
 //! Targets: cold ≤ 2× git fetch, no-op ≤ 1.5× git fetch. Exit status 1 when one is missed.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
     ];
     let (mut cold_ours, mut cold_git, mut noop_ours, mut noop_git, mut noop_git_packed) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut push_ours, mut push_git) = (Vec::new(), Vec::new());
     for i in 0..iterations {
         let ours = work.path().join(format!("ours-{i}"));
         let theirs = work.path().join(format!("git-{i}"));
@@ -76,6 +79,31 @@ fn main() -> ExitCode {
         // git pair keeps its namespaces in packed-refs; the same favour for plain git.
         run(&home, &theirs, "git", &["pack-refs", "--all"]);
         noop_git_packed.push(run(&home, &theirs, "git", &fetch_args));
+        // Publishing everything to an empty remote (informational, no target).
+        let (ours_remote, git_remote) = (work.path().join("ours.git"), work.path().join("git.git"));
+        for dir in [&ours_remote, &git_remote] {
+            let _ = std::fs::remove_dir_all(dir);
+            run(
+                &home,
+                work.path(),
+                "git",
+                &["init", "-q", "--bare", path(dir)],
+            );
+        }
+        push_ours.push(run(&home, &ours, bin(), &["push", path(&ours_remote)]));
+        push_git.push(run(
+            &home,
+            &theirs,
+            "git",
+            &[
+                "push",
+                "-q",
+                "--atomic",
+                path(&git_remote),
+                "refs/pair/runs/*:refs/pair/runs/*",
+                "refs/notes/pair:refs/notes/pair",
+            ],
+        ));
         // Same result: every run and the notes arrived in both.
         let count = |dir: &Path| {
             let out = output(
@@ -117,6 +145,13 @@ fn main() -> ExitCode {
         "  nothing new, git's refs packed too:  git fetch {:>8.1} ms   ratio {:.2}",
         ms(ngp),
         no.as_secs_f64() / ngp.as_secs_f64()
+    );
+    let (po, pg) = (median(push_ours), median(push_git));
+    println!(
+        "  push all to an empty remote (no target):  git pair push {:>8.1} ms   git push {:>8.1} ms   ratio {:.2}",
+        ms(po),
+        ms(pg),
+        po.as_secs_f64() / pg.as_secs_f64()
     );
     if cold_ratio <= 2.0 && noop_ratio <= 1.5 {
         println!("  targets met");

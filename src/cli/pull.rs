@@ -28,13 +28,13 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     ui.progress(&format!("fetching git pair state from {}…", remote.name));
     let pulled = sync::pull(&ctx.repo, &remote)?;
     let (handoff, warning) = refresh_handoff(ctx, &pulled);
-    let mut json = json!({
+    let json = json!({
         "remote": remote.name,
         "runs": counts_json(&pulled.runs),
         "notes": integration_name(pulled.notes),
+        "remote_runs": pulled.remote_runs,
         "handoff_path": handoff.map(|p| p.display().to_string()),
     });
-    json["remote_runs"] = pulled.remote_runs.into();
     let mut report = Report::new(json, pull_summary(&remote.name, &pulled));
     if let Some(warning) = warning {
         report = report.note(warning);

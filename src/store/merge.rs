@@ -75,11 +75,6 @@ impl Counts {
         self.unchanged += other.unchanged;
         self.local_ahead += other.local_ahead;
     }
-
-    /// Whether any local ref moved.
-    pub fn changed(&self) -> bool {
-        self.created + self.fast_forwarded + self.merged > 0
-    }
 }
 
 /// The result of integrating many runs: the tally and the runs whose local ref moved.
@@ -91,8 +86,9 @@ pub struct RunsIntegrated {
 
 impl Repo {
     /// Brings every local run ref up to date with the given other tips (typically the
-    /// remote's, as fetched). Runs missing locally are created in one ref transaction; the
-    /// others are integrated one by one with [`Repo::integrate_run`].
+    /// remote's, as fetched). Runs missing locally are created all at once (one write of
+    /// `packed-refs` when there are many); the others are integrated one by one with
+    /// [`Repo::integrate_run`].
     pub fn integrate_runs(&self, others: &[(RunId, ObjectId)]) -> Result<RunsIntegrated, Error> {
         let local = self.run_tips()?;
         let mut out = RunsIntegrated::default();
@@ -312,6 +308,15 @@ impl Repo {
             .collect())
     }
 
+    /// The object the ref `name` points to, if it exists and is direct.
+    pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, Error> {
+        let reference = self
+            .repo
+            .try_find_reference(name)
+            .map_err(Error::git("read a ref"))?;
+        Ok(reference.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    }
+
     /// Every direct ref whose full name starts with `prefix`, with the object it points to.
     pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, Error> {
         let platform = self.repo.references().map_err(Error::git("list refs"))?;
@@ -329,10 +334,29 @@ impl Repo {
         Ok(out)
     }
 
-    /// Sets (or with `None` deletes) refs this tool owns outright, such as the staging copies
-    /// of a remote's refs, in one transaction and without compare-and-swap: nothing but the
-    /// transport writes them.
-    pub fn overwrite_refs(&self, refs: &[(String, Option<ObjectId>)]) -> Result<(), Error> {
+    /// Sets refs this tool owns outright, such as the staging copies of a remote's refs,
+    /// without compare-and-swap: they are a cache of what the remote holds, and a wrong
+    /// value only costs a rejected lease and a fetch. Many go into `packed-refs` at once.
+    pub fn overwrite_refs(&self, refs: &[(String, ObjectId)]) -> Result<(), Error> {
+        if refs.is_empty() {
+            return Ok(());
+        }
+        if refs.len() >= PACK_THRESHOLD
+            && self.uses_files_ref_backend()
+            && refs.iter().all(|(_, id)| self.is_commit(*id))
+            && let Some(lock) = self.lock_packed_refs()?
+        {
+            let packed_path = self.common_dir().join("packed-refs");
+            let existing = read_packed_refs(&packed_path)?;
+            let content = packed_refs_with(&existing, refs, OnExisting::Replace)
+                .expect("replacing never refuses");
+            lock.commit(&content, &packed_path)?;
+            // A loose file would shadow the value just packed.
+            for (name, _) in refs {
+                let _ = std::fs::remove_file(self.common_dir().join(name));
+            }
+            return Ok(());
+        }
         let edits = refs
             .iter()
             .map(|(name, id)| {
@@ -342,31 +366,27 @@ impl Repo {
                         source: gix::Error::from_error(e),
                     },
                 )?;
-                let change = match id {
-                    Some(id) => Change::Update {
+                Ok(RefEdit {
+                    change: Change::Update {
                         log: no_reflog(),
                         expected: PreviousValue::Any,
                         new: gix::refs::Target::Object(*id),
                     },
-                    None => Change::Delete {
-                        expected: PreviousValue::Any,
-                        log: RefLog::AndReference,
-                    },
-                };
-                Ok(RefEdit {
-                    change,
                     name,
                     deref: false,
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        if edits.is_empty() {
-            return Ok(());
-        }
         self.repo
             .edit_references_as(edits, None)
             .map(|_| ())
             .map_err(Error::git("update staging refs"))
+    }
+
+    fn is_commit(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|h| h.kind() == gix::object::Kind::Commit)
     }
 
     /// Creates many run refs at once, each on condition it does not exist yet. Returns
@@ -436,11 +456,7 @@ impl Repo {
             let Some(id) = read_direct_ref(path) else {
                 continue;
             };
-            let is_commit = self
-                .repo
-                .find_header(id)
-                .is_ok_and(|h| h.kind() == gix::object::Kind::Commit);
-            if is_commit {
+            if self.is_commit(id) {
                 packed.push((name.clone(), id));
             }
         }

@@ -112,11 +112,7 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
 
 /// The commit `refs/notes/pair` points to, if it exists.
 pub fn tip(repo: &Repo) -> Result<Option<ObjectId>, Error> {
-    let reference = repo
-        .repo
-        .try_find_reference(NOTES_REF)
-        .map_err(Error::git("read the notes ref"))?;
-    Ok(reference.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    repo.ref_target(NOTES_REF)
 }
 
 /// Integrates another notes commit (typically the remote's) into `refs/notes/pair`: create,
