@@ -4,9 +4,9 @@
 //! pulling and retrying when someone pushed first.
 //!
 //! The transport is the `git` CLI (credentials, ssh and helpers work as for any push), and
-//! [`git`] below is the only place in the library that spawns it. The user's `remote.*`
-//! configuration is never changed. Merging is the store's job ([`crate::store`]); nothing
-//! here prints.
+//! the `git` function below is the only place in the library that spawns it. The user's
+//! `remote.*` configuration is never changed. Merging is the store's job ([`crate::store`]);
+//! nothing here prints.
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -122,9 +122,17 @@ pub struct PullReport {
 }
 
 impl PullReport {
-    fn absorb(&mut self, other: PullReport) {
-        self.remote_runs = other.remote_runs;
-        self.runs.absorb(other.runs);
+    /// Folds in the pull of a later push attempt: changes add up; what stayed as it was is
+    /// reported as of the latest attempt.
+    fn absorb(&mut self, later: PullReport) {
+        self.remote_runs = later.remote_runs;
+        self.runs = Counts {
+            created: self.runs.created + later.runs.created,
+            fast_forwarded: self.runs.fast_forwarded + later.runs.fast_forwarded,
+            merged: self.runs.merged + later.runs.merged,
+            unchanged: later.runs.unchanged,
+            local_ahead: later.runs.local_ahead,
+        };
         // Across attempts, report the most telling thing that happened to the notes.
         let rank = |n: Option<Integration>| match n {
             None => 0,
@@ -134,10 +142,10 @@ impl PullReport {
             Some(Integration::FastForwarded) => 4,
             Some(Integration::Merged) => 5,
         };
-        if rank(other.notes) > rank(self.notes) {
-            self.notes = other.notes;
+        if rank(later.notes) > rank(self.notes) {
+            self.notes = later.notes;
         }
-        for run in other.changed {
+        for run in later.changed {
             if !self.changed.contains(&run) {
                 self.changed.push(run);
             }

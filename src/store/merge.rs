@@ -66,15 +66,6 @@ impl Counts {
             Integration::Merged => self.merged += 1,
         }
     }
-
-    /// Adds another tally to this one.
-    pub fn absorb(&mut self, other: Counts) {
-        self.created += other.created;
-        self.fast_forwarded += other.fast_forwarded;
-        self.merged += other.merged;
-        self.unchanged += other.unchanged;
-        self.local_ahead += other.local_ahead;
-    }
 }
 
 /// The result of integrating many runs: the tally and the runs whose local ref moved.
