@@ -10,9 +10,15 @@
 pub mod cli;
 pub mod config;
 pub mod cost;
+pub mod demo;
+pub mod diff;
 pub mod model;
+pub mod packet;
 pub mod render;
 pub mod review;
+pub mod round;
+pub mod snapshot;
+pub mod spend;
 pub mod store;
 pub mod sync;
 pub mod util;

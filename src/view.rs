@@ -77,31 +77,53 @@ fn incremental(
         }
         let parents = repo.commit_parents(at)?;
         let message = repo.commit_message_raw(at)?;
-        let Some(record_name) = trailer(&message, "Pair-Record") else {
-            return Ok(None);
-        };
-        if parents.len() != 1 || trailer(&message, "Pair-Run") != Some(run_id.as_str()) {
+        let record_names = trailers(&message, "Pair-Record");
+        if record_names.is_empty()
+            || parents.len() != 1
+            || trailers(&message, "Pair-Run") != [run_id.as_str()]
+        {
             return Ok(None);
         }
-        chain.push((at, record_name.to_owned()));
+        chain.push((
+            at,
+            record_names
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+        ));
         at = parents[0];
     }
-    for (commit, record_name) in chain.into_iter().rev() {
+    for (commit, record_names) in chain.into_iter().rev() {
         let state = repo.load_at(run_id, commit)?;
-        let Some(record) = repo.record_named(run_id, state.tree, &record_name)? else {
-            return Ok(None);
+        let mut records = Vec::new();
+        for name in &record_names {
+            let Some(record) = repo.record_named(run_id, state.tree, name)? else {
+                return Ok(None);
+            };
+            records.push(record);
+        }
+        // Sections depend on the projection right after their record: replay the commit's
+        // records on the parent's manifest.
+        let mut manifest = match repo.commit_parents(commit)?.first() {
+            Some(&parent) if records.len() > 1 => repo.load_at(run_id, parent)?.manifest,
+            _ => state.manifest.clone(),
         };
-        text.push_str(&handoff::section(&record, &state.manifest));
+        for record in &records {
+            if records.len() > 1 {
+                manifest.apply(record);
+            }
+            text.push_str(&handoff::section(record, &manifest));
+        }
     }
     Ok(Some(text))
 }
 
-fn trailer<'a>(message: &'a str, key: &str) -> Option<&'a str> {
+fn trailers<'a>(message: &'a str, key: &str) -> Vec<&'a str> {
     message
         .lines()
-        .rev()
-        .find_map(|line| line.strip_prefix(key)?.strip_prefix(": "))
+        .filter_map(|line| line.strip_prefix(key)?.strip_prefix(": "))
         .map(str::trim)
+        .collect()
 }
 
 fn cache_path(repo: &Repo, run_id: &RunId) -> PathBuf {

@@ -49,6 +49,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         None => Vec::new(),
     };
     let run_id = ctx.run_id(None)?;
+    let (session, costs, mut notes) = measure(ctx, &run_id, args.session.as_deref())?;
     let appended = ctx.repo.append(&run_id, |state| {
         model::check_coder_done(&state.manifest, args.extra_round)?;
         let (round, opens) = state.manifest.coder_round_for_next();
@@ -56,7 +57,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             summary: summary.to_owned(),
             tool: state.manifest.coder.clone(),
             findings_addressed: args.findings_addressed,
-            session_id: args.session.clone(),
+            session_id: session.clone(),
             responses: responses.clone(),
             extra_round: args.extra_round,
         });
@@ -69,13 +70,59 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             ),
         );
         append.round = Some(round);
+        append.also = costs(&state.manifest, round);
         Ok(append)
     })?;
     ctx.refresh_handoff(&run_id)?;
     let round = appended.state.manifest.current_coder_round().unwrap_or(1);
-    Ok(Report::new(
+    let mut report = Report::new(
         json!({ "round": round, "run_id": run_id.as_str() }),
         format!("Recorded coder round {round} of run {run_id}\nnext: git pair review\n"),
+    );
+    report.notes.append(&mut notes);
+    Ok(report)
+}
+
+type CostBodies = Box<dyn Fn(&crate::model::Manifest, u32) -> Vec<Body>>;
+
+/// Measures the run's sessions (with the coder's session, given or discovered) so their cost
+/// is stored with the coder record. Measuring never blocks recording the coder's work: a
+/// problem becomes a note.
+fn measure(
+    ctx: &Context,
+    run_id: &crate::model::RunId,
+    given: Option<&str>,
+) -> Result<(Option<String>, CostBodies, Vec<String>), CommandError> {
+    let none: CostBodies = Box::new(|_, _| Vec::new());
+    let sources = match ctx.spend_sources() {
+        Ok(sources) => sources,
+        Err(e) => {
+            return Ok((
+                given.map(str::to_owned),
+                none,
+                vec![format!("warning: cost not measured: {}", e.message)],
+            ));
+        }
+    };
+    let mut manifest = ctx.load(run_id)?.manifest;
+    let session = given
+        .map(str::to_owned)
+        .or_else(|| crate::spend::discover_coder_session(&manifest, &sources));
+    if let Some(id) = &session {
+        manifest
+            .sessions
+            .entry(id.clone())
+            .or_insert_with(|| crate::model::SessionSpend {
+                role: "coder".into(),
+                agent: manifest.coder.clone(),
+                usd: 0.0,
+            });
+    }
+    let spend = crate::spend::measure(&manifest, &sources);
+    Ok((
+        session,
+        Box::new(move |m, round| crate::spend::growth_records(m, &spend, round)),
+        Vec::new(),
     ))
 }
 

@@ -67,6 +67,12 @@ impl Context {
         Ok(self.repo.load(run_id)?)
     }
 
+    /// Where agent logs and prices are, for measuring spend.
+    pub fn spend_sources(&self) -> Result<crate::spend::Sources, CommandError> {
+        crate::spend::Sources::new(self.options.pricing_file.as_deref(), &self.repo.pair_dir())
+            .map_err(|e| CommandError::failed(super::error::single_line(&e.to_string())))
+    }
+
     /// Re-renders `HANDOFF.md` after a change, unless `pair.handoffFile=false`.
     pub fn refresh_handoff(&self, run_id: &RunId) -> Result<Option<PathBuf>, CommandError> {
         if !self.options.handoff_file {

@@ -6,7 +6,6 @@ use serde_json::Value;
 /// Exit code for refusals and failures.
 pub const EXIT_FAILURE: u8 = 1;
 /// Exit code for `budget-check` at alert.
-#[allow(dead_code)] // used by budget-check
 pub const EXIT_BUDGET_ALERT: u8 = 2;
 /// Exit code for usage errors, as git uses.
 pub const EXIT_USAGE: u8 = 129;

@@ -3,13 +3,21 @@
 //! Commands turn arguments into calls on the domain modules and return a [`ui::Report`];
 //! only [`ui::Ui`] prints. No loop rule or git access is implemented here.
 
+mod budget_check;
 mod coder_done;
 mod context;
+mod cost;
+mod demo;
+mod diff;
 mod error;
+mod finish;
 mod handoff;
 mod list;
+mod pr_body;
+mod probe;
 mod pull;
 mod push;
+mod review;
 mod show;
 mod start;
 mod status;
@@ -66,6 +74,14 @@ pub enum Command {
     Start(start::Args),
     Status(status::Args),
     CoderDone(coder_done::Args),
+    Review(review::Args),
+    Diff(diff::Args),
+    Finish(finish::Args),
+    PrBody(pr_body::Args),
+    Demo(demo::Args),
+    Probe(probe::Args),
+    BudgetCheck(budget_check::Args),
+    Cost(cost::Args),
     Handoff(handoff::Args),
     List(list::Args),
     Show(show::Args),
@@ -100,9 +116,17 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
     let ctx = || Context::open(cli);
     match &cli.command {
+        Command::Demo(args) => demo::run(&Ui::new(false), args),
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
+        Command::Review(args) => review::run(&ctx()?, ui, args),
+        Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Finish(args) => finish::run(&ctx()?, ui, args),
+        Command::PrBody(args) => pr_body::run(&ctx()?, args),
+        Command::Probe(args) => probe::run(&ctx()?, args),
+        Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
+        Command::Cost(args) => cost::run(&ctx()?, args),
         Command::Handoff(args) => handoff::run(&ctx()?, args),
         Command::List(args) => list::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),

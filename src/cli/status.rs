@@ -16,23 +16,24 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
     let run_id = ctx.run_id(None)?;
     let state = ctx.load(&run_id)?;
     let m = &state.manifest;
-    let next = m.next_action;
+    let spend = crate::spend::measure(m, &ctx.spend_sources()?);
+    let next = m.next_action_with(spend.level == Some(crate::cost::Level::Alert));
     let json = json!({
         "run_id": m.run_id,
         "round": m.current_coder_round().unwrap_or(0),
         "max_rounds": m.max_rounds,
         "last_verdict": m.last_verdict().map(|v| v.as_str()),
         "next_action": next.as_str(),
-        "spent_usd": round_usd(m.spent_usd),
+        "spent_usd": round_usd(spend.spent_usd),
         "budget_usd": m.budget_usd,
         "branch": m.branch,
         "task": m.task,
         "conflicts": m.conflicts,
     });
-    Ok(Report::new(json, human(m, next)))
+    Ok(Report::new(json, human(m, spend.spent_usd, next)))
 }
 
-fn human(m: &Manifest, next: NextAction) -> String {
+fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
     let round = m.current_coder_round().unwrap_or(0);
     let mut out = format!(
         "run {} on {} — round {round} of {}\ntask: {}\n",
@@ -42,8 +43,8 @@ fn human(m: &Manifest, next: NextAction) -> String {
         out.push_str(&format!("last verdict: {}\n", v.as_str()));
     }
     match m.budget_usd {
-        Some(limit) => out.push_str(&format!("spent: ${:.2} of ${limit:.2}\n", m.spent_usd)),
-        None if m.spent_usd > 0.0 => out.push_str(&format!("spent: ${:.2}\n", m.spent_usd)),
+        Some(limit) => out.push_str(&format!("spent: ${spent:.2} of ${limit:.2}\n")),
+        None if spent > 0.0 => out.push_str(&format!("spent: ${spent:.2}\n")),
         None => {}
     }
     for conflict in &m.conflicts {
@@ -69,5 +70,7 @@ fn human(m: &Manifest, next: NextAction) -> String {
 
 /// Rounds dollars to 1/100 of a cent for compact JSON.
 pub fn round_usd(usd: f64) -> f64 {
-    (usd * 10_000.0).round() / 10_000.0
+    // `+ 0.0` turns a negative zero into zero, which prints as 0.0.
+
+    (usd * 10_000.0).round() / 10_000.0 + 0.0
 }

@@ -45,6 +45,18 @@ pub struct Outcome {
     pub override_: bool,
 }
 
+/// One agent session of the run and its latest stored cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSpend {
+    /// `coder` or `reviewer`.
+    pub role: String,
+    /// The tool that ran it (`claude`, `codex`, …).
+    pub agent: String,
+    /// USD as last measured (0 until measured).
+    #[serde(default)]
+    pub usd: f64,
+}
+
 /// A review dispatched and not yet answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingReview {
@@ -123,9 +135,12 @@ pub struct Manifest {
     pub outcome: Outcome,
     pub pr: Option<u64>,
     pub next_action: NextAction,
-    /// Spend measured and stored so far (sum of cost records).
+    /// Spend measured and stored so far: the sum of each session's latest measurement.
     #[serde(default)]
     pub spent_usd: f64,
+    /// Every agent session the run recorded, with its latest stored cost, by session id.
+    #[serde(default)]
+    pub sessions: std::collections::BTreeMap<String, SessionSpend>,
     #[serde(default)]
     pub pending_review: Option<PendingReview>,
     /// Records written concurrently on two machines (same position); both are kept.
@@ -188,6 +203,7 @@ impl Manifest {
             pr: None,
             next_action: NextAction::Code,
             spent_usd: 0.0,
+            sessions: Default::default(),
             pending_review: None,
             conflicts: Vec::new(),
             records: 0,
@@ -244,6 +260,9 @@ impl Manifest {
                 self.created_at = record.at.clone();
             }
             Body::Coder(coder) => {
+                if let Some(id) = &coder.session_id {
+                    self.register_session(id, "coder", &coder.tool);
+                }
                 let open = self.current_coder_round().filter(|&n| !self.is_reviewed(n));
                 match open.and_then(|n| self.entry_mut(n, Role::Coder)) {
                     Some(entry) => {
@@ -306,6 +325,11 @@ impl Manifest {
                 if review.fallback_used {
                     self.reviewer_fallback = true;
                 }
+                for attempt in &review.reviewers {
+                    if let Some(id) = &attempt.session_id {
+                        self.register_session(id, "reviewer", &attempt.tool);
+                    }
+                }
                 let open_findings_digest = (review.verdict == Some(Verdict::ChangesRequested))
                     .then(|| findings_digest(&review.findings));
                 self.rounds.push(RoundEntry {
@@ -325,19 +349,33 @@ impl Manifest {
                 });
             }
             Body::Cost(cost) => {
-                self.spent_usd += cost.usd;
-                let role = if cost.role == "reviewer" {
-                    Role::Reviewer
-                } else {
-                    Role::Coder
-                };
-                if let Some(entry) = self
-                    .rounds
-                    .iter_mut()
-                    .rev()
-                    .find(|e| e.n == cost.round && e.role == role)
-                {
-                    entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + cost.usd);
+                let previous = self.sessions.get(&cost.session_id).map_or(0.0, |s| s.usd);
+                // A lower figure means logs were lost since the last measurement: the
+                // stored one stands.
+                let growth = cost.usd - previous;
+                if growth > 0.0 {
+                    self.spent_usd += growth;
+                    self.sessions.insert(
+                        cost.session_id.clone(),
+                        SessionSpend {
+                            role: cost.role.clone(),
+                            agent: cost.agent.clone(),
+                            usd: cost.usd,
+                        },
+                    );
+                    let role = if cost.role == "reviewer" {
+                        Role::Reviewer
+                    } else {
+                        Role::Coder
+                    };
+                    if let Some(entry) = self
+                        .rounds
+                        .iter_mut()
+                        .rev()
+                        .find(|e| e.n == cost.round && e.role == role)
+                    {
+                        entry.cost_usd = Some(entry.cost_usd.unwrap_or(0.0) + growth);
+                    }
                 }
             }
             Body::Finish(finish) => {
@@ -388,6 +426,16 @@ impl Manifest {
     /// Whether the run was finished.
     pub fn is_finished(&self) -> bool {
         self.outcome.verdict.is_some()
+    }
+
+    fn register_session(&mut self, id: &str, role: &str, agent: &str) {
+        self.sessions
+            .entry(id.to_owned())
+            .or_insert_with(|| SessionSpend {
+                role: role.to_owned(),
+                agent: agent.to_owned(),
+                usd: 0.0,
+            });
     }
 
     fn entry_mut(&mut self, n: u32, role: Role) -> Option<&mut RoundEntry> {
@@ -539,7 +587,9 @@ fn findings_digest(findings: &[Finding]) -> String {
         hasher.update(line.as_bytes());
         hasher.update(b"\n");
     }
-    hasher.digest().to_string()
+    let mut digest = hasher.digest().to_string();
+    digest.truncate(16);
+    digest
 }
 
 #[cfg(test)]

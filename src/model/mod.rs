@@ -10,8 +10,8 @@ mod record;
 mod run_id;
 
 pub use manifest::{
-    Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, check_coder_done, check_finish,
-    check_review,
+    Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
+    check_finish, check_review,
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,

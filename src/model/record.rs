@@ -5,11 +5,19 @@ use serde::{Deserialize, Serialize};
 use super::SCHEMA_VERSION;
 
 /// A reviewer's verdict. Anything else is not a verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Verdict {
+    /// Nothing must change.
     Approved,
+    /// At least one thing must change (also what `REVISE` means).
     ChangesRequested,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Verdict {
@@ -150,16 +158,26 @@ pub struct Review {
     pub error: Option<String>,
 }
 
-/// A measured cost of one agent session for one round.
+/// A measurement of one agent session's cost within the run: cumulative for that session, so
+/// a later measurement supersedes an earlier one and the growth in between is attributed to
+/// the round during which it was measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostEntry {
+    /// The round the growth since the previous measurement is attributed to.
     pub round: u32,
+    /// `coder` or `reviewer`.
     pub role: String,
+    /// `claude` or `codex`.
     pub agent: String,
     pub session_id: String,
+    /// USD of the session so far (coder sessions: inside the run's time window).
     pub usd: f64,
+    /// Tokens by kind, as measured.
     #[serde(default)]
     pub tokens: serde_json::Value,
+    /// Models with no price: their tokens are not in `usd`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_models: Vec<String>,
 }
 
 /// The run was closed.

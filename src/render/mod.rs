@@ -3,3 +3,4 @@
 //! Pure: records and manifests in, text out. Nothing here reads git or writes files.
 
 pub mod handoff;
+pub mod pr_body;

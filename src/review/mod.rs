@@ -11,6 +11,7 @@ pub mod panel;
 pub mod parse;
 pub mod probe;
 pub mod process;
+pub mod prompt;
 pub mod schema;
 pub mod surface;
 

@@ -12,31 +12,7 @@ use serde_json::Value;
 
 use crate::review::schema;
 
-/// A reviewer's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Verdict {
-    /// Nothing must change.
-    Approved,
-    /// At least one thing must change (also what `REVISE` means).
-    ChangesRequested,
-}
-
-impl Verdict {
-    /// The contract spelling: `APPROVED` or `CHANGES_REQUESTED`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Approved => "APPROVED",
-            Verdict::ChangesRequested => "CHANGES_REQUESTED",
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::model::Verdict;
 
 /// How much harm a finding names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

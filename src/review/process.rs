@@ -652,3 +652,79 @@ mod tests {
         assert!(!code.success());
     }
 }
+
+/// Why a helper tool (`gh`, `git` for transport) did not do its job.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("not installed")]
+    NotFound,
+    #[error("timed out after {secs} s")]
+    TimedOut { secs: u64 },
+    #[error("{status}: {stderr}")]
+    Failed { status: String, stderr: String },
+}
+
+/// Runs a helper tool (not a reviewer) through the same spawn path: null stdin, its own
+/// process group, a bounded wait, `LC_ALL=C` so its messages can be matched. Returns stdout
+/// on success.
+pub fn run_tool(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+    timeout: Duration,
+) -> Result<String, ToolError> {
+    let output = run_tool_raw(program, args, cwd, timeout, &[])?;
+    if output.status.is_some_and(|s| s.success()) {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(ToolError::Failed {
+            status: output
+                .status
+                .map_or_else(|| "no exit status".to_owned(), |s| s.to_string()),
+            stderr: String::from_utf8_lossy(&output.stderr_tail)
+                .trim()
+                .to_owned(),
+        })
+    }
+}
+
+/// Like [`run_tool`] but hands back the whole [`Finished`] whatever the exit status, with
+/// extra environment variables.
+pub fn run_tool_raw(
+    program: &str,
+    args: &[&str],
+    cwd: &std::path::Path,
+    timeout: Duration,
+    env: &[(&str, &str)],
+) -> Result<Finished, ToolError> {
+    let path = crate::review::probe::find_executable(program, None).ok_or(ToolError::NotFound)?;
+    let mut vars: Vec<(OsString, OsString)> = vec![("LC_ALL".into(), "C".into())];
+    vars.extend(
+        env.iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    let finished = run(
+        &Spawn {
+            program: path,
+            args: args.iter().map(|s| s.to_string()).collect(),
+            env: vars,
+            cwd: Some(cwd.to_path_buf()),
+            stdin: None,
+        },
+        &Limits {
+            timeout,
+            ..Limits::default()
+        },
+        &Cancel {
+            flag: None,
+            on_sigint: true,
+        },
+    );
+    match finished.end {
+        End::TimedOut => Err(ToolError::TimedOut {
+            secs: timeout.as_secs(),
+        }),
+        End::SpawnFailed { .. } => Err(ToolError::NotFound),
+        _ => Ok(finished),
+    }
+}

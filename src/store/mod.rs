@@ -55,6 +55,8 @@ pub enum Content {
 #[derive(Debug, Clone)]
 pub struct Append {
     pub body: Body,
+    /// More records stored in the same commit, after `body` (e.g. cost measurements).
+    pub also: Vec<Body>,
     /// Paths relative to the run tree's root (e.g. `reviews/2/prompt.md`).
     pub files: Vec<(String, Content)>,
     /// Commit subject, one line.
@@ -70,6 +72,7 @@ impl Append {
     pub fn record(body: Body, subject: impl Into<String>) -> Self {
         Append {
             body,
+            also: Vec::new(),
             files: Vec::new(),
             subject: subject.into(),
             round: None,
@@ -82,7 +85,10 @@ impl Append {
 #[derive(Debug, Clone)]
 pub struct Appended {
     pub state: RunState,
+    /// The main record (`Append::body`).
     pub record: Record,
+    /// The records of `Append::also`, in order.
+    pub also: Vec<Record>,
     /// How many times the writer lost a race and re-applied.
     pub retries: u32,
 }
@@ -135,6 +141,14 @@ impl Repo {
 
     /// Loads a run as of commit `tip`.
     pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
+        if let Some((tree, manifest)) = self.manifests.borrow().get(&tip) {
+            return Ok(RunState {
+                run_id: run_id.clone(),
+                tip,
+                tree: *tree,
+                manifest: manifest.clone(),
+            });
+        }
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
         let manifest = match self.blob_at(tree, MANIFEST)? {
             Some(bytes) => {
@@ -150,12 +164,19 @@ impl Repo {
                 });
             }
         };
+        self.remember(tip, tree, &manifest);
         Ok(RunState {
             run_id: run_id.clone(),
             tip,
             tree,
             manifest,
         })
+    }
+
+    fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {
+        self.manifests
+            .borrow_mut()
+            .insert(tip, (tree, manifest.clone()));
     }
 
     /// Reads every record of a run in stored order (by seq, then file name).
@@ -224,15 +245,12 @@ impl Repo {
         base: Option<ObjectId>,
         append: Append,
     ) -> Result<Appended, Error> {
-        let record = Record::new(
-            1,
-            crate::util::time::rfc3339(crate::util::time::now_unix()),
-            append.body.clone(),
-        );
-        let manifest = Manifest::project([&record]);
+        let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+        let records = new_records(0, &now, &append);
+        let manifest = Manifest::project(&records);
         let empty = ObjectId::empty_tree(self.repo.object_hash());
-        let tree = self.write_state_tree(empty, &record, &manifest, &append.files)?;
-        let message = commit_message(run_id, &record, &append);
+        let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
+        let message = commit_message(run_id, &records, &append);
         let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
         self.move_ref(run_id, None, commit)?;
         Ok(Appended {
@@ -242,7 +260,8 @@ impl Repo {
                 tree,
                 manifest,
             },
-            record,
+            record: records[0].clone(),
+            also: records[1..].to_vec(),
             retries: 0,
         })
     }
@@ -263,15 +282,18 @@ impl Repo {
             let state = self.load(run_id)?;
             let append = build(&state).map_err(Error::Refused)?;
             let now = crate::util::time::rfc3339(crate::util::time::now_unix());
-            let record = Record::new(state.manifest.last_seq + 1, now, append.body.clone());
+            let records = new_records(state.manifest.last_seq, &now, &append);
             let mut manifest = state.manifest.clone();
-            manifest.apply(&record);
-            let tree = self.write_state_tree(state.tree, &record, &manifest, &append.files)?;
-            let message = commit_message(run_id, &record, &append);
+            for record in &records {
+                manifest.apply(record);
+            }
+            let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
+            let message = commit_message(run_id, &records, &append);
             let commit = self.write_commit(&message, tree, vec![state.tip])?;
             test_hold_before_ref_update();
             match self.move_ref(run_id, Some(state.tip), commit) {
                 Ok(()) => {
+                    self.remember(commit, tree, &manifest);
                     return Ok(Appended {
                         state: RunState {
                             run_id: run_id.clone(),
@@ -279,7 +301,8 @@ impl Repo {
                             tree,
                             manifest,
                         },
-                        record,
+                        record: records[0].clone(),
+                        also: records[1..].to_vec(),
                         retries,
                     });
                 }
@@ -378,44 +401,62 @@ impl Repo {
     fn write_state_tree(
         &self,
         base_tree: ObjectId,
-        record: &Record,
+        records: &[Record],
         manifest: &Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
         let manifest_json = manifest_json(manifest);
-        let mut editor = self
-            .repo
-            .edit_tree(base_tree)
-            .map_err(Error::git("edit a run tree"))?;
-        let record_blob = self.write_blob(&record.to_json())?;
-        editor
-            .upsert(
-                format!("{RECORDS}/{}", record.file_name()),
+        // gix's high-level tree editor checks that every entry of every tree it writes exists
+        // (a stat per entry): O(records) per append. Every id here was just written or comes
+        // from a tree already in the repository, so the plain editor is used.
+        let root: gix::objs::Tree = if base_tree == ObjectId::empty_tree(self.repo.object_hash()) {
+            gix::objs::Tree::empty()
+        } else {
+            self.repo
+                .find_tree(base_tree)
+                .map_err(Error::git("read a run tree"))?
+                .decode()
+                .map_err(Error::git("decode a run tree"))?
+                .into()
+        };
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let mut upsert = |path: &str, kind: EntryKind, id: ObjectId| -> Result<(), Error> {
+            editor
+                .upsert(path.split('/'), kind, id)
+                .map(|_| ())
+                .map_err(|e| Error::Git {
+                    action: format!("add {path} to a run tree"),
+                    source: gix::Error::from_error(e),
+                })
+        };
+        for record in records {
+            let record_blob = self.write_blob(&record.to_json())?;
+            upsert(
+                &format!("{RECORDS}/{}", record.file_name()),
                 EntryKind::Blob,
                 record_blob,
-            )
-            .map_err(Error::git("add a record to a run tree"))?;
+            )?;
+        }
         let manifest_blob = self.write_blob(&manifest_json)?;
-        editor
-            .upsert(MANIFEST, EntryKind::Blob, manifest_blob)
-            .map_err(Error::git("add manifest.json to a run tree"))?;
+        upsert(MANIFEST, EntryKind::Blob, manifest_blob)?;
         for (path, content) in files {
             let (kind, id) = match content {
                 Content::Blob(bytes) => (EntryKind::Blob, self.write_blob(bytes)?),
                 Content::Tree(id) => (EntryKind::Tree, *id),
             };
-            editor
-                .upsert(path.as_str(), kind, id)
-                .map_err(Error::git("add a file to a run tree"))?;
+            upsert(path, kind, id)?;
         }
-        let tree = editor.write().map_err(Error::git("write a run tree"))?;
-        Ok(tree.detach())
+        editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(Error::git("write a run tree"))
     }
 }
 
-/// `manifest.json` as stored: pretty JSON and a final newline (appends and merges alike).
+/// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
+/// with the run and is rewritten on every append) and a final newline.
 fn manifest_json(manifest: &Manifest) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
+    let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
     bytes.push(b'\n');
     bytes
 }
@@ -437,12 +478,21 @@ fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
     seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
 }
 
-fn commit_message(run_id: &RunId, record: &Record, append: &Append) -> String {
+/// The records of one append, numbered after `last_seq`, all stamped `now`.
+fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
+    std::iter::once(&append.body)
+        .chain(&append.also)
+        .zip(last_seq + 1..)
+        .map(|(body, seq)| Record::new(seq, now.to_owned(), body.clone()))
+        .collect()
+}
+
+fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String {
     let subject = append.subject.lines().next().unwrap_or("record").trim();
-    let mut message = format!(
-        "{subject}\n\nPair-Run: {run_id}\nPair-Record: {}\n",
-        record.file_name()
-    );
+    let mut message = format!("{subject}\n\nPair-Run: {run_id}\n");
+    for record in records {
+        message.push_str(&format!("Pair-Record: {}\n", record.file_name()));
+    }
     if let Some(round) = append.round {
         message.push_str(&format!("Pair-Round: {round}\n"));
     }

@@ -12,6 +12,11 @@ pub struct Repo {
     pub(crate) repo: gix::Repository,
     common_dir: PathBuf,
     work_dir: Option<PathBuf>,
+    /// Manifests already parsed in this process, by commit: a command reads the same run
+    /// state several times (finding the run, measuring, appending, rendering), and a
+    /// manifest grows with the run, so it is parsed once.
+    pub(crate) manifests:
+        std::cell::RefCell<std::collections::HashMap<ObjectId, (ObjectId, crate::model::Manifest)>>,
 }
 
 /// Where HEAD points.
@@ -63,6 +68,7 @@ impl Repo {
             repo,
             common_dir,
             work_dir,
+            manifests: Default::default(),
         })
     }
 

@@ -74,12 +74,13 @@ impl TestEnv {
         }
     }
 
-    /// Applies the hermetic environment to a command.
+    /// Applies the hermetic environment to a command. `PATH` holds the stub reviewers and
+    /// the system's tools minus the real AI CLIs (see [`system_bin`]).
     pub fn configure(&self, cmd: &mut Command) {
         let path = format!(
             "{}:{}",
             fixtures().join("reviewers").display(),
-            std::env::var("PATH").unwrap_or_default()
+            system_bin().display()
         );
         for var in [
             "GIT_DIR",
@@ -115,6 +116,28 @@ impl TestEnv {
         cmd.args(args).current_dir(&self.repo).stdin(Stdio::null());
         self.configure(&mut cmd);
         cmd
+    }
+
+    /// Runs `git-pair args` with extra environment variables.
+    pub fn pair_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.pair_cmd(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        run(cmd)
+    }
+
+    /// Runs `git-pair args` with the fake vendor CLIs first on `PATH`.
+    pub fn pair_with_vendors(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let path = format!(
+            "{}:{}:{}",
+            fake_vendor_bin().display(),
+            fixtures().join("reviewers").display(),
+            system_bin().display()
+        );
+        let mut all: Vec<(&str, &str)> = vec![("PATH", path.as_str())];
+        all.extend_from_slice(env);
+        self.pair_env(args, &all)
     }
 
     /// Runs `git-pair args` and returns its output, whatever the exit status.
@@ -198,6 +221,40 @@ impl TestEnv {
             "git fsck complained:\n{out}"
         );
     }
+}
+
+/// A directory linking every program on the test process's `PATH` except the real AI CLIs
+/// (`codex`, `claude`, `gh`), so no test can reach a live vendor CLI installed on the machine.
+/// Made once per test process.
+pub fn system_bin() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("git-pair-test-bin-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir sysbin");
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        for source in std::env::split_paths(&path) {
+            let Ok(entries) = std::fs::read_dir(&source) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if matches!(name.to_str(), Some("codex" | "claude" | "gh")) {
+                    continue;
+                }
+                let link = dir.join(&name);
+                if !link.exists() {
+                    let _ = std::os::unix::fs::symlink(entry.path(), link);
+                }
+            }
+        }
+        dir
+    })
+}
+
+/// The fake vendor CLIs (`codex`, `claude`) that print what the real ones print.
+pub fn fake_vendor_bin() -> PathBuf {
+    fixtures().join("reviewers").join("bin")
 }
 
 /// Runs a command to completion and captures its output.

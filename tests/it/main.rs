@@ -1,8 +1,15 @@
-//! Integration tests: the built `git-pair` binary against real temporary repositories, with
-//! state read back by real `git`. One binary, one module per command area.
+//! Integration tests: the built `git-pair` binary and the library against real temporary
+//! repositories, with state read back by real `git`. One binary, one module per area.
 
 mod common;
 mod concurrency;
+mod cost;
+mod diff;
+mod finish;
 mod loop_state;
+mod packet;
+mod review;
+mod snapshot;
 mod start;
+mod support;
 mod sync;

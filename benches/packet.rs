@@ -1,0 +1,304 @@
+//! Benchmark of the review packet pipeline against git's equivalent, side by side in one run.
+//!
+//! A generated repository of 20,000 files is changed in its work tree (200 files, then all
+//! 20,000); each iteration times, on the same work-tree state:
+//! - ours: open the repository, snapshot the work tree (objects written), diff base →
+//!   snapshot, render and budget the packet;
+//! - ours with object memory: the same without writing any object to disk;
+//! - git: `cp .git/index tmp && GIT_INDEX_FILE=tmp git add -A && GIT_INDEX_FILE=tmp git diff
+//!   --cached HEAD`.
+//!
+//! Loose objects created by a run are deleted before the next run, so every run writes its
+//! objects. Medians are printed. Run with `cargo bench --bench packet`
+//! (`BENCH_ITERATIONS=n`, `BENCH_FILES=n` to change the defaults of 7 and 20000;
+//! `BENCH_SCENARIOS=small` or `large` to run one of the two).
+//!
+//! A benchmark's output is its point, hence the print lints are allowed here.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use git_pair::diff::{self, Differ};
+use git_pair::packet;
+use git_pair::snapshot;
+
+fn git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .env("GIT_AUTHOR_NAME", "Bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "Bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
+        .env("GIT_AUTHOR_DATE", "@1700000000 +0000")
+        .env("GIT_COMMITTER_DATE", "@1700000000 +0000");
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().expect("spawn git");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn file_path(i: usize) -> String {
+    format!("src/m{:03}/file_{i:05}.rs", i % 400)
+}
+
+fn base_content(i: usize) -> String {
+    let mut s = format!("// module {i}\n\nfn function_{i}(x: u32) -> u32 {{\n");
+    for line in 0..24 {
+        s.push_str(&format!(
+            "    let v{line} = x.wrapping_mul({}) + {line};\n",
+            i + line
+        ));
+    }
+    s.push_str("    x\n}\n");
+    s
+}
+
+/// A repository with `files` committed files, checked out, index refreshed.
+fn setup(dir: &Path, files: usize) {
+    run(git(dir).args(["init", "-q", "-b", "main"]));
+    let mut stream = Vec::new();
+    stream.extend_from_slice(b"commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 4\nbase\n");
+    for i in 0..files {
+        let content = base_content(i);
+        write!(
+            stream,
+            "M 100644 inline {}\ndata {}\n{content}\n",
+            file_path(i),
+            content.len()
+        )
+        .expect("memory");
+    }
+    let mut child = git(dir)
+        .args(["fast-import", "--quiet"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("spawn fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&stream)
+        .expect("stream");
+    assert!(child.wait().expect("fast-import").success());
+    run(git(dir).args(["reset", "-q", "--hard", "main"]));
+    // Let file times fall clearly before the index's, so unchanged files are not racy.
+    std::thread::sleep(Duration::from_millis(1100));
+    run(git(dir).args(["update-index", "-q", "--refresh"]));
+}
+
+/// Appends an iteration-specific line to the first `changed` files.
+fn change(dir: &Path, changed: usize, files: usize, iteration: usize) {
+    let step = (files / changed).max(1);
+    for i in (0..files).step_by(step).take(changed) {
+        let path = dir.join(file_path(i));
+        let mut content = base_content(i);
+        content.push_str(&format!("// changed in iteration {iteration}\n"));
+        std::fs::write(path, content).expect("write");
+    }
+}
+
+fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
+    let mut set = HashSet::new();
+    for entry in std::fs::read_dir(git_dir.join("objects"))
+        .expect("objects dir")
+        .flatten()
+    {
+        let name = entry.file_name();
+        if name.len() == 2 && entry.path().is_dir() {
+            for object in std::fs::read_dir(entry.path())
+                .expect("fan-out dir")
+                .flatten()
+            {
+                set.insert(object.path());
+            }
+        }
+    }
+    set
+}
+
+fn remove_new_objects(git_dir: &Path, before: &HashSet<PathBuf>) {
+    for path in loose_objects(git_dir) {
+        if !before.contains(&path) {
+            std::fs::remove_file(path).expect("remove loose object");
+        }
+    }
+}
+
+struct Ours {
+    snapshot: Duration,
+    diff_and_packet: Duration,
+    total: Duration,
+    tree: String,
+    packet: packet::Packet,
+}
+
+fn ours(dir: &Path, in_memory: bool) -> Ours {
+    let start = Instant::now();
+    let mut repo = gix::open_opts(dir, gix::open::Options::isolated()).expect("open");
+    if in_memory {
+        repo = repo.with_object_memory();
+    }
+    let base = repo.head_id().expect("HEAD").detach();
+    let tree = snapshot::write_worktree_tree(&repo).expect("snapshot");
+    let snapshot_done = Instant::now();
+    let mut differ = Differ::new(&repo, diff::Options::default()).expect("differ");
+    let changes = differ.changes(Some(base), tree).expect("changes");
+    let packet = packet::build_from_changes(&mut differ, &changes, &packet::Options::default())
+        .expect("packet");
+    let end = Instant::now();
+    Ours {
+        snapshot: snapshot_done - start,
+        diff_and_packet: end - snapshot_done,
+        total: end - start,
+        tree: tree.to_string(),
+        packet,
+    }
+}
+
+/// `git add -A` into a copy of the index, then `git diff --cached HEAD`; returns the time,
+/// the tree `git write-tree` gives (not timed) and the diff.
+fn git_pipeline(dir: &Path) -> (Duration, String, Vec<u8>) {
+    let tmp = dir.join(".git/bench-index");
+    let start = Instant::now();
+    std::fs::copy(dir.join(".git/index"), &tmp).expect("copy index");
+    run(git(dir).env("GIT_INDEX_FILE", &tmp).args(["add", "-A"]));
+    let diff = run(git(dir)
+        .env("GIT_INDEX_FILE", &tmp)
+        .args(["diff", "--cached", "HEAD"]));
+    let elapsed = start.elapsed();
+    let tree = String::from_utf8(run(git(dir).env("GIT_INDEX_FILE", &tmp).arg("write-tree")))
+        .expect("hex")
+        .trim()
+        .to_owned();
+    std::fs::remove_file(&tmp).expect("remove temporary index");
+    (elapsed, tree, diff)
+}
+
+fn median(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[values.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:8.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
+    let git_dir = dir.join(".git");
+    let (mut ours_total, mut ours_snapshot, mut ours_rest, mut memory_total, mut git_total) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut last_packet = None;
+    for iteration in 0..iterations {
+        change(dir, changed, files, iteration);
+        let before = loose_objects(&git_dir);
+        // Alternate who goes first, so neither always profits from a warmer cache.
+        let (mut o, mut g, mut m) = (None, None, None);
+        let order = if iteration % 2 == 0 {
+            [0, 1, 2]
+        } else {
+            [1, 0, 2]
+        };
+        for which in order {
+            match which {
+                0 => o = Some(ours(dir, false)),
+                1 => g = Some(git_pipeline(dir)),
+                _ => m = Some(ours(dir, true)),
+            }
+            remove_new_objects(&git_dir, &before);
+        }
+        let (o, (g_time, g_tree, g_diff), m) = (o.expect("ran"), g.expect("ran"), m.expect("ran"));
+        assert_eq!(o.tree, g_tree, "snapshot tree differs from git's");
+        assert_eq!(m.tree, g_tree, "in-memory snapshot tree differs from git's");
+        if o.packet.coverage.summary.is_none() {
+            assert_eq!(
+                o.packet.diff, g_diff,
+                "packet differs from git diff --cached"
+            );
+        }
+        assert!(o.packet.diff.len() <= packet::Options::default().budget_bytes);
+        ours_total.push(o.total);
+        ours_snapshot.push(o.snapshot);
+        ours_rest.push(o.diff_and_packet);
+        memory_total.push(m.total);
+        git_total.push(g_time);
+        last_packet = Some((o.packet, g_diff.len()));
+    }
+    let (packet, git_len) = last_packet.expect("at least one iteration");
+    let c = &packet.coverage;
+    println!("\n{files} files, {changed} changed, {iterations} iterations (median):");
+    println!(
+        "  git add -A (temp index) + git diff --cached   {}",
+        ms(median(git_total.clone()))
+    );
+    println!(
+        "  ours: snapshot + diff + render + budget        {}",
+        ms(median(ours_total.clone()))
+    );
+    println!(
+        "    of which snapshot (objects written)          {}",
+        ms(median(ours_snapshot))
+    );
+    println!(
+        "    of which diff + render + budget              {}",
+        ms(median(ours_rest))
+    );
+    println!(
+        "  ours with object memory (nothing written)      {}",
+        ms(median(memory_total))
+    );
+    println!(
+        "  ratio ours / git: {:.2}",
+        median(ours_total).as_secs_f64() / median(git_total).as_secs_f64()
+    );
+    println!(
+        "  packet: {} bytes (git diff: {git_len} bytes); full {}, clipped {}, names only {}, not included {}; {}",
+        packet.diff.len(),
+        c.full.count,
+        c.clipped.count,
+        c.names_only.count,
+        c.not_included.count,
+        c.summary.as_deref().unwrap_or("complete")
+    );
+}
+
+fn main() {
+    let iterations: usize = std::env::var("BENCH_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let files: usize = std::env::var("BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path().join("repo");
+    std::fs::create_dir(&dir).expect("repo dir");
+    let setup_start = Instant::now();
+    setup(&dir, files);
+    println!(
+        "set up {files} files in {:.1} s",
+        setup_start.elapsed().as_secs_f64()
+    );
+    let scenarios = std::env::var("BENCH_SCENARIOS").unwrap_or_else(|_| "small large".to_owned());
+    if scenarios.contains("small") {
+        scenario(&dir, files, 200, iterations);
+        run(git(&dir).args(["checkout", "-q", "--", "."]));
+    }
+    if scenarios.contains("large") {
+        scenario(&dir, files, files, iterations.min(5));
+    }
+}

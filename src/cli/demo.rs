@@ -1,0 +1,100 @@
+//! `git pair demo`: a whole loop in a throwaway repository with the built-in reviewer.
+
+use std::fmt::Write as _;
+
+use clap::Parser as _;
+use serde_json::json;
+
+use super::{Cli, CommandError, Report, Ui};
+
+/// Run a complete loop in a temporary repository, offline, with the built-in reviewer.
+///
+/// Creates a repository, starts a run, makes a change with a leftover debug print, records
+/// the coder round, has the built-in reviewer request changes, fixes it, gets an approval,
+/// finishes, and prints the PR body and where the state lives. Needs no network and no AI
+/// CLI. The repository is kept so you can look around (`git log refs/pair/runs/<id>`).
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(ui: &Ui, _args: &Args) -> Result<Report, CommandError> {
+    let fail = |e: crate::demo::Error| CommandError::failed(format!("demo: {e}"));
+    let dir = crate::demo::create().map_err(fail)?;
+    let dir_text = dir.display().to_string();
+    let mut transcript = String::new();
+    let mut step = |args: &[&str]| -> Result<Report, CommandError> {
+        let shown = args
+            .iter()
+            .map(|a| {
+                if a.contains(' ') {
+                    format!("\"{a}\"")
+                } else {
+                    (*a).to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(transcript, "$ git pair {shown}");
+        let argv = ["git pair", "-C", dir_text.as_str()]
+            .into_iter()
+            .chain(args.iter().copied());
+        let cli =
+            Cli::try_parse_from(argv).map_err(|e| CommandError::failed(format!("demo: {e}")))?;
+        let report = super::run(&cli, ui)?;
+        for line in report.human.lines() {
+            let _ = writeln!(transcript, "  {line}");
+        }
+        let _ = writeln!(transcript);
+        Ok(report)
+    };
+    let started = step(&[
+        "start",
+        "--task",
+        "Add a greet() function",
+        "--reviewer",
+        "builtin",
+    ])?;
+    let run_id = started.json["run_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    crate::demo::write_file(&dir, "src/lib.rs", crate::demo::FIRST_ATTEMPT).map_err(fail)?;
+    step(&["coder-done", "--summary", "Added greet(name)"])?;
+    let first = step(&["review"])?;
+    crate::demo::write_file(&dir, "src/lib.rs", crate::demo::FIXED).map_err(fail)?;
+    crate::demo::write_file(&dir, "tests/greet.rs", crate::demo::TEST).map_err(fail)?;
+    step(&[
+        "coder-done",
+        "--summary",
+        "Removed the debug print; added a test",
+        "--findings-addressed",
+        "1",
+    ])?;
+    let second = step(&["review"])?;
+    let finished = step(&["finish"])?;
+    let body_path = finished.json["pr_body_path"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let body = std::fs::read_to_string(&body_path)
+        .map_err(|e| CommandError::failed(format!("demo: cannot read the PR body: {e}")))?;
+    let mut human = transcript;
+    let _ = writeln!(human, "===== PR body ({body_path}) =====\n{body}");
+    let _ = writeln!(
+        human,
+        "===== where the state lives =====\n\
+         repository: {dir_text}\n\
+         run:        refs/pair/runs/{run_id}   (git -C {dir_text} log refs/pair/runs/{run_id})\n\
+         transcript: {dir_text}/HANDOFF.md (a view, never committed)\n\
+         PR body:    {body_path}\n\
+         remove it:  rm -rf {dir_text}"
+    );
+    Ok(Report::new(
+        json!({
+            "repo": dir_text,
+            "run_id": run_id,
+            "verdicts": [first.json["verdict"], second.json["verdict"]],
+            "pr_body_path": body_path,
+        }),
+        human,
+    ))
+}

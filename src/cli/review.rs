@@ -1,0 +1,254 @@
+//! `git pair review`: the reviewer round — packet, write-ahead dispatch, reviewers, outcome.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{CommandError, Context, Report, Ui};
+use crate::round::{self, Settings};
+
+/// Have the reviewer read the change (base → work tree) and give a verdict.
+///
+/// Snapshots the work tree, builds a bounded review packet (over pair.diffBudgetBytes it
+/// degrades and says "reviewed X of Y files"), records the dispatch BEFORE spawning anything,
+/// runs the reviewer (or the pair.reviewers panel) with a timeout, retries a failed reviewer
+/// once, re-asks once when no verdict can be read, and records everything. Nothing that
+/// cannot be read is ever taken as approval.
+///
+/// Exit 0 for APPROVED and CHANGES_REQUESTED alike (the verdict is data); exit 1 when no
+/// verdict could be obtained (no round is used; `git pair review` again retries).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Run this command as the reviewer: a JSON array, e.g. '["my-reviewer", "--strict"]'
+    /// (prompt on stdin, review on stdout). Overrides pair.reviewerCommand.
+    #[arg(long, value_name = "json-array")]
+    pub reviewer_cmd: Option<String>,
+    /// Seconds to wait for each reviewer attempt (default: pair.reviewTimeout, else 600).
+    #[arg(long, value_name = "seconds")]
+    pub timeout: Option<u64>,
+    /// Review a plan (no code changes yet) or the change against this plan.
+    #[arg(long, value_name = "file")]
+    pub plan: Option<std::path::PathBuf>,
+    /// Build and print the packet and the reviewer command lines; store and spawn nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Review again although this coder round was already reviewed.
+    #[arg(long)]
+    pub again: bool,
+}
+
+pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
+    let run_id = ctx.run_id(None)?;
+    let settings = settings(ctx, args)?;
+    let plan = round::prepare(&ctx.repo, &run_id, &settings).map_err(from_round)?;
+    let coverage = coverage_json(&plan.coverage);
+    if args.dry_run {
+        let argv: Vec<_> = plan
+            .planned_argv(&settings)
+            .into_iter()
+            .map(|(name, argv)| json!({ "reviewer": name, "argv": argv }))
+            .collect();
+        let prompt = plan.prompt(plan.attempt_base + 1);
+        return Ok(Report::new(
+            json!({
+                "dry_run": true,
+                "run_id": run_id.as_str(),
+                "round": plan.round,
+                "mode": plan.mode.as_str(),
+                "reviewers": argv,
+                "coverage": coverage,
+                "prompt": prompt,
+            }),
+            prompt,
+        )
+        .note(format!(
+            "dry run: round {} would go to {}; nothing stored, nothing spawned",
+            plan.round,
+            plan.members
+                .iter()
+                .map(|m| m.bound.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let mut notes = Vec::new();
+    for member in &plan.members {
+        if member.bound.fallback_used {
+            notes.push(format!(
+                "note: {} is not available here; using {} instead (fallback, recorded)",
+                member.report.configured, member.bound.name
+            ));
+        }
+    }
+    if plan.members.len() > 1 {
+        notes.push(format!(
+            "running {} reviewers, at most {} at once (bound by {})",
+            plan.members.len(),
+            plan.parallelism.limit,
+            plan.parallelism.bound_by
+        ));
+    }
+    for note in &notes {
+        ui.progress(note);
+    }
+    let dispatch_id = round::dispatch(&ctx.repo, &plan, &settings).map_err(|e| {
+        CommandError::failed(format!(
+            "cannot record the review dispatch, so no reviewer was started: {}",
+            super::error::single_line(&e.to_string())
+        ))
+    })?;
+    let results = round::execute(&plan, &settings, &|message| ui.progress(message));
+    let sources = ctx.spend_sources().ok();
+    let outcome = round::record(
+        &ctx.repo,
+        &plan,
+        &dispatch_id,
+        results,
+        &settings,
+        sources.as_ref(),
+    )
+    .map_err(from_round)?;
+    ctx.refresh_handoff(&run_id)?;
+
+    let outcomes: Vec<_> = outcome
+        .members
+        .iter()
+        .map(|m| {
+            json!({
+                "reviewer": m.name,
+                "outcome": m.outcome.as_str(),
+                "attempts": m.attempts.len(),
+                "session_id": m.session_id,
+            })
+        })
+        .collect();
+    let json = json!({
+        "run_id": run_id.as_str(),
+        "round": outcome.round,
+        "verdict": outcome.verdict,
+        "findings": outcome.findings,
+        "outcome": outcome.outcome,
+        "outcomes": outcomes,
+        "fallback_used": outcome.fallback_used,
+        "coverage": coverage,
+    });
+    let Some(verdict) = outcome.verdict else {
+        let message = outcome
+            .error
+            .clone()
+            .unwrap_or_else(|| format!("the review ended {} without a verdict", outcome.outcome));
+        let mut err = CommandError::failed(format!(
+            "no verdict for round {}: {message}",
+            outcome.round
+        ))
+        .with_hint(
+            "no round was used; run git pair review again (see git pair probe, or --timeout)",
+        );
+        if let serde_json::Value::Object(map) = json {
+            for (k, v) in map {
+                err = err.with_partial(&k, v);
+            }
+        }
+        return Err(err);
+    };
+    let mut human = format!("Round {} review: {}\n", outcome.round, verdict.as_str());
+    for f in &outcome.findings {
+        let location = if f.location.is_empty() {
+            String::new()
+        } else {
+            format!("{} — ", f.location)
+        };
+        human.push_str(&format!("{}. [{}] {location}{}\n", f.n, f.category, f.text));
+    }
+    if let Some(summary) = outcome
+        .coverage
+        .summary
+        .as_ref()
+        .filter(|_| outcome.coverage.is_partial())
+    {
+        human.push_str(&format!("coverage: {summary}\n"));
+    }
+    human.push_str(match verdict {
+        crate::model::Verdict::Approved => "next: git pair finish\n",
+        crate::model::Verdict::ChangesRequested => {
+            "next: fix the findings, then git pair coder-done --summary \"…\"\n"
+        }
+    });
+    let mut report = Report::new(json, human);
+    report.notes = notes
+        .into_iter()
+        .filter(|n| n.starts_with("note:"))
+        .collect();
+    Ok(report)
+}
+
+/// The round's settings: configuration, then flags.
+pub fn settings(ctx: &Context, args: &Args) -> Result<Settings, CommandError> {
+    let o = &ctx.options;
+    let reviewer_command = match &args.reviewer_cmd {
+        Some(text) => {
+            crate::config::parse_argv("--reviewer-cmd", text)
+                .map_err(|e| CommandError::usage(e.to_string()))?;
+            Some(text.clone())
+        }
+        None => o
+            .reviewer_command
+            .as_ref()
+            .map(|argv| serde_json::to_string(argv).expect("argv serializes")),
+    };
+    if args.timeout == Some(0) {
+        return Err(CommandError::usage("--timeout must be at least 1 second"));
+    }
+    let plan = match &args.plan {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+            CommandError::failed(format!("cannot read --plan file {}: {e}", path.display()))
+        })?),
+        None => None,
+    };
+    Ok(Settings {
+        reviewer_command,
+        // A reviewer command given on the command line replaces the configured panel.
+        panel: if args.reviewer_cmd.is_some() {
+            Vec::new()
+        } else {
+            o.reviewers.clone()
+        },
+        timeout: Duration::from_secs(args.timeout.unwrap_or(o.review_timeout_secs)),
+        plan,
+        again: args.again,
+        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
+        exclude: o.review_exclude.clone(),
+        max_parallel: o.max_parallel.map(|n| n as usize),
+        quorum: o.quorum.map(|n| n as usize),
+        surface_file: o.surface_file.clone(),
+        prompt_template: o.prompt_template.clone(),
+        path_env: None,
+    })
+}
+
+/// The compact coverage summary `review --json` prints (the full manifest is stored).
+pub fn coverage_json(c: &crate::packet::Coverage) -> serde_json::Value {
+    json!({
+        "files_total": c.files_total,
+        "full": c.full.count,
+        "clipped": c.clipped.count,
+        "names_only": c.names_only.count,
+        "not_included": c.not_included.count,
+        "bytes_included": c.bytes_included,
+        "summary": c.summary,
+    })
+}
+
+/// Classifies a round error for users.
+pub fn from_round(err: round::Error) -> CommandError {
+    let message = super::error::single_line(&err.to_string());
+    match err {
+        round::Error::Refused(refusal) => refusal.into(),
+        round::Error::Store(e) => e.into(),
+        round::Error::Packet(crate::packet::Error::Blind { .. }) => CommandError::failed(message)
+            .with_hint("no reviewer was started; remove the path from the change, or adjust pair.review.exclude"),
+        round::Error::Reviewer(crate::review::Error::NothingBinds { .. }) => CommandError::failed(message)
+            .with_hint("install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe"),
+        _ => CommandError::failed(message),
+    }
+}

@@ -1,0 +1,130 @@
+//! The throwaway repository `git pair demo` runs its loop in, built with gix alone (no `git`
+//! subprocess): two files, one commit, an index matching it, and the demo's edits.
+
+use std::path::{Path, PathBuf};
+
+use gix::object::tree::EntryKind;
+
+/// Why the demo repository could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot {action}: {source}")]
+    Io {
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot {action}: {source:#}")]
+    Git {
+        action: &'static str,
+        #[source]
+        source: gix::Error,
+    },
+}
+
+fn git(action: &'static str) -> impl FnOnce(gix::Error) -> Error {
+    move |source| Error::Git { action, source }
+}
+
+fn io(action: &'static str) -> impl FnOnce(std::io::Error) -> Error {
+    move |source| Error::Io { action, source }
+}
+
+/// The files of the demo project's first commit.
+const FILES: [(&str, &str); 2] = [
+    (
+        "README.md",
+        "# greeter\n\nA tiny library that greets people.\n",
+    ),
+    (
+        "src/lib.rs",
+        "//! Greetings.\n\n/// The library's version.\npub const VERSION: &str = \"0.1.0\";\n",
+    ),
+];
+
+/// The coder's first attempt: it works, but leaves a debug print behind.
+pub const FIRST_ATTEMPT: &str = "//! Greetings.\n\n/// The library's version.\npub const VERSION: &str = \"0.1.0\";\n\n/// Greets `name`.\npub fn greet(name: &str) -> String {\n    dbg!(name);\n    format!(\"Hello, {name}!\")\n}\n";
+/// The fix: no debug print.
+pub const FIXED: &str = "//! Greetings.\n\n/// The library's version.\npub const VERSION: &str = \"0.1.0\";\n\n/// Greets `name`.\npub fn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n";
+/// The test the coder adds with the fix.
+pub const TEST: &str = "#[test]\nfn greets_by_name() {\n    assert_eq!(greeter::greet(\"Ada\"), \"Hello, Ada!\");\n}\n";
+
+/// Creates a new repository in a fresh temporary directory (kept, so it can be inspected)
+/// with one commit on its default branch and a clean work tree.
+pub fn create() -> Result<PathBuf, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("git-pair-demo-")
+        .tempdir()
+        .map_err(io("create a temporary directory"))?
+        .keep();
+    let mut repo = gix::init(&dir).map_err(git("create the demo repository"))?;
+    if repo.committer().is_none() {
+        repo.committer_or_set_fallback("git pair demo", "demo@git-pair.invalid")
+            .map_err(git("set a demo identity"))?;
+    }
+    let mut editor = repo
+        .edit_tree(gix::ObjectId::empty_tree(repo.object_hash()))
+        .map_err(git("start a tree"))?;
+    for (path, content) in FILES {
+        write_file(&dir, path, content)?;
+        let blob = repo.write_blob(content).map_err(git("write a blob"))?;
+        editor
+            .upsert(path, EntryKind::Blob, blob)
+            .map_err(git("add a file to the tree"))?;
+    }
+    let tree = editor.write().map_err(git("write the tree"))?.detach();
+    let committer = repo
+        .committer()
+        .expect("an identity was installed above")
+        .map_err(git("read the identity"))?;
+    let commit = repo
+        .new_commit_as(
+            committer,
+            committer,
+            "Start the greeter library\n",
+            tree,
+            None::<gix::ObjectId>,
+        )
+        .map_err(git("write the first commit"))?;
+    let head = repo
+        .head_name()
+        .map_err(git("read HEAD"))?
+        .map(|name| name.to_string())
+        .unwrap_or_else(|| "refs/heads/main".to_owned());
+    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+    repo.edit_reference(RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: "commit (initial): Start the greeter library".into(),
+            },
+            expected: PreviousValue::MustNotExist,
+            new: gix::refs::Target::Object(commit.id),
+        },
+        name: head
+            .as_str()
+            .try_into()
+            .map_err(|e: gix::validate::reference::name::Error| {
+                git("name the branch")(gix::Error::from_error(e))
+            })?,
+        deref: false,
+    })
+    .map_err(git("point the branch at the first commit"))?;
+    let mut index = repo
+        .index_from_tree(&tree)
+        .map_err(git("build the index"))?;
+    index
+        .write(Default::default())
+        .map_err(git("write the index"))?;
+    Ok(dir)
+}
+
+/// Writes a work-tree file of the demo repository.
+pub fn write_file(dir: &Path, path: &str, content: &str) -> Result<(), Error> {
+    let full = dir.join(path);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).map_err(io("create a directory"))?;
+    }
+    std::fs::write(full, content).map_err(io("write a file"))
+}

@@ -1,0 +1,485 @@
+//! The review packet's diff: the base → snapshot diff cut to a byte budget, with a coverage
+//! manifest saying what a reviewer saw. Refuses outright when a path matches a blindness
+//! pattern (`pair.review.exclude`), before anything else is looked at.
+//!
+//! Over budget the packet degrades in tiers: lockfiles/generated/vendored files to names only;
+//! deletion-only hunks dropped (a marker line says how many lines); the largest files clipped
+//! with a marker; the files that still do not fit (the last ones, in git's order) listed as
+//! not included, with that list itself bounded. The text never exceeds the budget.
+//! This module decides and formats; it never prints and never spawns anything.
+
+pub mod glob;
+mod shape;
+
+use gix::bstr::ByteSlice;
+
+use crate::diff::{Change, ChangeKind, Differ, FileDiff};
+pub use shape::MARKER;
+use shape::{Prepared, Shape};
+
+/// Packet settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// The most bytes the packet's diff may take (`pair.diffBudgetBytes`).
+    pub budget_bytes: usize,
+    /// Paths a reviewer must never see (`pair.review.exclude`), gitignore-style patterns.
+    pub exclude: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget_bytes: 256 * 1024,
+            exclude: vec!["HANDOFF.md".to_owned(), ".pair/working/**".to_owned()],
+        }
+    }
+}
+
+/// Why no packet was built.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A changed path matches a blindness pattern: the review must be rejected before spawn.
+    #[error(
+        "the change touches '{path}', which matches the review exclude pattern '{pattern}': refusing to show it to a reviewer"
+    )]
+    Blind { path: String, pattern: String },
+    /// Rendering a file's diff failed.
+    #[error(transparent)]
+    Diff(#[from] crate::diff::Error),
+}
+
+/// A packet: the diff text for the reviewer and what it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packet {
+    /// git diff text with `[git-pair]` marker lines, at most `budget_bytes` long.
+    pub diff: Vec<u8>,
+    /// What the diff shows.
+    pub coverage: Coverage,
+}
+
+/// What a packet shows, for the review record, transcript and PR body.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    /// Schema version.
+    pub v: u32,
+    /// Changed files in the diff.
+    pub files_total: usize,
+    /// Files shown completely (binary files count here: metadata is all there is to show).
+    pub full: FileList,
+    /// Files shown in part: deletion-only hunks dropped, or content clipped.
+    pub clipped: FileList,
+    /// Files shown by name and header only.
+    pub names_only: FileList,
+    /// Files left out, named only in the list at the end of the diff.
+    pub not_included: FileList,
+    /// Files shown as metadata only because their content is binary or not UTF-8.
+    pub binary: usize,
+    /// Length of the packet's diff.
+    pub bytes_included: u64,
+    /// Length of the complete git diff, when every file was rendered (files known to be left
+    /// out are not diffed at all, so then it is unknown: `null`).
+    pub bytes_total: Option<u64>,
+    /// The budget the packet was cut to.
+    pub budget_bytes: u64,
+    /// `reviewed X of Y files` when not every file is shown completely, else `null`.
+    pub summary: Option<String>,
+}
+
+/// A bounded list of paths.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct FileList {
+    /// How many files are in this category.
+    pub count: usize,
+    /// The first of them (at most [`LISTED_PATHS`]), as display strings (`old => new` for
+    /// renames).
+    pub paths: Vec<String>,
+}
+
+/// At most this many paths are named per coverage list.
+pub const LISTED_PATHS: usize = 100;
+
+impl FileList {
+    fn push(&mut self, label: &str) {
+        self.count += 1;
+        if self.paths.len() < LISTED_PATHS {
+            self.paths.push(label.to_owned());
+        }
+    }
+}
+
+impl Coverage {
+    /// Whether some file is not shown completely.
+    pub fn is_partial(&self) -> bool {
+        self.full.count < self.files_total
+    }
+}
+
+/// Lockfiles, minified and vendored files: names only when over budget. Files marked
+/// `linguist-generated`/`linguist-vendored` in `.gitattributes` join them.
+const GENERATED: &[&str] = &[
+    "Cargo.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "go.sum",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "flake.lock",
+    "*.min.js",
+    "*.min.css",
+    "vendor/",
+    "node_modules/",
+];
+
+/// Content bytes every included file keeps at least before files are left out.
+const MIN_ALLOWANCE: usize = 1024;
+/// The not-included list takes at most this share of the budget (and at most 16 KiB).
+const LIST_SHARE: usize = 8;
+const LIST_MAX: usize = 16 * 1024;
+
+/// Checks `paths` (old and new path of every changed file) against the exclude patterns.
+pub fn check_blindness<'a>(
+    paths: impl IntoIterator<Item = &'a [u8]>,
+    exclude: &[String],
+) -> Result<(), Error> {
+    let patterns: Vec<glob::Pattern> = exclude
+        .iter()
+        .filter_map(|p| glob::Pattern::new(p))
+        .collect();
+    for path in paths {
+        if let Some(pattern) = patterns.iter().find(|p| p.matches(path)) {
+            return Err(Error::Blind {
+                path: path.to_str_lossy().into_owned(),
+                pattern: pattern.as_str().to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Builds a packet from already rendered files (as [`crate::diff::diff_trees`] returns them).
+pub fn build(files: &[FileDiff], options: &Options) -> Result<Packet, Error> {
+    let changes: Vec<&Change> = files.iter().map(|f| &f.change).collect();
+    let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(files[i].clone()) };
+    assemble(&changes, &mut source, options)
+}
+
+/// Builds a packet from changes, rendering only the files it shows: files beyond what can fit
+/// are listed by name without being diffed. The fast path for large changes.
+pub fn build_from_changes(
+    differ: &mut Differ<'_>,
+    changes: &[Change],
+    options: &Options,
+) -> Result<Packet, Error> {
+    let refs: Vec<&Change> = changes.iter().collect();
+    let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(differ.render(&changes[i])?) };
+    assemble(&refs, &mut source, options)
+}
+
+fn label(change: &Change) -> String {
+    let quote = |p: &[u8]| crate::diff::quote_path(p, true);
+    match change.kind {
+        ChangeKind::Renamed { .. } => {
+            format!("{} => {}", quote(&change.old_path), quote(&change.new_path))
+        }
+        _ => quote(&change.new_path),
+    }
+}
+
+fn is_generated(change: &Change, patterns: &[glob::Pattern]) -> bool {
+    patterns.iter().any(|p| p.matches(&change.new_path))
+}
+
+fn assemble(
+    changes: &[&Change],
+    render: &mut dyn FnMut(usize) -> Result<FileDiff, Error>,
+    options: &Options,
+) -> Result<Packet, Error> {
+    check_blindness(
+        changes
+            .iter()
+            .flat_map(|c| [c.old_path.as_slice(), c.new_path.as_slice()]),
+        &options.exclude,
+    )?;
+    let budget = options.budget_bytes;
+    let generated_patterns: Vec<glob::Pattern> = GENERATED
+        .iter()
+        .filter_map(|p| glob::Pattern::new(p))
+        .collect();
+    let labels: Vec<String> = changes.iter().map(|c| label(c)).collect();
+    let list_cap = (budget / LIST_SHARE).min(LIST_MAX);
+    let list_reserve = not_included_list(&labels, budget, list_cap).len();
+
+    // Render in order while the reduced shapes might still all fit, or while the minimal
+    // shapes of a prefix fit next to the not-included list.
+    let mut prepared: Vec<Prepared> = Vec::new();
+    let (mut git_sum, mut full_sum, mut tier1_sum) = (0usize, 0usize, 0usize);
+    let (mut reduced_sum, mut minimal_sum) = (0usize, 0usize);
+    for (i, change) in changes.iter().enumerate() {
+        if reduced_sum > budget && minimal_sum > budget.saturating_sub(list_reserve) {
+            break;
+        }
+        let file = render(i)?;
+        let p = Prepared::new(
+            &file,
+            file.generated || is_generated(change, &generated_patterns),
+        );
+        git_sum += file.text.len();
+        full_sum += p.full.len();
+        tier1_sum += p.tier1().len();
+        reduced_sum += shape_bytes(p.reduced()).len();
+        minimal_sum += p.clipped_len(MIN_ALLOWANCE);
+        prepared.push(p);
+    }
+    let all_rendered = prepared.len() == changes.len();
+
+    let mut out = Outcome::new(changes.len(), budget);
+    if all_rendered && (full_sum <= budget || tier1_sum <= budget || reduced_sum <= budget) {
+        let tier = if full_sum <= budget {
+            0
+        } else if tier1_sum <= budget {
+            1
+        } else {
+            2
+        };
+        for (p, label) in prepared.iter().zip(&labels) {
+            match tier {
+                0 => out.add(&p.full, Kind::Full, p, label),
+                1 => {
+                    let names = p.tier1().len() < p.full.len();
+                    out.add(
+                        p.tier1(),
+                        if names { Kind::NamesOnly } else { Kind::Full },
+                        p,
+                        label,
+                    )
+                }
+                _ => out.add_reduced(p, label),
+            }
+        }
+        return Ok(out.finish(all_rendered.then_some(git_sum as u64)));
+    }
+
+    // Tiers 3 and 4: keep the longest prefix whose minimal shapes fit beside the list of the
+    // rest, then give every kept file the largest common content allowance that fits.
+    let mut kept = 0;
+    let mut minimal = 0;
+    for p in &prepared {
+        let next = minimal + p.clipped_len(MIN_ALLOWANCE);
+        let rest_listed = if kept + 1 == changes.len() {
+            0
+        } else {
+            list_reserve
+        };
+        if next + rest_listed > budget {
+            break;
+        }
+        minimal = next;
+        kept += 1;
+    }
+    let rest = &labels[kept..];
+    let listing = if rest.is_empty() {
+        Vec::new()
+    } else {
+        not_included_list(rest, budget, list_cap)
+    };
+    let room = budget.saturating_sub(listing.len());
+    let total_at = |allowance: usize| -> usize {
+        prepared[..kept]
+            .iter()
+            .map(|p| p.clipped_len(allowance))
+            .sum()
+    };
+    let (mut low, mut high) = (
+        MIN_ALLOWANCE,
+        prepared[..kept]
+            .iter()
+            .map(|p| p.full.len())
+            .max()
+            .unwrap_or(0),
+    );
+    high = high.max(low);
+    if total_at(high) <= room {
+        low = high;
+    }
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if total_at(mid) <= room {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    let allowance = low;
+    for (p, label) in prepared[..kept].iter().zip(&labels) {
+        let (text, clipped) = p.clipped(allowance);
+        let kind = match p.reduced() {
+            Shape::NamesOnly(_) => Kind::NamesOnly,
+            Shape::WithoutDeletions(_) if p.kept_hunks == 0 && !clipped => Kind::NamesOnly,
+            Shape::WithoutDeletions(_) => Kind::Clipped,
+            Shape::Full(_) if clipped => Kind::Clipped,
+            Shape::Full(_) => Kind::Full,
+        };
+        out.add(&text, kind, p, label);
+    }
+    for label in rest {
+        out.coverage.not_included.push(label);
+    }
+    if out.diff.len() + listing.len() <= budget {
+        out.diff.extend_from_slice(&listing);
+    }
+    Ok(out.finish(all_rendered.then_some(git_sum as u64)))
+}
+
+fn shape_bytes(shape: Shape<'_>) -> &[u8] {
+    match shape {
+        Shape::Full(t) | Shape::NamesOnly(t) | Shape::WithoutDeletions(t) => t,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Full,
+    Clipped,
+    NamesOnly,
+}
+
+struct Outcome {
+    diff: Vec<u8>,
+    coverage: Coverage,
+}
+
+impl Outcome {
+    fn new(files_total: usize, budget: usize) -> Outcome {
+        Outcome {
+            diff: Vec::new(),
+            coverage: Coverage {
+                v: 1,
+                files_total,
+                full: FileList::default(),
+                clipped: FileList::default(),
+                names_only: FileList::default(),
+                not_included: FileList::default(),
+                binary: 0,
+                bytes_included: 0,
+                bytes_total: None,
+                budget_bytes: budget as u64,
+                summary: None,
+            },
+        }
+    }
+
+    fn add(&mut self, text: &[u8], kind: Kind, p: &Prepared, label: &str) {
+        self.diff.extend_from_slice(text);
+        if p.metadata_only && kind == Kind::Full {
+            self.coverage.binary += 1;
+        }
+        match kind {
+            Kind::Full => self.coverage.full.push(label),
+            Kind::Clipped => self.coverage.clipped.push(label),
+            Kind::NamesOnly => self.coverage.names_only.push(label),
+        }
+    }
+
+    fn add_reduced(&mut self, p: &Prepared, label: &str) {
+        let kind = match p.reduced() {
+            Shape::Full(_) => Kind::Full,
+            Shape::NamesOnly(_) => Kind::NamesOnly,
+            Shape::WithoutDeletions(_) if p.kept_hunks == 0 => Kind::NamesOnly,
+            Shape::WithoutDeletions(_) => Kind::Clipped,
+        };
+        self.add(shape_bytes(p.reduced()), kind, p, label);
+    }
+
+    fn finish(mut self, bytes_total: Option<u64>) -> Packet {
+        let c = &mut self.coverage;
+        c.bytes_included = self.diff.len() as u64;
+        c.bytes_total = bytes_total;
+        if c.is_partial() {
+            c.summary = Some(format!(
+                "reviewed {} of {} files",
+                c.full.count, c.files_total
+            ));
+        }
+        Packet {
+            diff: self.diff,
+            coverage: self.coverage,
+        }
+    }
+}
+
+/// The list of files left out, at most `cap` bytes (and never more than `budget`): a count
+/// line, as many names as fit, and how many more there are. Empty when not even the count
+/// line fits the budget.
+fn not_included_list(labels: &[String], budget: usize, cap: usize) -> Vec<u8> {
+    if labels.is_empty() {
+        return Vec::new();
+    }
+    let head = format!(
+        "{MARKER} not included (over the {budget}-byte budget): {} files\n",
+        labels.len()
+    );
+    if head.len() > budget {
+        return Vec::new();
+    }
+    let limit = cap.max(head.len()).min(budget);
+    let more = |n: usize| format!("{MARKER} ... and {n} more\n");
+    let mut out = head.into_bytes();
+    for (i, label) in labels.iter().enumerate() {
+        let line = format!("{MARKER}   {label}\n");
+        let after = labels.len() - i - 1;
+        let tail = if after > 0 { more(after).len() } else { 0 };
+        if out.len() + line.len() + tail <= limit {
+            out.extend_from_slice(line.as_bytes());
+            continue;
+        }
+        let rest = more(labels.len() - i);
+        if out.len() + rest.len() <= limit {
+            out.extend_from_slice(rest.as_bytes());
+        }
+        break;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_stays_within_its_cap() {
+        let labels: Vec<String> = (0..1000).map(|i| format!("src/file_{i}.rs")).collect();
+        let list = not_included_list(&labels, 262_144, 4096);
+        assert!(list.len() <= 4096, "{}", list.len());
+        let text = String::from_utf8(list).expect("UTF-8");
+        assert!(
+            text.starts_with("[git-pair] not included (over the 262144-byte budget): 1000 files\n")
+        );
+        assert!(text.contains("[git-pair]   src/file_0.rs\n"));
+        assert!(text.trim_end().ends_with("more"), "{text}");
+    }
+
+    #[test]
+    fn listing_fits_a_tiny_budget_or_is_empty() {
+        let labels = vec!["a".to_owned(); 3];
+        assert!(not_included_list(&labels, 10, 10).is_empty());
+        let list = not_included_list(&labels, 200, 25);
+        assert!(list.len() <= 200);
+    }
+
+    #[test]
+    fn blindness_names_the_path_and_pattern() {
+        let exclude = Options::default().exclude;
+        let err =
+            check_blindness([&b"src/a.rs"[..], b"docs/HANDOFF.md"], &exclude).expect_err("blind");
+        assert!(err.to_string().contains("docs/HANDOFF.md"));
+        assert!(matches!(err, Error::Blind { ref pattern, .. } if pattern == "HANDOFF.md"));
+        assert!(check_blindness([&b".pair/working/x"[..]], &exclude).is_err());
+        assert!(check_blindness([&b".pair/other"[..]], &exclude).is_ok());
+    }
+}

@@ -1,0 +1,339 @@
+//! The shapes one file can take in a packet, each built from its git diff section: in full,
+//! metadata only (binary or non-UTF-8), names only, without its deletion-only hunks, or
+//! clipped. Markers are single lines starting with `[git-pair]`. Pure: bytes in, bytes out.
+
+use crate::diff::{FileDiff, HunkSpan};
+
+/// The prefix of every line the packet adds to git's output.
+pub const MARKER: &str = "[git-pair]";
+
+/// One file prepared for budgeting: its shapes, largest first.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The file as git prints it, or metadata only when its content cannot go to a reviewer.
+    pub full: Vec<u8>,
+    /// Whether `full` is metadata only (binary, or non-UTF-8 / NUL content shown as binary).
+    pub metadata_only: bool,
+    /// `full`'s header length; content after it may be clipped.
+    pub header_len: usize,
+    /// The header block and one marker line.
+    pub names_only: Vec<u8>,
+    /// `full` with deletion-only hunks replaced by marker lines (no larger than `full`).
+    pub without_deletions: Vec<u8>,
+    /// Deletion-only hunks dropped in `without_deletions`.
+    pub dropped_hunks: usize,
+    /// Hunks still shown in `without_deletions`.
+    pub kept_hunks: usize,
+    /// `+` lines of the whole file.
+    pub added: u32,
+    /// `-` lines of the whole file.
+    pub deleted: u32,
+    /// Lockfile, generated or vendored: shown as names only when over budget.
+    pub generated: bool,
+}
+
+impl Prepared {
+    /// Prepares `file`; `generated` says whether it is a lockfile/generated/vendored file.
+    pub fn new(file: &FileDiff, generated: bool) -> Prepared {
+        let text = &file.text;
+        let header = header_lines(text, &file.hunks);
+        let content_ok = file.hunks.iter().all(|h| reviewable(&text[h.start..h.end]));
+        let (full, metadata_only, header_len, hunks) = if content_ok {
+            (
+                text.clone(),
+                file.binary,
+                file.header_len,
+                file.hunks.clone(),
+            )
+        } else {
+            let mut meta = header.clone();
+            meta.extend_from_slice(
+                format!(
+                    "{MARKER} non-UTF-8 or NUL content shown as binary: +{} -{} lines\n",
+                    file.added_lines, file.deleted_lines
+                )
+                .as_bytes(),
+            );
+            let len = meta.len();
+            (meta, true, len, Vec::new())
+        };
+
+        let reason = if generated {
+            "lockfile, generated or vendored"
+        } else {
+            "over budget"
+        };
+        let mut names_only = header;
+        names_only.extend_from_slice(
+            format!(
+                "{MARKER} names only ({reason}): +{} -{} lines not shown\n",
+                file.added_lines, file.deleted_lines
+            )
+            .as_bytes(),
+        );
+
+        let mut without_deletions = Vec::with_capacity(full.len());
+        let mut cursor = 0;
+        let mut dropped_hunks = 0;
+        for hunk in &hunks {
+            without_deletions.extend_from_slice(&full[cursor..hunk.start]);
+            let marker = deletion_marker(&full, hunk);
+            if hunk.added == 0 && hunk.deleted > 0 && marker.len() < hunk.end - hunk.start {
+                without_deletions.extend_from_slice(marker.as_bytes());
+                dropped_hunks += 1;
+            } else {
+                without_deletions.extend_from_slice(&full[hunk.start..hunk.end]);
+            }
+            cursor = hunk.end;
+        }
+        without_deletions.extend_from_slice(&full[cursor..]);
+
+        Prepared {
+            metadata_only,
+            header_len: header_len.min(full.len()),
+            names_only,
+            without_deletions,
+            dropped_hunks,
+            kept_hunks: hunks.len() - dropped_hunks,
+            added: file.added_lines,
+            deleted: file.deleted_lines,
+            generated,
+            full,
+        }
+    }
+
+    /// The shape used once lockfiles go to names only and deletion-only hunks are dropped.
+    pub fn reduced(&self) -> Shape<'_> {
+        if self.generated && self.names_only.len() < self.full.len() {
+            Shape::NamesOnly(&self.names_only)
+        } else if self.dropped_hunks > 0 {
+            Shape::WithoutDeletions(&self.without_deletions)
+        } else {
+            Shape::Full(&self.full)
+        }
+    }
+
+    /// The shape after tier 1 only (lockfiles to names only).
+    pub fn tier1(&self) -> &[u8] {
+        if self.generated && self.names_only.len() < self.full.len() {
+            &self.names_only
+        } else {
+            &self.full
+        }
+    }
+
+    /// Size of the reduced shape clipped to `allowance` content bytes.
+    pub fn clipped_len(&self, allowance: usize) -> usize {
+        match self.reduced() {
+            Shape::NamesOnly(text) => text.len(),
+            Shape::Full(text) | Shape::WithoutDeletions(text) => {
+                clip(text, self.header_len, allowance, self.added, self.deleted)
+                    .map_or(text.len(), |c| c.len())
+            }
+        }
+    }
+
+    /// The reduced shape clipped to `allowance` content bytes, and whether it was clipped.
+    pub fn clipped(&self, allowance: usize) -> (Vec<u8>, bool) {
+        match self.reduced() {
+            Shape::NamesOnly(text) => (text.to_vec(), false),
+            Shape::Full(text) | Shape::WithoutDeletions(text) => {
+                match clip(text, self.header_len, allowance, self.added, self.deleted) {
+                    Some(clipped) => (clipped, true),
+                    None => (text.to_vec(), false),
+                }
+            }
+        }
+    }
+}
+
+/// One of the shapes a prepared file can be shown in.
+#[derive(Debug, Clone, Copy)]
+pub enum Shape<'a> {
+    /// As git prints it (or metadata only).
+    Full(&'a [u8]),
+    /// Header and a marker.
+    NamesOnly(&'a [u8]),
+    /// Deletion-only hunks replaced by markers.
+    WithoutDeletions(&'a [u8]),
+}
+
+/// Content a reviewer can read: valid UTF-8 without NUL bytes.
+fn reviewable(bytes: &[u8]) -> bool {
+    !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok()
+}
+
+/// Everything outside the hunks, minus the `---`/`+++` lines: `diff --git`, mode, rename,
+/// `index` and `Binary files` lines.
+fn header_lines(text: &[u8], hunks: &[HunkSpan]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut cursor = 0;
+    let mut outside = Vec::new();
+    for hunk in hunks {
+        outside.push(&text[cursor..hunk.start]);
+        cursor = hunk.end;
+    }
+    outside.push(&text[cursor..]);
+    for part in outside {
+        for line in part.split_inclusive(|&b| b == b'\n') {
+            if !(line.starts_with(b"--- ") || line.starts_with(b"+++ ")) {
+                out.extend_from_slice(line);
+            }
+        }
+    }
+    out
+}
+
+fn deletion_marker(text: &[u8], hunk: &HunkSpan) -> String {
+    let first_line = text[hunk.start..hunk.end]
+        .split(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    // The `@@ -a,b +c,d @@` part only; the function name may be long or not UTF-8.
+    let ranges = first_line
+        .windows(2)
+        .skip(2)
+        .position(|w| w == b"@@")
+        .map_or(first_line, |end| &first_line[..end + 4]);
+    format!(
+        "{MARKER} deletion-only hunk dropped ({}): -{} lines\n",
+        String::from_utf8_lossy(ranges),
+        hunk.deleted
+    )
+}
+
+/// Cuts `text`'s content (after `header_len`) at the last line end within `allowance` bytes
+/// and adds a marker; `None` when that would not make it smaller.
+fn clip(
+    text: &[u8],
+    header_len: usize,
+    allowance: usize,
+    added: u32,
+    deleted: u32,
+) -> Option<Vec<u8>> {
+    let content = &text[header_len..];
+    if content.len() <= allowance {
+        return None;
+    }
+    let cut = content[..allowance]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |last| last + 1);
+    let marker = format!(
+        "{MARKER} clipped: {cut} of {} bytes of this file's diff shown (+{added} -{deleted} lines in all)\n",
+        content.len()
+    );
+    let clipped_len = header_len + cut + marker.len();
+    if clipped_len >= text.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(clipped_len);
+    out.extend_from_slice(&text[..header_len + cut]);
+    out.extend_from_slice(marker.as_bytes());
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::{Change, ChangeKind};
+
+    fn file(text: &str, hunks: Vec<HunkSpan>, header_len: usize) -> FileDiff {
+        FileDiff {
+            change: Change::for_tests(ChangeKind::Modified, "f.txt"),
+            binary: false,
+            generated: false,
+            added_lines: hunks.iter().map(|h| h.added).sum(),
+            deleted_lines: hunks.iter().map(|h| h.deleted).sum(),
+            text: text.as_bytes().to_vec(),
+            header_len,
+            hunks,
+        }
+    }
+
+    const HEADER: &str =
+        "diff --git a/f.txt b/f.txt\nindex 1111111..2222222 100644\n--- a/f.txt\n+++ b/f.txt\n";
+
+    fn two_hunks() -> FileDiff {
+        let h1 = "@@ -1,5 +1,2 @@ fn main\n ctx\n-gone 1\n-gone 2\n-gone 3\n-gone 4\n-gone 5\n-gone 6\n ctx\n";
+        let h2 = "@@ -20 +17 @@\n-old\n+new\n";
+        let text = format!("{HEADER}{h1}{h2}");
+        let s1 = HEADER.len();
+        let s2 = s1 + h1.len();
+        file(
+            &text,
+            vec![
+                HunkSpan {
+                    start: s1,
+                    end: s2,
+                    added: 0,
+                    deleted: 6,
+                },
+                HunkSpan {
+                    start: s2,
+                    end: text.len(),
+                    added: 1,
+                    deleted: 1,
+                },
+            ],
+            HEADER.len(),
+        )
+    }
+
+    #[test]
+    fn deletion_only_hunks_become_markers() {
+        let p = Prepared::new(&two_hunks(), false);
+        let text = String::from_utf8(p.without_deletions.clone()).expect("UTF-8");
+        assert_eq!(
+            text,
+            format!(
+                "{HEADER}[git-pair] deletion-only hunk dropped (@@ -1,5 +1,2 @@): -6 lines\n@@ -20 +17 @@\n-old\n+new\n"
+            )
+        );
+        assert_eq!((p.dropped_hunks, p.kept_hunks), (1, 1));
+    }
+
+    #[test]
+    fn names_only_keeps_header_lines_but_not_file_labels() {
+        let p = Prepared::new(&two_hunks(), true);
+        assert_eq!(
+            String::from_utf8(p.names_only.clone()).expect("UTF-8"),
+            "diff --git a/f.txt b/f.txt\nindex 1111111..2222222 100644\n[git-pair] names only (lockfile, generated or vendored): +1 -7 lines not shown\n"
+        );
+        assert!(matches!(p.reduced(), Shape::NamesOnly(_)));
+    }
+
+    #[test]
+    fn non_utf8_content_is_metadata_only() {
+        let body = "@@ -1 +1 @@\n-caf\u{e9}\n+caf\u{e8}\n";
+        let mut f = file(&format!("{HEADER}{body}"), Vec::new(), HEADER.len());
+        let start = HEADER.len();
+        f.text[start + 18] = 0xe9; // break the UTF-8 of the first content line
+        f.hunks = vec![HunkSpan {
+            start,
+            end: f.text.len(),
+            added: 1,
+            deleted: 1,
+        }];
+        let p = Prepared::new(&f, false);
+        assert!(p.metadata_only);
+        assert!(std::str::from_utf8(&p.full).is_ok());
+        assert!(
+            String::from_utf8_lossy(&p.full)
+                .contains("[git-pair] non-UTF-8 or NUL content shown as binary")
+        );
+    }
+
+    #[test]
+    fn clipping_cuts_at_line_ends_and_never_grows() {
+        let p = Prepared::new(&two_hunks(), false);
+        let (clipped, was_clipped) = p.clipped(30);
+        assert!(was_clipped);
+        let text = String::from_utf8(clipped).expect("UTF-8");
+        assert!(text.starts_with(HEADER));
+        assert!(text.ends_with("lines in all)\n"), "{text}");
+        let (same, was_clipped) = p.clipped(10_000);
+        assert!(!was_clipped);
+        assert_eq!(same, p.without_deletions);
+    }
+}

@@ -1,0 +1,308 @@
+//! The work tree as a tree object: tracked and untracked-but-not-ignored files, through git's
+//! clean filters, with modes, symlinks and submodule commits as `git add -A` would record
+//! them. Its id equals `cp .git/index tmp && GIT_INDEX_FILE=tmp git add -A && git write-tree`.
+//!
+//! Only objects are written: the user's index and work tree are never modified. Open the
+//! repository `.with_object_memory()` to compute a snapshot without writing anything.
+
+use std::path::PathBuf;
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice};
+
+/// Errors while snapshotting, each naming what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The repository has no work tree.
+    #[error("{git_dir} is a bare repository: there is no work tree to snapshot")]
+    Bare { git_dir: PathBuf },
+    /// The index could not be read.
+    #[error("cannot read the index: {source:#}")]
+    Index {
+        #[source]
+        source: gix::Error,
+    },
+    /// Comparing the index with the work tree failed.
+    #[error("cannot compare the index with the work tree: {source:#}")]
+    Status {
+        #[source]
+        source: gix::Error,
+    },
+    /// A work-tree file could not be read, filtered or stored.
+    #[error("cannot store {path} from the work tree: {source:#}")]
+    WriteBlob {
+        path: String,
+        #[source]
+        source: gix::Error,
+    },
+    /// A tree object could not be written.
+    #[error("cannot write the tree for '{path}': {source:#}")]
+    WriteTree {
+        path: String,
+        #[source]
+        source: gix::Error,
+    },
+}
+
+/// One path of the snapshot: git mode and object id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Leaf {
+    mode: u32,
+    id: ObjectId,
+}
+
+const REGULAR: u32 = 0o100644;
+const EXECUTABLE: u32 = 0o100755;
+const SYMLINK: u32 = 0o120000;
+const GITLINK: u32 = 0o160000;
+const TREE: u32 = 0o040000;
+
+/// Writes the work tree as a tree object into `repo`'s object database and returns its id.
+///
+/// Starts from the index (whose stat data lets unchanged files be skipped without reading
+/// them), applies what `git add -A` would: modified, deleted, untracked (not ignored) and
+/// conflicted paths, executable-bit and type changes, submodules moved to another commit.
+/// Works with an unborn `HEAD`; the result does not depend on `HEAD` at all.
+pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
+    let workdir = repo.workdir().ok_or_else(|| Error::Bare {
+        git_dir: repo.git_dir().to_owned(),
+    })?;
+    let index = repo
+        .index_or_empty()
+        .map_err(|source| Error::Index { source })?;
+    let settings = Settings::from_config(repo);
+
+    let worktree_changes = changed_paths(repo, &index)?;
+    let mut leaves = index_leaves(&index);
+    let mut updates: std::collections::HashMap<BString, Option<Leaf>> =
+        std::collections::HashMap::new();
+
+    let (mut pipeline, _) = repo
+        .filter_pipeline(None)
+        .map_err(|source| Error::Index { source })?;
+    for path in worktree_changes {
+        let object = pipeline
+            .worktree_file_to_object(path.as_bstr(), &index)
+            .map_err(|source| Error::WriteBlob {
+                path: path.to_str_lossy().into_owned(),
+                source,
+            })?;
+        let leaf = object.map(|(id, kind, _)| Leaf {
+            mode: settings.mode_for(kind, leaves.get(&path).map(|l| l.mode)),
+            id,
+        });
+        updates.insert(path, leaf);
+    }
+    for (path, leaf) in &leaves {
+        if leaf.mode == GITLINK && !updates.contains_key(path) {
+            let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
+                continue;
+            };
+            if let Some(head) = submodule_head(repo, &workdir.join(relative)) {
+                if head != leaf.id {
+                    updates.insert(
+                        path.clone(),
+                        Some(Leaf {
+                            mode: GITLINK,
+                            id: head,
+                        }),
+                    );
+                }
+            }
+        }
+    }
+    for (path, update) in updates {
+        match update {
+            Some(leaf) => {
+                leaves.insert(path, leaf);
+            }
+            None => {
+                leaves.remove(&path);
+            }
+        }
+    }
+    let sorted: Vec<(BString, Leaf)> = leaves.into_iter().collect();
+    write_trees(repo, &sorted)
+}
+
+/// What `git add` reads from `core.*` about modes.
+struct Settings {
+    /// `core.fileMode`: trust the executable bit of files.
+    file_mode: bool,
+    /// `core.symlinks`: the file system has symlinks.
+    symlinks: bool,
+}
+
+impl Settings {
+    fn from_config(repo: &gix::Repository) -> Settings {
+        let config = repo.config_snapshot();
+        Settings {
+            file_mode: config.boolean("core.fileMode").unwrap_or(true),
+            symlinks: config.boolean("core.symlinks").unwrap_or(true),
+        }
+    }
+
+    /// git's `ce_mode_from_stat`: the mode recorded for a work-tree file of `kind`, given the
+    /// mode already in the index.
+    fn mode_for(&self, kind: gix::objs::tree::EntryKind, in_index: Option<u32>) -> u32 {
+        use gix::objs::tree::EntryKind;
+        let mode = match kind {
+            EntryKind::Blob => REGULAR,
+            EntryKind::BlobExecutable => EXECUTABLE,
+            EntryKind::Link => SYMLINK,
+            EntryKind::Commit => GITLINK,
+            EntryKind::Tree => TREE,
+        };
+        let is_regular = mode == REGULAR || mode == EXECUTABLE;
+        match in_index {
+            Some(SYMLINK) if !self.symlinks && is_regular => SYMLINK,
+            Some(old @ (REGULAR | EXECUTABLE)) if !self.file_mode && is_regular => old,
+            None if !self.file_mode && is_regular => REGULAR,
+            _ => mode,
+        }
+    }
+}
+
+/// The index's entries as `git write-tree` would write them: stage 0 only, without
+/// intent-to-add entries (their work-tree state is picked up as a change).
+fn index_leaves(index: &gix::index::State) -> std::collections::BTreeMap<BString, Leaf> {
+    index
+        .entries()
+        .iter()
+        .filter(|e| {
+            e.stage_raw() == 0 && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
+        })
+        .map(|e| {
+            let mode = e.mode.bits();
+            (
+                e.path(index).to_owned(),
+                Leaf {
+                    mode: if mode == TREE { TREE } else { mode },
+                    id: e.id,
+                },
+            )
+        })
+        .collect()
+}
+
+/// Paths whose work-tree state must be (re-)read: modified, deleted, type-changed,
+/// conflicted, intent-to-add, and untracked files that are not ignored.
+fn changed_paths(
+    repo: &gix::Repository,
+    index: &gix::worktree::Index,
+) -> Result<Vec<BString>, Error> {
+    use gix::status::index_worktree::Item;
+    use gix::status::plumbing::index_as_worktree::EntryStatus;
+
+    let status = |source| Error::Status { source };
+    let iter = repo
+        .status(gix::progress::Discard)
+        .map_err(status)?
+        .index(gix::worktree::IndexPersistedOrInMemory::Persisted(
+            index.clone(),
+        ))
+        .untracked_files(gix::status::UntrackedFiles::Files)
+        .index_worktree_rewrites(None)
+        .index_worktree_submodules(gix::status::Submodule::Given {
+            ignore: gix::submodule::config::Ignore::All,
+            check_dirty: false,
+        })
+        .into_index_worktree_iter(Vec::new())
+        .map_err(status)?;
+    let mut paths = Vec::new();
+    for item in iter {
+        match item.map_err(status)? {
+            Item::Modification {
+                rela_path, status, ..
+            } => match status {
+                EntryStatus::NeedsUpdate(_) => {}
+                EntryStatus::Change(_)
+                | EntryStatus::Conflict { .. }
+                | EntryStatus::IntentToAdd => paths.push(rela_path),
+            },
+            Item::DirectoryContents { entry, .. } => {
+                if entry.status == gix::dir::entry::Status::Untracked {
+                    paths.push(entry.rela_path);
+                }
+            }
+            Item::Rewrite { .. } => {}
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}
+
+/// The commit a checked-out submodule's `HEAD` points to, or `None` when the directory holds
+/// no repository with a commit (git then keeps what the index records).
+fn submodule_head(repo: &gix::Repository, path: &std::path::Path) -> Option<ObjectId> {
+    if !path.join(".git").exists() {
+        return None;
+    }
+    let submodule = gix::open_opts(path, repo.open_options().clone()).ok()?;
+    submodule.head_id().ok().map(|id| id.detach())
+}
+
+/// Writes the trees for `leaves` (sorted by path) and returns the root tree's id.
+fn write_trees(repo: &gix::Repository, leaves: &[(BString, Leaf)]) -> Result<ObjectId, Error> {
+    let mut at = 0;
+    let id = write_tree(repo, leaves, &mut at, b"".as_bstr())?;
+    debug_assert_eq!(at, leaves.len());
+    Ok(id)
+}
+
+/// Writes the tree for all leaves under `prefix` (which ends in `/` unless it is the root),
+/// starting at `leaves[*at]`, and advances `at` past them.
+fn write_tree(
+    repo: &gix::Repository,
+    leaves: &[(BString, Leaf)],
+    at: &mut usize,
+    prefix: &BStr,
+) -> Result<ObjectId, Error> {
+    use gix::objs::tree::{Entry, EntryKind, EntryMode};
+
+    let mut entries: Vec<Entry> = Vec::new();
+    while let Some((path, leaf)) = leaves.get(*at) {
+        let Some(rest) = path.strip_prefix(prefix.as_bytes()) else {
+            break;
+        };
+        match rest.find_byte(b'/') {
+            Some(slash) if slash + 1 == rest.len() && leaf.mode == TREE => {
+                // A sparse index records a whole directory as one entry.
+                entries.push(Entry {
+                    mode: EntryKind::Tree.into(),
+                    filename: rest[..slash].into(),
+                    oid: leaf.id,
+                });
+                *at += 1;
+            }
+            Some(slash) => {
+                let name = &rest[..slash];
+                let sub_prefix: BString = path[..prefix.len() + slash + 1].into();
+                let oid = write_tree(repo, leaves, at, sub_prefix.as_bstr())?;
+                entries.push(Entry {
+                    mode: EntryKind::Tree.into(),
+                    filename: name.into(),
+                    oid,
+                });
+            }
+            None => {
+                let mode =
+                    EntryMode::try_from(leaf.mode).unwrap_or_else(|_| EntryKind::Blob.into());
+                entries.push(Entry {
+                    mode,
+                    filename: rest.into(),
+                    oid: leaf.id,
+                });
+                *at += 1;
+            }
+        }
+    }
+    let tree = gix::objs::Tree { entries };
+    repo.write_object(&tree)
+        .map(|id| id.detach())
+        .map_err(|source| Error::WriteTree {
+            path: prefix.to_str_lossy().into_owned(),
+            source,
+        })
+}

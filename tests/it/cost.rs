@@ -1,0 +1,188 @@
+//! Cost and budget from the agents' own logs (SPEC §7), through the binary, on the shared
+//! sample logs whose dollar figures are documented in fixtures/agent-logs/README.md.
+
+use std::path::Path;
+
+use crate::common::{TestEnv, assert_one_error_line, fixtures};
+
+const CLAUDE_SESSION: &str = "11111111-2222-4333-8444-555555555555";
+const CODEX_SESSION: &str = "0199f0aa-1111-7222-8333-444455556666";
+/// 2026-09-01T09:00:00Z: before the sample logs, so a run started then counts them.
+const BEFORE_LOGS: &str = "1788253200";
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+/// An environment whose HOME holds the sample logs and whose prices are the samples'.
+fn env_with_logs() -> TestEnv {
+    let env = TestEnv::new();
+    let logs = fixtures().join("agent-logs");
+    copy_dir(&logs.join("claude"), &env.home.join(".claude"));
+    copy_dir(&logs.join("codex"), &env.home.join(".codex"));
+    env.git(&[
+        "config",
+        "pair.pricingFile",
+        logs.join("pricing.json").to_str().expect("utf8"),
+    ]);
+    env
+}
+
+#[test]
+fn cost_session_prices_a_claude_session_whole() {
+    let env = env_with_logs();
+    let v = env.pair_json(&["cost", "--session", CLAUDE_SESSION]);
+    assert_eq!(v["session_id"], CLAUDE_SESSION);
+    assert_eq!(v["agent"], "claude");
+    assert_eq!(v["total_usd"], 0.128299);
+    assert!(v["tokens"]["cache_write_1h"].as_u64().expect("tokens") > 0);
+    assert_eq!(v["models"].as_array().expect("models").len(), 2);
+}
+
+#[test]
+fn cost_session_prices_a_codex_rollout() {
+    let env = env_with_logs();
+    let v = env.pair_json(&["cost", "--session", CODEX_SESSION]);
+    assert_eq!(v["agent"], "codex");
+    assert_eq!(v["total_usd"], 0.034125);
+    assert_eq!(v["tokens"]["cached_input"], 25000);
+}
+
+#[test]
+fn cost_session_errors_are_one_line() {
+    let env = env_with_logs();
+    let out = env.pair(&["cost", "--session", "00000000-0000-4000-8000-000000000000"]);
+    assert_one_error_line(&out, 1, "no Claude Code or Codex log found");
+    let out = env.pair(&["cost", "--session", "../../etc/passwd"]);
+    assert_one_error_line(&out, 1, "invalid session id");
+    env.git(&["config", "pair.pricingFile", "/no/such/prices.json"]);
+    let out = env.pair(&["cost", "--session", CLAUDE_SESSION]);
+    assert_one_error_line(&out, 1, "/no/such/prices.json");
+}
+
+#[test]
+fn unknown_models_are_reported_not_priced_at_zero() {
+    let env = env_with_logs();
+    let path = env.home.join(format!(
+        ".claude/projects/-home-dev-my-repo/{CLAUDE_SESSION}.jsonl"
+    ));
+    let text = std::fs::read_to_string(&path)
+        .expect("log")
+        .replace("claude-opus-4-7", "claude-opus-9-9");
+    std::fs::write(&path, text).expect("write");
+    let out = env.pair(&["cost", "--session", CLAUDE_SESSION, "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(
+        v["unknown_models"],
+        serde_json::json!(["claude-opus-9-9"]),
+        "{out}"
+    );
+    assert_eq!(
+        v["total_usd"], 0.023589,
+        "only the sonnet message is priced"
+    );
+    assert!(out.stderr.contains("no price for model"), "{out}");
+}
+
+#[test]
+fn budget_check_grades_the_run_and_exits_2_at_alert() {
+    for (budget, level, code) in [
+        ("1.00", serde_json::Value::Null, 0),
+        ("0.15", "warn".into(), 0),
+        ("0.10", "alert".into(), 2),
+    ] {
+        let env = env_with_logs();
+        let mut start = env.pair_cmd(&["start", "--task", "t", "--budget-usd", budget, "--json"]);
+        start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+        let out = crate::common::run(start);
+        assert_eq!(out.code, 0, "{out}");
+        env.pair_json(&["coder-done", "--summary", "x", "--session", CLAUDE_SESSION]);
+        let out = env.pair(&["budget-check", "--json"]);
+        assert_eq!(out.code, code, "{out}");
+        let v = out.json();
+        assert_eq!(v["level"], level, "{out}");
+        assert_eq!(v["spent"], 0.1283);
+        assert_eq!(v["limit"], budget.parse::<f64>().expect("f64"));
+        let status = env.pair_json(&["status"]);
+        let expected = if code == 2 { "stop:budget" } else { "review" };
+        assert_eq!(status["next_action"], expected);
+    }
+}
+
+#[test]
+fn coder_sessions_count_only_inside_the_run_window() {
+    let env = env_with_logs();
+    // Started after the logs were written: none of that session's lines count.
+    env.pair_json(&["start", "--task", "t", "--budget-usd", "0.10"]);
+    env.pair_json(&["coder-done", "--summary", "x", "--session", CLAUDE_SESSION]);
+    let v = env.pair_json(&["budget-check"]);
+    assert_eq!(v["spent"], 0.0);
+    assert_eq!(v["level"], serde_json::Value::Null);
+}
+
+#[test]
+fn measured_costs_are_stored_and_survive_deleted_logs() {
+    let env = env_with_logs();
+    let mut start = env.pair_cmd(&["start", "--task", "t", "--json"]);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    let run_id = crate::common::run(start).json()["run_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    env.pair_json(&["coder-done", "--summary", "x", "--session", CLAUDE_SESSION]);
+    let m = env.manifest(&run_id);
+    assert_eq!(m["spent_usd"], 0.128299);
+    assert_eq!(m["rounds"][0]["cost_usd"], 0.128299);
+    assert!(env.records(&run_id).iter().any(|r| r.contains("-cost-")));
+    std::fs::remove_dir_all(env.home.join(".claude")).expect("rm logs");
+    std::fs::remove_dir_all(env.repo.join(".git/pair/cache")).expect("rm cache");
+    let v = env.pair_json(&["budget-check"]);
+    assert_eq!(v["spent"], 0.1283);
+    let cost = env.pair_json(&["cost"]);
+    assert_eq!(cost["runs"][0]["spent_usd"], 0.1283);
+    assert_eq!(
+        cost["runs"][0]["sessions"][0]["measured_usd"],
+        serde_json::Value::Null
+    );
+}
+
+#[test]
+fn the_coder_session_is_found_by_work_tree_when_not_given() {
+    let env = env_with_logs();
+    let cwd = env.repo.canonicalize().expect("canonical");
+    let cwd = cwd.to_str().expect("utf8");
+    let mangled: String = cwd
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let dir = env.home.join(".claude/projects").join(&mangled);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let sample = fixtures().join(format!(
+        "agent-logs/claude/projects/-home-dev-my-repo/{CLAUDE_SESSION}.jsonl"
+    ));
+    let text = std::fs::read_to_string(sample)
+        .expect("sample")
+        .replace("/home/dev/my_repo", cwd);
+    let session = "22222222-2222-4333-8444-555555555555";
+    std::fs::write(dir.join(format!("{session}.jsonl")), text).expect("write");
+    let mut start = env.pair_cmd(&["start", "--task", "t", "--json"]);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    let run_id = crate::common::run(start).json()["run_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    env.pair_json(&["coder-done", "--summary", "x"]);
+    let m = env.manifest(&run_id);
+    assert_eq!(m["rounds"][0]["session_id"], session);
+    assert_eq!(m["sessions"][session]["role"], "coder");
+}

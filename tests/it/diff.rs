@@ -1,0 +1,71 @@
+//! The renderer against `git diff A B`, byte for byte, on fixture histories.
+
+use git_pair::diff::{self, Options};
+
+use crate::support::{self, assert_same_bytes, git_ok, git_str, oid};
+
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Compares our rendering of `old..new` with git's; `old` `None` is the empty tree.
+fn compare(repo_path: &std::path::Path, repo: &gix::Repository, old: Option<&str>, new: &str) {
+    let expected = git_ok(repo_path, &["diff", old.unwrap_or(EMPTY_TREE), new]);
+    let files = diff::diff_trees(repo, old.map(oid), oid(new), &Options::default())
+        .unwrap_or_else(|e| panic!("diff {old:?}..{new}: {e}"));
+    let mut ours = Vec::new();
+    diff::render(&files, &mut ours).expect("writing to memory");
+    let subject = git_str(repo_path, &["log", "-1", "--format=%s", new]);
+    assert_same_bytes(&ours, &expected, &format!("commit '{subject}' ({new})"));
+}
+
+fn compare_history(repo_path: &std::path::Path) -> usize {
+    let repo = support::open(repo_path);
+    let commits = git_str(repo_path, &["rev-list", "--reverse", "HEAD"]);
+    let mut previous: Option<String> = None;
+    let mut count = 0;
+    for commit in commits.lines() {
+        compare(repo_path, &repo, previous.as_deref(), commit);
+        previous = Some(commit.to_owned());
+        count += 1;
+    }
+    count
+}
+
+#[test]
+fn every_diff_case_matches_git() {
+    let fixture = support::fixture("diff-cases", &[]);
+    let compared = compare_history(&fixture.path);
+    assert!(compared >= 30, "the fixture has one commit per case");
+}
+
+#[test]
+fn diff_against_an_unborn_base_is_against_the_empty_tree() {
+    let fixture = support::fixture("diff-cases", &[]);
+    let repo = support::open(&fixture.path);
+    let head = git_str(&fixture.path, &["rev-parse", "HEAD"]);
+    compare(&fixture.path, &repo, None, &head);
+}
+
+/// Hundreds of generated commits (edits, moves, renames, mode changes, binary, latin-1, CRLF,
+/// symlinks). Renames are detected with git's own algorithm (exact, then unique basenames at
+/// 75%, then the best pairs of the similarity matrix, all scored with git's chunk-hash
+/// similarity), so pairs near the 50% threshold are expected to match git exactly; a
+/// mismatch there is a bug, not a tolerance.
+#[test]
+fn long_generated_history_matches_git_commit_by_commit() {
+    for seed in ["42", "7"] {
+        let fixture = support::fixture("long-history", &["300", seed]);
+        let compared = compare_history(&fixture.path);
+        assert_eq!(compared, 301, "seed {seed}");
+    }
+}
+
+/// More seeds, for stress runs: `STRESS_SEEDS="1 2 3" cargo test --test it -- --ignored stress`.
+#[test]
+#[ignore = "slow; run on demand with STRESS_SEEDS"]
+fn stress_more_generated_histories() {
+    let seeds = std::env::var("STRESS_SEEDS").unwrap_or_else(|_| "1 2 3".to_owned());
+    for seed in seeds.split_whitespace() {
+        let fixture = support::fixture("long-history", &["400", seed]);
+        compare_history(&fixture.path);
+    }
+}

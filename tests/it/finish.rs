@@ -1,0 +1,289 @@
+//! `finish`, `pr-body`, `demo` and the agent skill (SPEC §5, §11).
+
+use serde_json::Value;
+
+use crate::common::{TestEnv, assert_one_error_line, fixtures};
+
+fn cmd(script: &str) -> String {
+    format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join(script).display()
+    )
+}
+
+fn reviewed(env: &TestEnv, script: &str) {
+    let command = cmd(script);
+    let out = env.pair(&["review", "--reviewer-cmd", &command]);
+    assert_eq!(out.code, 0, "{out}");
+}
+
+fn approved_run() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    let run_id = env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() {}\n");
+    env.pair_json(&["coder-done", "--summary", "first try"]);
+    reviewed(&env, "request-changes.sh");
+    env.write("src/lib.rs", "pub fn fetch() -> u8 { 1 }\n");
+    env.pair_json(&["coder-done", "--summary", "second try"]);
+    reviewed(&env, "approve.sh");
+    (env, run_id)
+}
+
+#[test]
+fn finish_renders_the_pr_body_outside_the_work_tree() {
+    let (env, run_id) = approved_run();
+    let v = env.pair_json(&["finish"]);
+    assert_eq!(v["verdict"], "APPROVED");
+    assert_eq!(v["pr"], Value::Null);
+    let path = std::path::PathBuf::from(v["pr_body_path"].as_str().expect("path"));
+    assert!(path.starts_with(env.repo.join(".git/pair")), "{path:?}");
+    let body = std::fs::read_to_string(&path).expect("body");
+    assert!(body.starts_with("<!-- git-pair:begin -->\n"));
+    assert!(body.trim_end().ends_with("<!-- git-pair:end -->"));
+    assert!(
+        body.contains("**Outcome:** APPROVED after 2 rounds"),
+        "{body}"
+    );
+    assert!(
+        body.contains("| 1 | reviewer | command | CHANGES_REQUESTED | 2 | — |"),
+        "{body}"
+    );
+    assert!(
+        body.contains("off by one in the range end | addressed |"),
+        "{body}"
+    );
+    assert!(body.contains("<details>") && body.contains("## Round 2 — REVIEWER (command)"));
+    assert_eq!(env.pair(&["pr-body"]).stdout.trim_end(), body.trim_end());
+    assert_eq!(
+        env.pair_json(&["--run", &run_id, "status"])["next_action"],
+        "done"
+    );
+    // Nothing of this shows in the work tree; HANDOFF.md is never committed.
+    assert_eq!(
+        env.git(&["status", "--porcelain", "--ignored=no"]),
+        "?? src/\n"
+    );
+    assert!(!env.git(&["ls-files"]).contains("HANDOFF.md"));
+    env.assert_fsck_clean();
+}
+
+#[test]
+fn finish_approved_needs_an_approving_review_or_a_recorded_override() {
+    let env = TestEnv::new();
+    let run_id = env.start("t");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    reviewed(&env, "request-changes.sh");
+    let before = env.pair_refs();
+    let out = env.pair(&["finish"]);
+    assert_one_error_line(&out, 1, "no approving last review");
+    assert!(out.stderr.contains("--force"), "{out}");
+    assert_eq!(env.pair_refs(), before);
+    let v = env.pair_json(&["finish", "--force"]);
+    assert_eq!(v["verdict"], "APPROVED");
+    assert_eq!(v["override"], true);
+    let body = std::fs::read_to_string(v["pr_body_path"].as_str().expect("path")).expect("body");
+    assert!(
+        body.contains("**Override:** finished with `--force`"),
+        "{body}"
+    );
+    assert!(
+        body.contains("| **open** |"),
+        "the unaddressed findings stay open:\n{body}"
+    );
+    assert_eq!(env.manifest(&run_id)["outcome"]["override"], true);
+}
+
+#[test]
+fn pr_numbers_are_recorded_once_and_never_a_second_pr() {
+    let (env, run_id) = approved_run();
+    assert_eq!(env.pair_json(&["finish", "--pr", "41"])["pr"], 41);
+    let before = env.pair_refs();
+    assert_eq!(env.pair_json(&["finish", "--pr", "41"])["pr"], 41);
+    assert_eq!(
+        env.pair_refs(),
+        before,
+        "recording the same number again changes nothing"
+    );
+    let out = env.pair(&["finish", "--pr", "42"]);
+    assert_one_error_line(&out, 1, "already has PR #41");
+    assert_eq!(env.manifest(&run_id)["pr"], 41);
+    let out = env.pair(&["finish", "--open-pr", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("already has PR #41"), "{out}");
+}
+
+#[test]
+fn open_pr_without_gh_is_a_clear_error() {
+    let (env, _) = approved_run();
+    let out = env.pair(&["finish", "--open-pr"]);
+    assert_one_error_line(&out, 1, "needs the GitHub CLI (gh)");
+}
+
+#[test]
+fn pr_body_update_replaces_only_the_generated_part() {
+    let (env, _) = approved_run();
+    env.pair_json(&["finish"]);
+    env.write_outside(
+        "description.md",
+        "My own intro.\n\n<!-- git-pair:begin -->\nstale\n<!-- git-pair:end -->\nMy own outro.\n",
+    );
+    let file = env.home.join("description.md");
+    let out = env.pair(&["pr-body", "--update", file.to_str().expect("utf8")]);
+    assert_eq!(out.code, 0, "{out}");
+    let updated = std::fs::read_to_string(&file).expect("read");
+    assert!(
+        updated
+            .starts_with("My own intro.\n\n<!-- git-pair:begin -->\n## Teach the fetcher to retry"),
+        "{updated}"
+    );
+    assert!(
+        updated.ends_with("<!-- git-pair:end -->\nMy own outro.\n"),
+        "{updated}"
+    );
+    assert!(!updated.contains("stale"));
+}
+
+#[test]
+fn a_forty_round_run_with_megabytes_of_output_fits_the_pr_limit_keeping_the_newest_rounds() {
+    let env = TestEnv::new();
+    env.git(&["config", "pair.maxRounds", "50"]);
+    env.start("A long haul");
+    let long_finding = "x".repeat(3000);
+    for round in 1..=40 {
+        env.write("a.txt", &format!("{round}\n"));
+        env.pair_json(&[
+            "coder-done",
+            "--summary",
+            &format!("round {round} summary {}", "s".repeat(1500)),
+        ]);
+        let script = if round == 40 {
+            "approve.sh".to_owned()
+        } else {
+            "big-output.sh".to_owned()
+        };
+        let command = if round == 40 {
+            cmd(&script)
+        } else {
+            cmd(&script)
+        };
+        let out = env.pair_env(
+            &["review", "--reviewer-cmd", &command],
+            &[("STUB_BYTES", "200000"), ("STUB_NOTE", &long_finding)],
+        );
+        assert_eq!(out.code, 0, "round {round}: {out}");
+    }
+    let v = env.pair_json(&["finish"]);
+    let body = std::fs::read_to_string(v["pr_body_path"].as_str().expect("path")).expect("body");
+    let chars = body.chars().count();
+    assert!(chars <= 65_536, "the PR body has {chars} characters");
+    assert!(chars > 30_000, "the body uses the room it has: {chars}");
+    assert!(
+        body.contains("## Round 40 — REVIEWER (command)"),
+        "the newest round is whole"
+    );
+    assert!(body.contains("## Round 39 — CODER (claude)"));
+    assert!(
+        body.contains("abbreviated: `git pair show"),
+        "older rounds point at git pair show"
+    );
+    assert!(
+        !body.contains("## Round 1 — CODER (claude) ·"),
+        "the oldest round is abbreviated"
+    );
+    assert!(body.trim_end().ends_with("<!-- git-pair:end -->"));
+}
+
+#[test]
+fn the_demo_runs_a_whole_loop_offline() {
+    let env = TestEnv::empty();
+    let out = env.pair(&["demo", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(
+        v["verdicts"],
+        serde_json::json!(["CHANGES_REQUESTED", "APPROVED"])
+    );
+    let repo = std::path::PathBuf::from(v["repo"].as_str().expect("repo"));
+    let run_id = v["run_id"].as_str().expect("run");
+    let log = std::process::Command::new("git")
+        .args(["log", "--format=%s", &format!("refs/pair/runs/{run_id}")])
+        .current_dir(&repo)
+        .output()
+        .expect("git log");
+    let log = String::from_utf8_lossy(&log.stdout).into_owned();
+    assert!(log.starts_with("finish: APPROVED\n"), "{log}");
+    let fsck = std::process::Command::new("git")
+        .args(["fsck"])
+        .current_dir(&repo)
+        .output()
+        .expect("fsck");
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    let human = env.pair(&["demo"]);
+    assert!(human.stdout.contains("===== PR body"), "{human}");
+    assert!(human.stdout.contains("<!-- git-pair:begin -->"));
+    for dir in [
+        repo,
+        std::path::PathBuf::from(
+            human
+                .stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("repository: "))
+                .expect("repo line")
+                .trim(),
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn the_skill_names_only_real_commands_and_handles_every_next_action() {
+    let skill = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/pair-loop/SKILL.md"),
+    )
+    .expect("skill");
+    assert!(
+        skill.starts_with("---\nname: pair-loop\ndescription: "),
+        "front matter"
+    );
+    for action in [
+        "code",
+        "review",
+        "finish",
+        "stop:round-cap",
+        "stop:budget",
+        "stop:stalled",
+        "resume:review",
+        "done",
+    ] {
+        assert!(
+            skill.contains(&format!("| `{action}` |")),
+            "the skill does not handle next_action {action}"
+        );
+    }
+    let env = TestEnv::new();
+    let mut named = Vec::new();
+    for (i, _) in skill.match_indices("git pair ") {
+        let rest = &skill[i + "git pair ".len()..];
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        if !word.is_empty() && !named.contains(&word) {
+            named.push(word);
+        }
+    }
+    assert!(named.len() >= 8, "{named:?}");
+    for command in &named {
+        let out = env.pair(&[command, "--help"]);
+        assert_eq!(
+            out.code, 0,
+            "the skill names `git pair {command}`, which does not exist:\n{out}"
+        );
+    }
+}
