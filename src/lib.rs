@@ -20,6 +20,7 @@ pub mod round;
 pub mod snapshot;
 pub mod spend;
 pub mod store;
+pub mod sync;
 pub mod util;
 pub mod view;
 pub mod worktree;

@@ -15,6 +15,8 @@ mod handoff;
 mod list;
 mod pr_body;
 mod probe;
+mod pull;
+mod push;
 mod review;
 mod show;
 mod start;
@@ -83,6 +85,8 @@ pub enum Command {
     Handoff(handoff::Args),
     List(list::Args),
     Show(show::Args),
+    Push(push::Args),
+    Pull(pull::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -126,5 +130,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Handoff(args) => handoff::run(&ctx()?, args),
         Command::List(args) => list::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
+        Command::Push(args) => push::run(&ctx()?, ui, args),
+        Command::Pull(args) => pull::run(&ctx()?, ui, args),
     }
 }

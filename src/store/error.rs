@@ -27,6 +27,10 @@ pub enum Error {
     LostRace { run_id: String },
     #[error("run {run_id} kept changing underneath: gave up after {attempts} attempts")]
     Contention { run_id: String, attempts: u32 },
+    #[error("{name} kept changing underneath: gave up after {attempts} attempts")]
+    RefContention { name: String, attempts: u32 },
+    #[error("a note line must be one non-empty line, got '{line}'")]
+    BadNoteLine { line: String },
     #[error("cannot resolve revision '{rev}': {detail}")]
     BadRevision { rev: String, detail: String },
     #[error("cannot {action}: {source:#}")]

@@ -7,9 +7,12 @@
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
 
 mod error;
+mod merge;
+pub mod notes;
 mod repo;
 
 pub use error::Error;
+pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
 
 use gix::ObjectId;
@@ -402,12 +405,7 @@ impl Repo {
         manifest: &Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
-        // Compact: the manifest grows with the run and is rewritten on every append.
-        let manifest_json = {
-            let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
-            bytes.push(b'\n');
-            bytes
-        };
+        let manifest_json = manifest_json(manifest);
         // gix's high-level tree editor checks that every entry of every tree it writes exists
         // (a stat per entry): O(records) per append. Every id here was just written or comes
         // from a tree already in the repository, so the plain editor is used.
@@ -453,6 +451,14 @@ impl Repo {
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
             .map_err(Error::git("write a run tree"))
     }
+}
+
+/// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
+/// with the run and is rewritten on every append) and a final newline.
+fn manifest_json(manifest: &Manifest) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
+    bytes.push(b'\n');
+    bytes
 }
 
 /// The full ref name of a run.

@@ -12,3 +12,4 @@ mod review;
 mod snapshot;
 mod start;
 mod support;
+mod sync;

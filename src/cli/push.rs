@@ -1,0 +1,72 @@
+//! `git pair push [REMOTE]`: publish local runs and notes, never forcing.
+
+use serde_json::json;
+
+use super::pull::{counts_json, integration_name, refresh_handoff, runs_phrase};
+use super::{CommandError, Context, Report, Ui};
+use crate::sync::{self, PushReport, Remote};
+
+/// Push runs and notes to a remote without ever forcing.
+///
+/// Sends refs/pair/runs/* and refs/notes/pair that the remote lacks or holds older
+/// versions of, in one atomic push where each ref is a compare-and-swap against what was
+/// last fetched. If someone pushed first, it pulls, merges (like git pair pull) and tries
+/// again, a few times. Your remote.* configuration is not changed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A configured remote, a URL or a path.
+    #[arg(value_name = "remote", default_value = sync::DEFAULT_REMOTE)]
+    pub remote: String,
+}
+
+pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
+    let remote = Remote::resolve(&ctx.repo, &args.remote)?;
+    ui.progress(&format!("pushing git pair state to {}…", remote.name));
+    let pushed = sync::push(&ctx.repo, &remote)?;
+    let (handoff, warning) = refresh_handoff(ctx, &pushed.pulled);
+    let json = json!({
+        "remote": remote.name,
+        "pushed": pushed.pushed_runs + usize::from(pushed.pushed_notes),
+        "pushed_runs": pushed.pushed_runs,
+        "pushed_notes": pushed.pushed_notes,
+        "attempts": pushed.attempts,
+        "runs": counts_json(&pushed.pulled.runs),
+        "notes": integration_name(pushed.pulled.notes),
+        "handoff_path": handoff.map(|p| p.display().to_string()),
+    });
+    let mut report = Report::new(json, push_summary(&remote.name, &pushed));
+    if let Some(warning) = warning {
+        report = report.note(warning);
+    }
+    Ok(report)
+}
+
+fn push_summary(remote: &str, pushed: &PushReport) -> String {
+    let mut out = if pushed.pushed_runs == 0 && !pushed.pushed_notes {
+        format!("Everything up to date on {remote}\n")
+    } else {
+        let mut what = Vec::new();
+        if pushed.pushed_runs > 0 {
+            let noun = if pushed.pushed_runs == 1 {
+                "run"
+            } else {
+                "runs"
+            };
+            what.push(format!("{} {noun}", pushed.pushed_runs));
+        }
+        if pushed.pushed_notes {
+            what.push("notes".to_owned());
+        }
+        format!("Pushed {} to {remote}\n", what.join(" and "))
+    };
+    if let Some(phrase) = runs_phrase(&pushed.pulled.runs, pushed.pulled.notes) {
+        out.push_str(&format!("Merged from {remote} first: {phrase}\n"));
+    }
+    if pushed.attempts > 1 {
+        out.push_str(&format!(
+            "(someone pushed first; succeeded on attempt {})\n",
+            pushed.attempts
+        ));
+    }
+    out
+}

@@ -1,0 +1,304 @@
+//! `refs/notes/pair`: one note per code commit, logfmt lines, one line per run (SPEC §3).
+//!
+//! Owns reading a note, adding a line (compare-and-swap on the notes ref, retried), and
+//! merging two notes histories by sorted line union per annotated object (git's
+//! `cat_sort_uniq`). Trees are written with git's fanout rule through gix's notes plumbing,
+//! so `git notes --ref=pair` and `git log --notes=pair` read them. Notes are an index; the
+//! run refs stay the source of truth. Nothing here talks to a remote.
+
+use std::collections::{BTreeMap, HashSet};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::note::plumbing::State;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::merge::Integration;
+use super::{Error, MAX_ATTEMPTS, MAX_WAIT, Repo, backoff};
+
+/// The notes ref git pair writes.
+pub const NOTES_REF: &str = "refs/notes/pair";
+
+/// Normalizes note text the way git's `cat_sort_uniq` combines notes: the non-empty lines,
+/// sorted bytewise, duplicates dropped, each ending in a newline.
+pub fn normalize(text: &str) -> String {
+    let mut lines: Vec<&str> = text.split('\n').filter(|l| !l.is_empty()).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let mut out = String::with_capacity(text.len() + 1);
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The note on `commit` in `refs/notes/pair`, if any.
+pub fn read(repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
+    let Some(tip) = tip(repo)? else {
+        return Ok(None);
+    };
+    let mut state = State::new(repo.commit_tree(tip)?, &repo.repo)
+        .map_err(Error::git("read the notes tree"))?;
+    let Some(blob) = state
+        .get(&commit, &repo.repo)
+        .map_err(Error::git("look up a note"))?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(
+        String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+    ))
+}
+
+/// Adds `line` to the note on `commit` (creating the note and the ref as needed), keeping
+/// the note's lines sorted and unique. Returns `false` when the line was already there.
+/// A concurrent writer of the notes ref is never overwritten: the edit is redone on its tip.
+pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error> {
+    let line = line.trim();
+    if line.is_empty() || !crate::util::is_single_line(line) {
+        return Err(Error::BadNoteLine {
+            line: line.escape_debug().to_string(),
+        });
+    }
+    let started = std::time::Instant::now();
+    let mut retries = 0;
+    loop {
+        let parent = tip(repo)?;
+        let root = match parent {
+            Some(parent) => repo.commit_tree(parent)?,
+            None => ObjectId::empty_tree(repo.repo.object_hash()),
+        };
+        // A fresh state per attempt: it caches the tree it was opened on.
+        let mut state = State::new(root, &repo.repo).map_err(Error::git("read the notes tree"))?;
+        let existing = match state
+            .get(&commit, &repo.repo)
+            .map_err(Error::git("look up a note"))?
+        {
+            Some(blob) => String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+            None => String::new(),
+        };
+        let text = normalize(&format!("{existing}\n{line}\n"));
+        if text == existing {
+            return Ok(false);
+        }
+        let blob = repo.write_blob(text.as_bytes())?;
+        let edit = state
+            .replace(commit, blob, &repo.repo)
+            .map_err(Error::git("write the notes tree"))?;
+        let new = repo.write_commit(
+            "Notes added by 'git pair'\n",
+            edit.tree,
+            parent.into_iter().collect(),
+        )?;
+        match move_notes_ref(repo, parent, new) {
+            Ok(()) => return Ok(true),
+            Err(Error::LostRace { .. })
+                if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
+            {
+                retries += 1;
+                backoff(retries);
+            }
+            Err(Error::LostRace { .. }) => {
+                return Err(Error::RefContention {
+                    name: NOTES_REF.into(),
+                    attempts: retries + 1,
+                });
+            }
+            Err(other) => return Err(other),
+        }
+    }
+}
+
+/// The commit `refs/notes/pair` points to, if it exists.
+pub fn tip(repo: &Repo) -> Result<Option<ObjectId>, Error> {
+    repo.ref_target(NOTES_REF)
+}
+
+/// Integrates another notes commit (typically the remote's) into `refs/notes/pair`: create,
+/// fast-forward, nothing, or — when the two diverged — a merge commit with both as parents
+/// whose notes are the per-object sorted line union. Compare-and-swap, redone on a race.
+pub fn integrate(repo: &Repo, other: ObjectId) -> Result<Integration, Error> {
+    let started = std::time::Instant::now();
+    let mut retries = 0;
+    loop {
+        let local = tip(repo)?;
+        let (integration, new) = match local {
+            None => (Integration::Created, other),
+            Some(tip) if tip == other => return Ok(Integration::Unchanged),
+            Some(tip) if contains(repo, tip, other)? => return Ok(Integration::LocalAhead),
+            Some(tip) if contains(repo, other, tip)? => (Integration::FastForwarded, other),
+            Some(tip) => (Integration::Merged, merge_tips(repo, tip, other)?),
+        };
+        match move_notes_ref(repo, local, new) {
+            Ok(()) => return Ok(integration),
+            Err(Error::LostRace { .. })
+                if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
+            {
+                retries += 1;
+                backoff(retries);
+            }
+            Err(Error::LostRace { .. }) => {
+                return Err(Error::RefContention {
+                    name: NOTES_REF.into(),
+                    attempts: retries + 1,
+                });
+            }
+            Err(other) => return Err(other),
+        }
+    }
+}
+
+/// The deterministic merge commit of two diverged notes commits (see [`union_tree`]).
+pub fn merge_tips(repo: &Repo, a: ObjectId, b: ObjectId) -> Result<ObjectId, Error> {
+    let tree = union_tree(repo, [repo.commit_tree(a)?, repo.commit_tree(b)?])?;
+    let mut parents = [a, b];
+    parents.sort();
+    repo.write_deterministic_commit(
+        "Notes merged by 'git pair' (cat_sort_uniq)\n",
+        tree,
+        &parents,
+    )
+}
+
+/// The union of two notes trees: a note only one side has is kept; a note both sides have
+/// with different text becomes the sorted, deduplicated union of its lines. The tree is
+/// built from scratch with git's fanout rule, so it depends only on the resulting notes.
+pub fn union_tree(repo: &Repo, trees: [ObjectId; 2]) -> Result<ObjectId, Error> {
+    let left = all_notes(repo, trees[0])?;
+    let mut merged = left.clone();
+    for (object, blob) in all_notes(repo, trees[1])? {
+        match left.get(&object) {
+            None => {
+                merged.insert(object, blob);
+            }
+            Some(mine) if *mine == blob => {}
+            Some(mine) => {
+                let text = format!(
+                    "{}\n{}",
+                    String::from_utf8_lossy(&repo.blob(*mine)?),
+                    String::from_utf8_lossy(&repo.blob(blob)?)
+                );
+                merged.insert(object, repo.write_blob(normalize(&text).as_bytes())?);
+            }
+        }
+    }
+    let empty = ObjectId::empty_tree(repo.repo.object_hash());
+    let mut state = State::new(empty, &repo.repo).map_err(Error::git("start a notes tree"))?;
+    for (object, blob) in merged {
+        state
+            .edit(object, Some(blob), &repo.repo)
+            .map_err(Error::git("add a note to a merged notes tree"))?;
+    }
+    state
+        .write(&repo.repo)
+        .map_err(Error::git("write a merged notes tree"))
+}
+
+/// Every (annotated object → note blob) of a notes tree, whatever its fanout.
+fn all_notes(repo: &Repo, tree: ObjectId) -> Result<BTreeMap<ObjectId, ObjectId>, Error> {
+    let hex_len = repo.repo.object_hash().len_in_hex();
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(tree, String::new())];
+    while let Some((tree, prefix)) = stack.pop() {
+        let tree = repo
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a notes tree"))?;
+        let decoded = tree.decode().map_err(Error::git("decode a notes tree"))?;
+        for entry in &decoded.entries {
+            let Ok(name) = entry.filename.to_str() else {
+                continue;
+            };
+            if !name.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let path = format!("{prefix}{}", name.to_ascii_lowercase());
+            if entry.mode.is_tree() && name.len() == 2 && path.len() < hex_len {
+                stack.push((entry.oid.to_owned(), path));
+            } else if entry.mode.is_blob()
+                && path.len() == hex_len
+                && let Ok(object) = ObjectId::from_hex(path.as_bytes())
+            {
+                out.insert(object, entry.oid.to_owned());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether notes commit `ancestor` is `descendant` or one of its ancestors.
+pub fn contains(repo: &Repo, descendant: ObjectId, ancestor: ObjectId) -> Result<bool, Error> {
+    let mut seen = HashSet::new();
+    let mut queue = vec![descendant];
+    while let Some(id) = queue.pop() {
+        if id == ancestor {
+            return Ok(true);
+        }
+        if seen.insert(id) {
+            queue.extend(repo.commit_parents(id)?);
+        }
+    }
+    Ok(false)
+}
+
+fn move_notes_ref(repo: &Repo, expected: Option<ObjectId>, new: ObjectId) -> Result<(), Error> {
+    let expected = match expected {
+        Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
+        None => PreviousValue::MustNotExist,
+    };
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: "git-pair: notes".into(),
+            },
+            expected,
+            new: gix::refs::Target::Object(new),
+        },
+        name: NOTES_REF.try_into().expect("a valid ref name"),
+        deref: false,
+    };
+    let committer = repo
+        .repo
+        .committer()
+        .expect("a fallback committer is installed at open")
+        .map_err(Error::git("read the committer identity"))?;
+    match repo.repo.edit_references_as([edit], Some(committer)) {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_conflict() || super::is_lock_held(&err) => Err(Error::LostRace {
+            run_id: NOTES_REF.into(),
+        }),
+        Err(source) => Err(Error::Git {
+            action: format!("update {NOTES_REF}"),
+            source,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_sorts_dedups_and_drops_empty_lines_like_cat_sort_uniq() {
+        let cases = [
+            ("", ""),
+            ("\n\n", ""),
+            ("b\na\n", "a\nb\n"),
+            ("a\na\n", "a\n"),
+            ("b\n\na", "a\nb\n"),
+            ("x=1 y=2\nx=1 y=2\n", "x=1 y=2\n"),
+            (
+                "pair-run=2 verdict=APPROVED\npair-run=1 verdict=APPROVED\n",
+                "pair-run=1 verdict=APPROVED\npair-run=2 verdict=APPROVED\n",
+            ),
+            // Bytewise order, as git's strcmp: upper case before lower case.
+            ("b\nB\na\n", "B\na\nb\n"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(normalize(input), want, "{input:?}");
+        }
+    }
+}

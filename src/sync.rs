@@ -1,0 +1,736 @@
+//! Sharing run state between machines (SPEC §8): `pull` fetches a remote's `refs/pair/*` and
+//! `refs/notes/pair` into a staging namespace (`refs/pair-remotes/<remote>/…`) and merges
+//! them into the local refs; `push` publishes local refs with a remote compare-and-swap,
+//! pulling and retrying when someone pushed first.
+//!
+//! The transport is the `git` CLI (credentials, ssh and helpers work as for any push), and
+//! the `git` function below is the only place in the library that spawns it. The user's
+//! `remote.*` configuration is never changed. Merging is the store's job ([`crate::store`]);
+//! nothing here prints.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+use gix::ObjectId;
+
+use crate::model::RunId;
+use crate::store::{self, Counts, Integration, Repo, notes};
+
+/// The remote used when none is named.
+pub const DEFAULT_REMOTE: &str = "origin";
+/// Where fetched copies of remotes' refs live.
+pub const STAGING_ROOT: &str = "refs/pair-remotes/";
+/// From how many loose staging refs on a pull packs them.
+const PACK_STAGING_FROM: usize = 32;
+/// How many times a push is attempted (each retry pulls and merges first).
+const MAX_PUSH_ATTEMPTS: u32 = 5;
+
+/// What went wrong sharing state.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no such remote '{remote}'")]
+    NoSuchRemote { remote: String },
+    #[error("'{remote}' cannot be used as a remote: {detail}")]
+    BadRemote { remote: String, detail: String },
+    #[error("cannot fetch from '{remote}': {detail}")]
+    Fetch { remote: String, detail: String },
+    #[error("cannot push to '{remote}': {detail}")]
+    Push { remote: String, detail: String },
+    #[error(
+        "push to '{remote}' was rejected {attempts} times (the remote kept changing): {detail}"
+    )]
+    PushRejected {
+        remote: String,
+        attempts: u32,
+        detail: String,
+    },
+    #[error("cannot run git: {source}")]
+    Spawn {
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] store::Error),
+}
+
+/// A remote as named on the command line, and where its refs are staged locally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// The name, URL or path given (passed to git as is).
+    pub name: String,
+    /// `refs/pair-remotes/<component>/`.
+    pub staging: String,
+}
+
+impl Remote {
+    /// Resolves `given`: a configured remote keeps its name as the staging component; a URL
+    /// or path (anything git accepts) is staged under `url-<hash>`. A bare word that is
+    /// neither is refused here, before git runs.
+    pub fn resolve(repo: &Repo, given: &str) -> Result<Remote, Error> {
+        if given.is_empty() || given.starts_with('-') || given.chars().any(char::is_control) {
+            return Err(Error::BadRemote {
+                remote: given.escape_debug().to_string(),
+                detail: "not a remote name, URL or path".into(),
+            });
+        }
+        let configured = !repo
+            .config_values(&format!("remote.{given}.url"))
+            .is_empty();
+        let component = if configured && is_safe_ref_component(given) {
+            given.to_owned()
+        } else if configured || looks_like_location(given) {
+            let digest = sha1_smol::Sha1::from(given.as_bytes()).digest().to_string();
+            format!("url-{}", &digest[..12])
+        } else {
+            return Err(Error::NoSuchRemote {
+                remote: given.to_owned(),
+            });
+        };
+        Ok(Remote {
+            name: given.to_owned(),
+            staging: format!("{STAGING_ROOT}{component}/"),
+        })
+    }
+
+    fn staged_runs_prefix(&self) -> String {
+        format!("{}pair/runs/", self.staging)
+    }
+
+    fn staged_notes(&self) -> String {
+        format!("{}notes/pair", self.staging)
+    }
+
+    fn fetch_refspecs(&self) -> [String; 2] {
+        [
+            format!("+refs/pair/*:{}pair/*", self.staging),
+            // A glob, because fetching a named ref the remote lacks is an error.
+            format!("+{}*:{}notes/pair*", notes::NOTES_REF, self.staging),
+        ]
+    }
+}
+
+/// What a pull did.
+#[derive(Debug, Clone, Default)]
+pub struct PullReport {
+    /// How many runs the remote has (as fetched).
+    pub remote_runs: usize,
+    pub runs: Counts,
+    /// What happened to `refs/notes/pair`; `None` when the remote has no notes.
+    pub notes: Option<Integration>,
+    /// Runs whose local ref moved.
+    pub changed: Vec<RunId>,
+}
+
+impl PullReport {
+    /// Folds in the pull of a later push attempt: changes add up; what stayed as it was is
+    /// reported as of the latest attempt.
+    fn absorb(&mut self, later: PullReport) {
+        self.remote_runs = later.remote_runs;
+        self.runs = Counts {
+            created: self.runs.created + later.runs.created,
+            fast_forwarded: self.runs.fast_forwarded + later.runs.fast_forwarded,
+            merged: self.runs.merged + later.runs.merged,
+            unchanged: later.runs.unchanged,
+            local_ahead: later.runs.local_ahead,
+        };
+        // Across attempts, report the most telling thing that happened to the notes.
+        let rank = |n: Option<Integration>| match n {
+            None => 0,
+            Some(Integration::Unchanged) => 1,
+            Some(Integration::LocalAhead) => 2,
+            Some(Integration::Created) => 3,
+            Some(Integration::FastForwarded) => 4,
+            Some(Integration::Merged) => 5,
+        };
+        if rank(later.notes) > rank(self.notes) {
+            self.notes = later.notes;
+        }
+        for run in later.changed {
+            if !self.changed.contains(&run) {
+                self.changed.push(run);
+            }
+        }
+    }
+}
+
+/// What a push did.
+#[derive(Debug, Clone, Default)]
+pub struct PushReport {
+    /// What merging the remote's state in (before and between attempts) did locally.
+    pub pulled: PullReport,
+    /// Run refs created or moved on the remote.
+    pub pushed_runs: usize,
+    /// Whether `refs/notes/pair` moved on the remote.
+    pub pushed_notes: bool,
+    /// Push attempts made (1 when nobody pushed first).
+    pub attempts: u32,
+}
+
+/// Fetches the remote's state into the staging namespace, then merges it into the local
+/// refs. A remote without any git pair refs is not an error: nothing happens.
+pub fn pull(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+    fetch(repo, remote)?;
+    let report = integrate(repo, remote)?;
+    pack_staging(repo, remote)?;
+    Ok(report)
+}
+
+/// Keeps the staging copy in `packed-refs`: git fetch writes one loose file per changed
+/// ref, and reading a thousand of them on every pull would cost more than the fetch.
+fn pack_staging(repo: &Repo, remote: &Remote) -> Result<(), Error> {
+    repo.pack_loose_refs(&remote.staging, PACK_STAGING_FROM)?;
+    Ok(())
+}
+
+/// Publishes local runs and notes that the remote lacks or holds older versions of, never
+/// forcing. Each attempt first pulls (fetch and merge), so the local refs contain the
+/// remote's; then every ref is pushed with `--force-with-lease` against the value just
+/// fetched (empty: the remote must not have it) in one atomic push. When someone pushed in
+/// between, the push is rejected as a whole and the next attempt pulls again, up to a bound.
+pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
+    let mut report = PushReport::default();
+    let mut atomic = true;
+    let mut last_rejection = String::new();
+    for attempt in 1..=MAX_PUSH_ATTEMPTS {
+        report.attempts = attempt;
+        let pulled = pull(repo, remote).map_err(|err| match err {
+            // The user asked to push: say so when the remote cannot be reached at all.
+            Error::Fetch { remote, detail } => Error::Push { remote, detail },
+            other => other,
+        })?;
+        report.pulled.absorb(pulled);
+        let plan = push_set(repo, remote)?;
+        if plan.updates.is_empty() {
+            return Ok(report);
+        }
+        let updates = &plan.updates;
+        let out = git(repo, &push_args(remote, &plan, atomic))?;
+        let statuses = parse_push_porcelain(&out.stdout);
+        if out.success {
+            record_pushed(repo, updates, &statuses)?;
+            report.pushed_runs = updates.iter().filter(|u| u.run.is_some()).count();
+            report.pushed_notes = updates.iter().any(|u| u.run.is_none());
+            return Ok(report);
+        }
+        if atomic && out.stderr.contains("does not support --atomic") {
+            // Each ref still carries its own lease, so a non-atomic push is as safe.
+            atomic = false;
+            continue;
+        }
+        match classify_rejection(&statuses) {
+            Rejection::LostRace(detail) => {
+                // Refs that did land (non-atomic push) are recorded; the rest is retried.
+                record_pushed(repo, updates, &statuses)?;
+                last_rejection = detail;
+            }
+            Rejection::Refused(detail) => {
+                return Err(Error::Push {
+                    remote: remote.name.clone(),
+                    detail,
+                });
+            }
+            Rejection::NoRefStatus => {
+                return Err(Error::Push {
+                    remote: remote.name.clone(),
+                    detail: git_error_line(&out.stderr, out.code),
+                });
+            }
+        }
+    }
+    Err(Error::PushRejected {
+        remote: remote.name.clone(),
+        attempts: MAX_PUSH_ATTEMPTS,
+        detail: last_rejection,
+    })
+}
+
+/// Why a push failed, from its ref lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// Someone else moved a ref first (a stale lease checked by git, or the remote's own
+    /// compare-and-swap failing); pulling and pushing again will do.
+    LostRace(String),
+    /// The remote refused for another reason (a hook, a permission, a bad name).
+    Refused(String),
+    /// No ref line was printed: the transport itself failed.
+    NoRefStatus,
+}
+
+/// Sorts a failed push's ref lines into a lost race (retry) or a refusal (give up).
+pub fn classify_rejection(statuses: &[RefStatus]) -> Rejection {
+    let rejected: Vec<&RefStatus> = statuses.iter().filter(|s| s.flag == '!').collect();
+    let lost_race = |s: &RefStatus| {
+        s.summary.starts_with("[rejected]")
+            || [
+                "(atomic transaction failed)",
+                "(failed to update ref)",
+                "(failed to lock)",
+                "(incorrect old value provided)",
+            ]
+            .iter()
+            .any(|reason| s.summary.starts_with("[remote rejected]") && s.summary.ends_with(reason))
+    };
+    let describe = |s: &RefStatus| format!("{} {}", s.to, s.summary);
+    if let Some(refused) = rejected.iter().find(|s| !lost_race(s)) {
+        return Rejection::Refused(describe(refused));
+    }
+    match rejected.first() {
+        Some(first) => Rejection::LostRace(describe(first)),
+        None => Rejection::NoRefStatus,
+    }
+}
+
+/// Merges what is staged for `remote` into the local refs (no network).
+fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+    let staged = staged_runs(repo, remote)?;
+    let runs = repo.integrate_runs(
+        &staged
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect::<Vec<_>>(),
+    )?;
+    let notes = match staged_notes_tip(repo, remote)? {
+        Some(tip) => Some(notes::integrate(repo, tip)?),
+        None => None,
+    };
+    Ok(PullReport {
+        remote_runs: staged.len(),
+        runs: runs.counts,
+        notes,
+        changed: runs.changed,
+    })
+}
+
+fn staged_runs(repo: &Repo, remote: &Remote) -> Result<BTreeMap<RunId, ObjectId>, Error> {
+    let prefix = remote.staged_runs_prefix();
+    Ok(repo
+        .refs_under(&prefix)?
+        .into_iter()
+        .filter_map(|(name, id)| Some((RunId::parse(name.strip_prefix(&prefix)?).ok()?, id)))
+        .collect())
+}
+
+fn staged_notes_tip(repo: &Repo, remote: &Remote) -> Result<Option<ObjectId>, Error> {
+    Ok(repo.ref_target(&remote.staged_notes())?)
+}
+
+/// One ref to publish: the remote's value we expect (None: must not exist) and ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Update {
+    /// The run, or `None` for `refs/notes/pair`.
+    run: Option<RunId>,
+    remote_ref: String,
+    staged_ref: String,
+    expected: Option<ObjectId>,
+    new: ObjectId,
+}
+
+/// What to push: the refs to update, and local run refs to hold back.
+#[derive(Debug, Default)]
+struct PushPlan {
+    updates: Vec<Update>,
+    /// Run refs that do not contain what the remote holds (a merge that has not happened):
+    /// pushing them would rewrite the remote's history.
+    held_back: Vec<String>,
+}
+
+/// Local refs the remote (as staged) lacks or holds an ancestor of.
+fn push_set(repo: &Repo, remote: &Remote) -> Result<PushPlan, Error> {
+    let staged = staged_runs(repo, remote)?;
+    let mut plan = PushPlan::default();
+    let updates = &mut plan.updates;
+    for (run_id, tip) in repo.run_tips()? {
+        let expected = staged.get(&run_id).copied();
+        let publish = match expected {
+            None => true,
+            Some(theirs) if theirs == tip => false,
+            Some(theirs) if repo.run_contains(&run_id, tip, theirs)? => true,
+            Some(_) => {
+                plan.held_back.push(store::run_ref(&run_id));
+                false
+            }
+        };
+        if publish {
+            updates.push(Update {
+                remote_ref: store::run_ref(&run_id),
+                staged_ref: format!("{}{}", remote.staged_runs_prefix(), run_id),
+                run: Some(run_id),
+                expected,
+                new: tip,
+            });
+        }
+    }
+    if let Some(tip) = notes::tip(repo)? {
+        let expected = staged_notes_tip(repo, remote)?;
+        let publish = match expected {
+            None => true,
+            Some(theirs) if theirs == tip => false,
+            Some(theirs) => notes::contains(repo, tip, theirs)?,
+        };
+        if publish {
+            updates.push(Update {
+                run: None,
+                remote_ref: notes::NOTES_REF.into(),
+                staged_ref: remote.staged_notes(),
+                expected,
+                new: tip,
+            });
+        }
+    }
+    Ok(plan)
+}
+
+/// After a push, the staged copies follow what the remote now holds, so the next lease
+/// expects it.
+fn record_pushed(repo: &Repo, updates: &[Update], statuses: &[RefStatus]) -> Result<(), Error> {
+    let landed: Vec<(String, ObjectId)> = updates
+        .iter()
+        .filter(|u| {
+            statuses
+                .iter()
+                .any(|s| s.to == u.remote_ref && matches!(s.flag, ' ' | '*' | '+' | '='))
+        })
+        .map(|u| (u.staged_ref.clone(), u.new))
+        .collect();
+    repo.overwrite_refs(&landed)?;
+    Ok(())
+}
+
+fn fetch(repo: &Repo, remote: &Remote) -> Result<(), Error> {
+    let mut args: Vec<String> = [
+        "fetch",
+        "--no-tags",
+        // Prunes only what the refspecs below map to: the staging namespace.
+        "--prune",
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        // No opportunistic updates of the user's remote-tracking refs.
+        "--refmap=",
+        "--quiet",
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(remote.name.clone());
+    args.extend(remote.fetch_refspecs());
+    let out = git(repo, &args)?;
+    if out.success {
+        Ok(())
+    } else {
+        Err(Error::Fetch {
+            remote: remote.name.clone(),
+            detail: git_error_line(&out.stderr, out.code),
+        })
+    }
+}
+
+/// `git push` arguments for `plan`. Run refs go as one glob refspec (git matches a thousand
+/// explicit refspecs in quadratic time: 6 s instead of 2 s for 1,000 runs), with negative
+/// refspecs for the runs held back; refs already equal on the remote are reported as up to
+/// date and not sent.
+fn push_args(remote: &Remote, plan: &PushPlan, atomic: bool) -> Vec<String> {
+    let updates = &plan.updates;
+    let mut args: Vec<String> = vec![
+        "push".into(),
+        "--porcelain".into(),
+        "--no-follow-tags".into(),
+        "--recurse-submodules=no".into(),
+    ];
+    if atomic {
+        args.push("--atomic".into());
+    }
+    for update in updates {
+        let expected = update.expected.map(|id| id.to_string()).unwrap_or_default();
+        args.push(format!(
+            "--force-with-lease={}:{expected}",
+            update.remote_ref
+        ));
+    }
+    args.push("--".into());
+    args.push(remote.name.clone());
+    // No `+`: a push never forces; the leases make each update a compare-and-swap.
+    if updates.iter().any(|u| u.run.is_some()) {
+        args.push(format!("{0}*:{0}*", store::RUNS_PREFIX));
+        for held in &plan.held_back {
+            args.push(format!("^{held}"));
+        }
+    }
+    if updates.iter().any(|u| u.run.is_none()) {
+        args.push(format!("{0}:{0}", notes::NOTES_REF));
+    }
+    args
+}
+
+/// What one git invocation left behind. A non-zero exit is data, not an error.
+struct GitOutput {
+    success: bool,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `git args` for `repo`: the one place the library spawns git. `LC_ALL=C` so its
+/// messages can be read, a null stdin (credential prompts still reach the terminal).
+fn git(repo: &Repo, args: &[String]) -> Result<GitOutput, Error> {
+    let dir = repo.work_dir().unwrap_or_else(|_| repo.common_dir());
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| Error::Spawn { source })?;
+    Ok(GitOutput {
+        success: out.status.success(),
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// One ref line of `git push --porcelain`: `<flag>\t<from>:<to>\t<summary>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefStatus {
+    /// ` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date.
+    pub flag: char,
+    pub from: String,
+    pub to: String,
+    /// e.g. `[new reference]`, `[rejected] (stale info)`, `[remote rejected] (hook declined)`.
+    pub summary: String,
+}
+
+/// Parses the ref lines of `git push --porcelain` output; other lines are skipped.
+pub fn parse_push_porcelain(stdout: &str) -> Vec<RefStatus> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            let flag_field = fields.next()?;
+            let refs = fields.next()?;
+            let summary = fields.next()?;
+            let mut chars = flag_field.chars();
+            let flag = chars.next()?;
+            if chars.next().is_some() || !" +-*!=".contains(flag) {
+                return None;
+            }
+            let (from, to) = refs.split_once(':')?;
+            Some(RefStatus {
+                flag,
+                from: from.to_owned(),
+                to: to.to_owned(),
+                summary: summary.trim().to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The line of git's stderr that says what failed: the first `fatal:` or `error:` line
+/// (prefix removed), else the last non-empty line.
+pub fn git_error_line(stderr: &str, code: Option<i32>) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .iter()
+        .find_map(|l| {
+            l.strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))
+        })
+        .or_else(|| lines.last().copied())
+        .map(str::to_owned)
+        .unwrap_or_else(|| match code {
+            Some(code) => format!("git exited with status {code}"),
+            None => "git was killed by a signal".into(),
+        })
+}
+
+/// Whether `s` is usable as one or more ref name components as is.
+fn is_safe_ref_component(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('/').all(|part| {
+            !part.is_empty()
+                && !part.starts_with('.')
+                && !part.ends_with(".lock")
+                && !part.contains("..")
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        })
+}
+
+/// Whether `s` reads as a URL or a path rather than a remote name (as git decides too).
+fn looks_like_location(s: &str) -> bool {
+    s.contains('/') || s.contains(':') || std::path::Path::new(s).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_ref_lines_parse_and_other_lines_are_skipped() {
+        let out = "To /tmp/remote.git\n\
+                   *\t1111:refs/pair/runs/a\t[new reference]\n\
+                   \x20\t2222:refs/pair/runs/b\t3333..2222\n\
+                   !\t4444:refs/pair/runs/c\t[rejected] (stale info)\n\
+                   !\t5555:refs/notes/pair\t[remote rejected] (hook declined)\n\
+                   =\trefs/notes/pair:refs/notes/pair\t[up to date]\n\
+                   Done\n";
+        let parsed = parse_push_porcelain(out);
+        let flags: Vec<char> = parsed.iter().map(|s| s.flag).collect();
+        assert_eq!(flags, ['*', ' ', '!', '!', '=']);
+        assert_eq!(parsed[1].to, "refs/pair/runs/b");
+        assert_eq!(parsed[1].from, "2222");
+        assert_eq!(parsed[2].summary, "[rejected] (stale info)");
+        assert_eq!(parsed[3].summary, "[remote rejected] (hook declined)");
+        assert!(parse_push_porcelain("Done\nTo x\n").is_empty());
+    }
+
+    fn status(flag: char, summary: &str) -> RefStatus {
+        RefStatus {
+            flag,
+            from: "1111".into(),
+            to: "refs/pair/runs/a".into(),
+            summary: summary.into(),
+        }
+    }
+
+    #[test]
+    fn rejections_are_races_or_refusals() {
+        let race =
+            |statuses: &[RefStatus]| matches!(classify_rejection(statuses), Rejection::LostRace(_));
+        // Checked against real git 2.47 output: a stale lease, a remote that moved between
+        // its advertisement and the update (atomic and not), a plain non-fast-forward.
+        assert!(race(&[status('!', "[rejected] (stale info)")]));
+        assert!(race(&[
+            status('!', "[remote rejected] (atomic transaction failed)"),
+            status('!', "[remote rejected] (atomic transaction failed)"),
+        ]));
+        assert!(race(&[
+            status(' ', "1111..2222"),
+            status('!', "[remote rejected] (failed to update ref)"),
+        ]));
+        assert!(race(&[status('!', "[rejected] (fetch first)")]));
+        assert!(race(&[status('!', "[rejected] (atomic push failed)")]));
+        // A hook or a policy on the remote is a refusal, even beside a race.
+        assert_eq!(
+            classify_rejection(&[
+                status('!', "[rejected] (atomic push failed)"),
+                status('!', "[remote rejected] (pre-receive hook declined)"),
+            ]),
+            Rejection::Refused(
+                "refs/pair/runs/a [remote rejected] (pre-receive hook declined)".into()
+            )
+        );
+        assert!(matches!(
+            classify_rejection(&[status('!', "[remote rejected] (funny refname)")]),
+            Rejection::Refused(_)
+        ));
+        assert_eq!(classify_rejection(&[]), Rejection::NoRefStatus);
+        assert_eq!(
+            classify_rejection(&[status('*', "[new reference]")]),
+            Rejection::NoRefStatus
+        );
+    }
+
+    #[test]
+    fn git_error_line_picks_the_fatal_line() {
+        let cases = [
+            (
+                "fatal: '/x' does not appear to be a git repository\nfatal: Could not read from remote repository.\n",
+                "'/x' does not appear to be a git repository",
+            ),
+            (
+                "error: failed to push some refs to 'x'\n",
+                "failed to push some refs to 'x'",
+            ),
+            ("warning: a\nsomething odd\n", "something odd"),
+            ("", "git exited with status 128"),
+        ];
+        for (stderr, want) in cases {
+            assert_eq!(git_error_line(stderr, Some(128)), want);
+        }
+    }
+
+    #[test]
+    fn ref_components_and_locations() {
+        for ok in ["origin", "team/a", "up-stream_2", "a.b"] {
+            assert!(is_safe_ref_component(ok), "{ok}");
+        }
+        for bad in [
+            "", ".hidden", "a..b", "x.lock", "a//b", "sp ace", "a:b", "*",
+        ] {
+            assert!(!is_safe_ref_component(bad), "{bad}");
+        }
+        for loc in [
+            "../remote.git",
+            "/srv/r.git",
+            "file:///srv/r.git",
+            "host:r.git",
+        ] {
+            assert!(looks_like_location(loc), "{loc}");
+        }
+        assert!(!looks_like_location("surely-not-a-file-here-0f3a"));
+    }
+
+    #[test]
+    fn push_args_lease_every_ref_and_never_force() {
+        let remote = Remote {
+            name: "origin".into(),
+            staging: "refs/pair-remotes/origin/".into(),
+        };
+        let a = ObjectId::from_hex(b"1111111111111111111111111111111111111111").expect("hex");
+        let b = ObjectId::from_hex(b"2222222222222222222222222222222222222222").expect("hex");
+        let run = RunId::parse("20261129-231500-a1b2c3").expect("id");
+        let plan = PushPlan {
+            updates: vec![
+                Update {
+                    run: Some(run.clone()),
+                    remote_ref: store::run_ref(&run),
+                    staged_ref: String::new(),
+                    expected: Some(a),
+                    new: b,
+                },
+                Update {
+                    run: None,
+                    remote_ref: notes::NOTES_REF.into(),
+                    staged_ref: String::new(),
+                    expected: None,
+                    new: a,
+                },
+            ],
+            held_back: vec!["refs/pair/runs/20261129-231500-ffffff".into()],
+        };
+        let args = push_args(&remote, &plan, true);
+        assert!(args.contains(&"--atomic".to_string()));
+        assert!(args.contains(&format!(
+            "--force-with-lease=refs/pair/runs/20261129-231500-a1b2c3:{a}"
+        )));
+        assert!(args.contains(&"--force-with-lease=refs/notes/pair:".to_string()));
+        assert!(!args.iter().any(|a| a.starts_with('+') || a == "--force"));
+        let dashdash = args.iter().position(|a| a == "--").expect("--");
+        assert_eq!(
+            args[dashdash + 1..],
+            [
+                "origin",
+                "refs/pair/runs/*:refs/pair/runs/*",
+                "^refs/pair/runs/20261129-231500-ffffff",
+                "refs/notes/pair:refs/notes/pair",
+            ]
+        );
+        assert!(!push_args(&remote, &plan, false).contains(&"--atomic".to_string()));
+        // Only notes to push: no run refspec at all.
+        let notes_only = PushPlan {
+            updates: plan.updates[1..].to_vec(),
+            held_back: vec![],
+        };
+        let args = push_args(&remote, &notes_only, true);
+        assert_eq!(
+            args.last().expect("refspec"),
+            "refs/notes/pair:refs/notes/pair"
+        );
+        assert!(!args.iter().any(|a| a.contains("refs/pair/runs/*")));
+    }
+}

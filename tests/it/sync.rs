@@ -1,0 +1,795 @@
+//! `push` / `pull` between clones of one bare remote over real git transport: convergence,
+//! no lost record, the rejected-push retry, bad remotes, the record-union merge's algebra,
+//! and notes that real git reads and writes.
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use git_pair::model::{Body, Coder, ReviewDispatch, RunId};
+use git_pair::store::{Append, Content, Repo, notes};
+
+use crate::common::{TestEnv, assert_one_error_line};
+
+/// A bare remote and clones of it, each a hermetic [`TestEnv`].
+struct Net {
+    _root: tempfile::TempDir,
+    remote: PathBuf,
+    clones: Vec<TestEnv>,
+}
+
+impl Net {
+    /// A bare remote holding one commit on `main`, and `n` clones of it.
+    fn new(n: usize) -> Net {
+        let root = tempfile::tempdir().expect("temp dir");
+        let seed = TestEnv::new();
+        let remote = root.path().join("remote.git");
+        seed.git(&["clone", "-q", "--bare", ".", path(&remote)]);
+        let clones = (0..n).map(|_| clone_of(&remote)).collect();
+        Net {
+            _root: root,
+            remote,
+            clones,
+        }
+    }
+
+    /// An independent copy of the whole network (remote and clones, byte for byte), for
+    /// playing the same state out in another order.
+    fn duplicate(&self) -> Net {
+        let root = tempfile::tempdir().expect("temp dir");
+        let remote = root.path().join("remote.git");
+        copy_dir(&self.remote, &remote);
+        let clones = self
+            .clones
+            .iter()
+            .map(|c| {
+                let copy = TestEnv::empty();
+                copy_dir(&c.repo, &copy.repo);
+                copy.git(&["remote", "set-url", "origin", path(&remote)]);
+                copy
+            })
+            .collect();
+        Net {
+            _root: root,
+            remote,
+            clones,
+        }
+    }
+
+    /// `git for-each-ref` of the remote's pair refs, read with real git.
+    fn remote_refs(&self) -> String {
+        self.clones[0].git(&[
+            "--git-dir",
+            path(&self.remote),
+            "for-each-ref",
+            "refs/pair",
+            "refs/notes",
+        ])
+    }
+}
+
+fn clone_of(remote: &Path) -> TestEnv {
+    let env = TestEnv::empty();
+    env.git(&["clone", "-q", path(remote), "."]);
+    env
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+fn tip(env: &TestEnv, run_id: &str) -> String {
+    env.git(&["rev-parse", &format!("refs/pair/runs/{run_id}")])
+        .trim()
+        .to_owned()
+}
+
+fn tree(env: &TestEnv, run_id: &str) -> String {
+    env.git(&["rev-parse", &format!("refs/pair/runs/{run_id}^{{tree}}")])
+        .trim()
+        .to_owned()
+}
+
+fn coder_done(env: &TestEnv, summary: &str) {
+    env.pair_json(&["coder-done", "--summary", summary]);
+}
+
+fn oid(hex: &str) -> ObjectId {
+    ObjectId::from_hex(hex.trim().as_bytes()).expect("object id")
+}
+
+/// Two clones that started from the same run and each recorded more on their own.
+fn diverged(a_records: usize, b_records: usize) -> (Net, String) {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("shared task");
+    coder_done(a, "first round");
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    for i in 0..a_records {
+        coder_done(a, &format!("A part {i}"));
+    }
+    for i in 0..b_records {
+        coder_done(b, &format!("B part {i}"));
+    }
+    (net, run_id)
+}
+
+#[test]
+fn two_clones_converge_to_one_tree_in_either_order_and_keep_every_record() {
+    let (net1, run_id) = diverged(2, 3);
+    let net2 = net1.duplicate();
+    let expected_records = 1 + 1 + 2 + 3;
+
+    // Order 1: A pushes first, B's push pulls and merges A's work first; A pulls.
+    let (a, b) = (&net1.clones[0], &net1.clones[1]);
+    assert_eq!(a.pair_json(&["push"])["pushed_runs"], 1);
+    let pushed = b.pair_json(&["push"]);
+    assert_eq!(pushed["attempts"], 1, "{pushed}");
+    assert_eq!(pushed["runs"]["merged"], 1, "{pushed}");
+    assert_eq!(a.pair_json(&["pull"])["runs"]["fast_forwarded"], 1);
+
+    // Order 2, from the very same state: B first, then A, then B pulls.
+    let (a2, b2) = (&net2.clones[0], &net2.clones[1]);
+    b2.pair_json(&["push"]);
+    assert_eq!(a2.pair_json(&["push"])["runs"]["merged"], 1);
+    b2.pair_json(&["pull"]);
+
+    let trees: Vec<String> = [a, b, a2, b2].iter().map(|e| tree(e, &run_id)).collect();
+    assert!(trees.iter().all(|t| *t == trees[0]), "{trees:#?}");
+    // The merge commit is deterministic too: both orders wrote the same one.
+    let tips: Vec<String> = [a, b, a2, b2].iter().map(|e| tip(e, &run_id)).collect();
+    assert!(tips.iter().all(|t| *t == tips[0]), "{tips:#?}");
+    assert_eq!(a.records(&run_id).len(), expected_records);
+    let parents = a.git(&["rev-list", "--parents", "-1", &tips[0]]);
+    assert_eq!(parents.split_whitespace().count(), 3, "a merge: {parents}");
+
+    // Nothing left to do anywhere; pulling again changes nothing.
+    let before = a.pair_refs();
+    let again = a.pair_json(&["pull"]);
+    assert_eq!(again["runs"]["unchanged"], 1, "{again}");
+    assert_eq!(a.pair_refs(), before);
+    assert_eq!(a.pair_json(&["push"])["pushed"], 0);
+    a.assert_fsck_clean();
+    b.assert_fsck_clean();
+}
+
+#[test]
+fn a_push_that_loses_the_race_to_another_push_pulls_merges_and_retries() {
+    let (net, run_id) = diverged(1, 1);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // B's pre-push hook runs after B fetched and the remote advertised its refs: make A
+    // push right then (once), so the remote's own compare-and-swap rejects B's update.
+    let marker = b.home.join("raced");
+    let hook = format!(
+        "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n  cd '{a}' && '{bin}' push >/dev/null || exit 1\nfi\n",
+        marker = marker.display(),
+        a = a.repo.display(),
+        bin = crate::common::bin(),
+    );
+    let hook_path = b.repo.join(".git/hooks/pre-push");
+    std::fs::create_dir_all(hook_path.parent().expect("hooks dir")).expect("mkdir");
+    std::fs::write(&hook_path, hook).expect("write hook");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&hook_path)
+        .status()
+        .expect("chmod");
+
+    let pushed = b.pair_json(&["push"]);
+    assert!(marker.exists(), "the racing push ran");
+    assert_eq!(pushed["attempts"], 2, "{pushed}");
+    assert_eq!(pushed["runs"]["merged"], 1, "{pushed}");
+    assert_eq!(pushed["pushed_runs"], 1, "{pushed}");
+    a.pair_json(&["pull"]);
+    assert_eq!(tip(a, &run_id), tip(b, &run_id));
+    assert_eq!(a.records(&run_id).len(), 4);
+    assert!(net.remote_refs().contains(&tip(a, &run_id)));
+}
+
+#[test]
+fn concurrent_rounds_are_both_kept_ordered_and_flagged_in_status() {
+    let (net, run_id) = diverged(1, 1);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    a.pair_json(&["push"]);
+    b.pair_json(&["push"]);
+    a.pair_json(&["pull"]);
+    let m = a.manifest(&run_id);
+    assert_eq!(m["records"], 4);
+    assert_eq!(m["rounds"][0]["summaries"], 3, "{m}");
+    let conflicts = m["conflicts"].as_array().expect("conflicts");
+    assert_eq!(conflicts.len(), 1, "{m}");
+    assert!(conflicts[0].as_str().expect("text").contains("position 3"));
+    let status = a.pair(&["status"]);
+    assert!(
+        status.stdout.contains("conflict: ") && status.stdout.contains("concurrently"),
+        "{status}"
+    );
+    assert_eq!(a.pair_json(&["status"])["conflicts"], m["conflicts"]);
+    // Both summaries are in the transcript, in the same order on both machines.
+    let (ha, hb) = (a.read("HANDOFF.md"), b.read("HANDOFF.md"));
+    assert_eq!(ha, hb);
+    assert!(ha.contains("A part 0") && ha.contains("B part 0"), "{ha}");
+}
+
+#[test]
+fn a_second_machine_sees_the_same_next_action_and_transcript_after_pull() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("task on two machines");
+    coder_done(a, "did the thing");
+    a.pair_json(&["push"]);
+    let pulled = b.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["created"], 1, "{pulled}");
+    assert!(pulled["handoff_path"].as_str().is_some(), "{pulled}");
+    let (sa, sb) = (a.pair_json(&["status"]), b.pair_json(&["status"]));
+    assert_eq!(sb["run_id"], run_id.as_str());
+    assert_eq!(sb["next_action"], "review");
+    assert_eq!(sa["next_action"], sb["next_action"]);
+    assert_eq!(a.read("HANDOFF.md"), b.read("HANDOFF.md"));
+    // HANDOFF.md is excluded on the second machine too: the work tree stays clean.
+    assert_eq!(b.git(&["status", "--porcelain"]), "");
+    // The staging copy mirrors the remote; the user's remote config is untouched.
+    assert_eq!(
+        b.git(&[
+            "rev-parse",
+            &format!("refs/pair-remotes/origin/pair/runs/{run_id}")
+        ]),
+        a.git(&["rev-parse", &format!("refs/pair/runs/{run_id}")])
+    );
+    assert_eq!(
+        b.git(&["config", "--get-all", "remote.origin.fetch"])
+            .trim(),
+        "+refs/heads/*:refs/remotes/origin/*"
+    );
+    assert!(
+        b.git_out(&["config", "--get-all", "remote.origin.push"])
+            .code
+            != 0
+    );
+}
+
+#[test]
+fn pull_from_a_remote_without_pair_refs_is_a_no_op() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run_id = a.start("local only");
+    let before = a.pair_refs();
+    let out = a.pair(&["pull"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.contains("nothing to pull"), "{out}");
+    let v = a.pair_json(&["pull"]);
+    assert_eq!(v["runs"]["created"], 0);
+    assert_eq!(v["notes"], serde_json::Value::Null);
+    assert_eq!(a.pair_refs(), before);
+    assert!(a.records(&run_id).len() == 1);
+}
+
+#[test]
+fn unreachable_or_unknown_remotes_fail_cleanly_and_touch_nothing() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    a.start("t");
+    coder_done(a, "x");
+    let before = a.pair_refs();
+    let state = || {
+        a.git(&[
+            "for-each-ref",
+            "refs/pair",
+            "refs/pair-remotes",
+            "refs/notes",
+        ])
+    };
+    let full_before = state();
+
+    let out = a.pair(&["pull", "nope"]);
+    assert_one_error_line(&out, 1, "no such remote 'nope'");
+    assert!(out.stderr.contains("hint: "), "{out}");
+    let out = a.pair(&["push", "nope", "--json"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.json()["error"]
+            .as_str()
+            .expect("error")
+            .contains("nope")
+    );
+
+    a.git(&["remote", "set-url", "origin", "/nonexistent/remote.git"]);
+    for cmd in ["pull", "push"] {
+        let out = a.pair(&[cmd]);
+        let what = if cmd == "pull" {
+            "fetch from"
+        } else {
+            "push to"
+        };
+        assert_one_error_line(&out, 1, &format!("cannot {what} 'origin'"));
+        assert!(
+            out.stderr
+                .contains("does not appear to be a git repository"),
+            "{out}"
+        );
+    }
+    let out = a.pair(&["pull", "--", "-bad"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(a.pair_refs(), before);
+    assert_eq!(state(), full_before);
+}
+
+#[test]
+fn push_and_pull_work_with_a_url_or_path_instead_of_a_remote_name() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("t");
+    let url = format!("file://{}", path(&net.remote));
+    assert_eq!(a.pair_json(&["push", &url])["pushed_runs"], 1);
+    assert_eq!(
+        b.pair_json(&["pull", path(&net.remote)])["runs"]["created"],
+        1
+    );
+    assert_eq!(tip(a, &run_id), tip(b, &run_id));
+    assert!(net.remote_refs().contains(&run_id));
+}
+
+#[test]
+fn the_merge_is_deterministic_commutative_and_idempotent() {
+    let (net, run_id) = diverged(1, 2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // Bring B's tip into A's object store without merging it.
+    a.git(&[
+        "fetch",
+        "-q",
+        path(&b.repo),
+        &format!("+refs/pair/runs/{run_id}:refs/test/b"),
+    ]);
+    let repo = Repo::discover(&a.repo).expect("open");
+    let run = RunId::parse(&run_id).expect("id");
+    let l = oid(&tip(a, &run_id));
+    let r = oid(&a.git(&["rev-parse", "refs/test/b"]));
+
+    let lr = repo.merge_tips(&run, l, r).expect("merge L,R");
+    let rl = repo.merge_tips(&run, r, l).expect("merge R,L");
+    assert_eq!(lr, rl, "merge(L,R) and merge(R,L) are the same commit");
+    let m_tree = repo.commit_tree(lr).expect("tree");
+    let l_tree = repo.commit_tree(l).expect("tree");
+    let r_tree = repo.commit_tree(r).expect("tree");
+    // Idempotent: merging the result with itself or with either side changes nothing.
+    for other in [m_tree, l_tree, r_tree] {
+        assert_eq!(
+            repo.union_run_trees(&run, [m_tree, other])
+                .expect("union")
+                .tree,
+            m_tree
+        );
+        assert_eq!(
+            repo.union_run_trees(&run, [other, m_tree])
+                .expect("union")
+                .tree,
+            m_tree
+        );
+    }
+    // Merging a side with itself is that side (manifest recomputed identically).
+    assert_eq!(
+        repo.union_run_trees(&run, [l_tree, l_tree])
+            .expect("union")
+            .tree,
+        l_tree
+    );
+    // The union holds exactly the records of both sides, read back with real git.
+    let names = |rev: &str| -> std::collections::BTreeSet<String> {
+        a.git(&["ls-tree", "--name-only", &format!("{rev}:records")])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let union: std::collections::BTreeSet<String> = names(&l.to_string())
+        .union(&names(&r.to_string()))
+        .cloned()
+        .collect();
+    assert_eq!(names(&lr.to_string()), union);
+    assert_eq!(union.len(), 1 + 1 + 1 + 2);
+    // The stored manifest is the projection of the union.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&a.git(&["show", &format!("{lr}:manifest.json")])).expect("json");
+    assert_eq!(manifest["records"], 5);
+    assert_eq!(manifest["last_seq"], 4);
+    // Integrating: A is behind nothing and ahead of nothing: a merge, then unchanged.
+    assert_eq!(
+        repo.integrate_run(&run, r).expect("integrate"),
+        git_pair::store::Integration::Merged
+    );
+    assert_eq!(oid(&tip(a, &run_id)), lr);
+    assert_eq!(
+        repo.integrate_run(&run, r).expect("again"),
+        git_pair::store::Integration::LocalAhead
+    );
+    assert_eq!(
+        repo.integrate_run(&run, lr).expect("again"),
+        git_pair::store::Integration::Unchanged
+    );
+    a.assert_fsck_clean();
+}
+
+fn append_with_files(repo: &Repo, run: &RunId, body: Body, files: Vec<(String, Content)>) {
+    repo.append(run, |_| {
+        let mut append = Append::record(body.clone(), "test record");
+        append.files = files.clone();
+        Ok(append)
+    })
+    .expect("append");
+}
+
+fn coder_body(summary: &str) -> Body {
+    Body::Coder(Coder {
+        summary: summary.into(),
+        tool: "claude".into(),
+        findings_addressed: None,
+        session_id: None,
+        responses: vec![],
+        extra_round: false,
+    })
+}
+
+#[test]
+fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
+    let (net, run_id) = diverged(0, 0);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run = RunId::parse(&run_id).expect("id");
+    let mut snapshots = Vec::new();
+    for (env, side) in [(a, "A"), (b, "B")] {
+        let repo = Repo::discover(&env.repo).expect("open");
+        // A reviewed snapshot: a tree with a file that differs per side.
+        let blob = repo
+            .write_blob(format!("code from {side}\n").as_bytes())
+            .expect("blob");
+        let mut editor = repo
+            .gix()
+            .edit_tree(ObjectId::empty_tree(gix::hash::Kind::Sha1))
+            .expect("editor");
+        editor
+            .upsert("src/lib.rs", gix::object::tree::EntryKind::Blob, blob)
+            .expect("upsert");
+        let snapshot = editor.write().expect("write").detach();
+        snapshots.push(snapshot);
+        append_with_files(
+            &repo,
+            &run,
+            Body::ReviewDispatch(ReviewDispatch {
+                round: 1,
+                reviewers: vec!["codex".into()],
+                snapshot: snapshot.to_string(),
+                mode: "code".into(),
+                again: false,
+            }),
+            vec![
+                (
+                    "reviews/1/output.txt".into(),
+                    Content::Blob(format!("output of {side}\n").into_bytes()),
+                ),
+                ("reviews/1/snapshot".into(), Content::Tree(snapshot)),
+                (
+                    format!("reviews/1/only-{side}.txt"),
+                    Content::Blob(b"x\n".to_vec()),
+                ),
+            ],
+        );
+        append_with_files(&repo, &run, coder_body(&format!("after {side}")), vec![]);
+    }
+    a.pair_json(&["push"]);
+    b.pair_json(&["push"]);
+    a.pair_json(&["pull"]);
+    assert_eq!(tree(a, &run_id), tree(b, &run_id));
+
+    let listing = a.git(&[
+        "ls-tree",
+        "-r",
+        "--format=%(objectname) %(path)",
+        &format!("refs/pair/runs/{run_id}"),
+        "reviews/1",
+    ]);
+    let outputs: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains("output.txt"))
+        .collect();
+    assert_eq!(outputs.len(), 2, "{listing}");
+    let id = |content: &str| {
+        let f = a.home.join("content");
+        std::fs::write(&f, content).expect("write");
+        a.git(&["hash-object", path(&f)]).trim().to_owned()
+    };
+    let (ida, idb) = (id("output of A\n"), id("output of B\n"));
+    let (small, large) = if ida < idb { (ida, idb) } else { (idb, ida) };
+    assert!(
+        listing.contains(&format!("{small} reviews/1/output.txt\n")),
+        "{listing}"
+    );
+    assert!(
+        listing.contains(&format!(
+            "{large} reviews/1/output.txt.conflict-{}\n",
+            &large[..12]
+        )),
+        "{listing}"
+    );
+    assert!(listing.contains("reviews/1/only-A.txt") && listing.contains("reviews/1/only-B.txt"));
+    // Snapshots are kept whole: one at the path, the other beside it, never mixed.
+    let top = a.git(&[
+        "ls-tree",
+        "--format=%(objectname) %(path)",
+        &format!("refs/pair/runs/{run_id}:reviews/1"),
+    ]);
+    snapshots.sort();
+    assert!(
+        top.contains(&format!("{} snapshot\n", snapshots[0])),
+        "{top}"
+    );
+    assert!(
+        top.contains(&format!(
+            "{} snapshot.conflict-{}\n",
+            snapshots[1],
+            &snapshots[1].to_string()[..12]
+        )),
+        "{top}"
+    );
+    assert_eq!(a.records(&run_id).len(), 2 + 4);
+    a.assert_fsck_clean();
+}
+
+#[test]
+fn notes_merge_by_line_union_and_real_git_reads_them() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let head = a.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    // A writes with real git, B with git pair, on the same commit.
+    a.git(&[
+        "notes",
+        "--ref=pair",
+        "add",
+        "-m",
+        "pair-run=20261129-231500-aaaaaa verdict=APPROVED rounds=1",
+        &head,
+    ]);
+    let repo_b = Repo::discover(&b.repo).expect("open");
+    let line_b =
+        "pair-run=20261129-231500-bbbbbb verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42";
+    assert!(notes::add_line(&repo_b, oid(&head), line_b).expect("add"));
+    assert!(!notes::add_line(&repo_b, oid(&head), line_b).expect("again"));
+    // Enough notes on B's side that its tree fans out, on blobs written for the purpose.
+    for i in 0..300 {
+        let blob = repo_b
+            .write_blob(format!("object {i}\n").as_bytes())
+            .expect("blob");
+        notes::add_line(&repo_b, blob, &format!("pair-run=x{i} verdict=APPROVED")).expect("add");
+    }
+    let fanout = b.git(&["ls-tree", "refs/notes/pair"]);
+    assert!(
+        fanout.lines().all(|l| l.contains(" tree ")),
+        "fanned out:\n{fanout}"
+    );
+    assert_eq!(b.git(&["notes", "--ref=pair", "list"]).lines().count(), 301);
+    // The reference result: git's own cat_sort_uniq merge of the same two notes refs.
+    a.git(&[
+        "fetch",
+        "-q",
+        path(&b.repo),
+        "refs/notes/pair:refs/notes/from-b",
+    ]);
+    let reference = {
+        a.git(&["update-ref", "refs/notes/reference", "refs/notes/pair"]);
+        a.git(&[
+            "notes",
+            "--ref=reference",
+            "merge",
+            "-q",
+            "-s",
+            "cat_sort_uniq",
+            "refs/notes/from-b",
+        ]);
+        sorted_lines(&a.git(&["notes", "--ref=reference", "list"]))
+    };
+
+    a.pair_json(&["push"]);
+    let pushed = b.pair_json(&["push"]);
+    assert_eq!(pushed["notes"], "merged", "{pushed}");
+    assert_eq!(a.pair_json(&["pull"])["notes"], "fast_forwarded");
+    assert_eq!(
+        a.git(&["rev-parse", "refs/notes/pair"]),
+        b.git(&["rev-parse", "refs/notes/pair"])
+    );
+    assert_eq!(
+        sorted_lines(&a.git(&["notes", "--ref=pair", "list"])),
+        reference
+    );
+    let shown = a.git(&["notes", "--ref=pair", "show", &head]);
+    assert_eq!(
+        shown,
+        format!("pair-run=20261129-231500-aaaaaa verdict=APPROVED rounds=1\n{line_b}\n")
+    );
+    let log = a.git(&["log", "--notes=pair", "-1", "--format=%N", &head]);
+    assert!(log.contains("bbbbbb") && log.contains("aaaaaa"), "{log}");
+    let merge = a.git(&["rev-list", "--parents", "-1", "refs/notes/pair"]);
+    assert_eq!(merge.split_whitespace().count(), 3, "{merge}");
+    // Real git can keep adding to the merged notes.
+    a.git(&[
+        "notes",
+        "--ref=pair",
+        "append",
+        "-m",
+        "pair-run=later",
+        &head,
+    ]);
+    assert!(
+        notes::read(&Repo::discover(&a.repo).expect("open"), oid(&head))
+            .expect("read")
+            .expect("note")
+            .contains("pair-run=later")
+    );
+    a.assert_fsck_clean();
+}
+
+fn sorted_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines.sort();
+    lines
+}
+
+/// xorshift64*: a tiny deterministic generator (no rand crate).
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// 3 clones, 1 remote, 100 random steps per seed (record via coder-done, start a new run,
+/// push, pull), then one push round and one pull round: every clone holds the same refs and
+/// every record created anywhere, once.
+#[test]
+fn random_push_pull_sequences_converge_and_lose_nothing() {
+    for seed in [0x9E37_79B9_7F4A_7C15_u64, 42] {
+        random_sequence(seed, 100);
+    }
+}
+
+fn random_sequence(seed: u64, steps: usize) {
+    let net = Net::new(3);
+    let mut rng = XorShift(seed);
+    let mut created = 0usize;
+    let mut merged = 0u64;
+    let mut log = Vec::new();
+    for step in 0..steps {
+        let c = rng.below(3) as usize;
+        let env = &net.clones[c];
+        let action = rng.below(20);
+        let (name, out) = match action {
+            0 => (
+                "start",
+                env.pair(&["start", "--task", &format!("task {step}")]),
+            ),
+            1..=9 => (
+                "coder-done",
+                env.pair(&["coder-done", "--summary", &format!("step {step} on {c}")]),
+            ),
+            10..=14 => ("push", env.pair(&["push", "--json"])),
+            _ => ("pull", env.pair(&["pull", "--json"])),
+        };
+        if matches!(name, "push" | "pull") && out.code == 0 {
+            merged += out.json()["runs"]["merged"].as_u64().expect("merged count");
+        }
+        log.push(format!("{step}: clone {c} {name} -> {}", out.code));
+        match name {
+            // Without an active run (nothing started or pulled yet) coder-done refuses.
+            "start" | "coder-done" if out.code == 0 => created += 1,
+            "start" | "coder-done" => {
+                assert!(
+                    out.stderr.contains("no active run"),
+                    "{}\n{out}",
+                    log.join("\n")
+                )
+            }
+            _ => assert_eq!(out.code, 0, "seed {seed}\n{}\n{out}", log.join("\n")),
+        }
+    }
+    for env in &net.clones {
+        env.pair_json(&["push"]);
+    }
+    for env in &net.clones {
+        env.pair_json(&["pull"]);
+    }
+    let refs = net.clones[0].pair_refs();
+    for env in &net.clones[1..] {
+        assert_eq!(env.pair_refs(), refs, "seed {seed}\n{}", log.join("\n"));
+    }
+    let a = &net.clones[0];
+    let total: usize = a
+        .git(&[
+            "for-each-ref",
+            "--format=%(refname:lstrip=3)",
+            "refs/pair/runs",
+        ])
+        .lines()
+        .map(|run| a.records(run).len())
+        .sum();
+    assert_eq!(total, created, "seed {seed}\n{}", log.join("\n"));
+    // The sequence exercised the interesting path: diverged runs were merged.
+    assert!(
+        merged > 0,
+        "seed {seed}: no merge happened\n{}",
+        log.join("\n")
+    );
+    let remote = net.remote_refs();
+    assert!(
+        refs.lines().all(|l| remote.contains(l)),
+        "remote:\n{remote}\nlocal:\n{refs}"
+    );
+    a.assert_fsck_clean();
+}
+
+/// Past a few dozen refs, pull writes new run refs and the staging copy into `packed-refs`
+/// (one file instead of one per ref); git must read the result as if it had written it.
+#[test]
+fn many_runs_land_in_packed_refs_that_git_reads() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let runs: Vec<String> = (0..40).map(|i| a.start(&format!("task {i}"))).collect();
+    coder_done(a, "work on the newest run");
+    a.pair_json(&["push"]);
+    let pulled = b.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["created"], 40, "{pulled}");
+    let packed = std::fs::read_to_string(b.repo.join(".git/packed-refs")).expect("packed-refs");
+    assert!(packed.starts_with("# pack-refs with: peeled fully-peeled sorted \n"));
+    assert!(
+        packed.contains(&format!("refs/pair/runs/{}", runs[0])),
+        "{packed}"
+    );
+    assert!(
+        packed.contains("refs/pair-remotes/origin/pair/runs/"),
+        "{packed}"
+    );
+    // What the clone packed before (its remote-tracking branch) is still there.
+    assert_eq!(
+        b.git(&["rev-parse", "refs/remotes/origin/main"]),
+        a.git(&["rev-parse", "HEAD"])
+    );
+    for run in &runs {
+        assert_eq!(tip(b, run), tip(a, run));
+        b.git(&[
+            "show-ref",
+            "--verify",
+            "-q",
+            &format!("refs/pair/runs/{run}"),
+        ]);
+    }
+    assert!(
+        !b.repo
+            .join(".git/refs/pair-remotes/origin/pair/runs")
+            .exists(),
+        "the loose staging refs were packed"
+    );
+    b.assert_fsck_clean();
+    // Life goes on: loose updates shadow packed entries, git gc repacks everything.
+    coder_done(b, "more on the newest run");
+    b.pair_json(&["push"]);
+    assert_eq!(a.pair_json(&["pull"])["runs"]["fast_forwarded"], 1);
+    b.git(&["gc", "-q"]);
+    assert_eq!(b.pair_json(&["pull"])["runs"]["unchanged"], 40);
+    assert_eq!(a.pair_refs(), b.pair_refs());
+    b.assert_fsck_clean();
+}
