@@ -96,6 +96,13 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             }
         }
     }
+    let noted = attach_note(ctx, &run_id)?;
+    if noted.is_none() {
+        notes.push(
+            "note: HEAD does not hold the reviewed work yet; after you commit it, run git pair finish again to attach the review note (refs/notes/pair)"
+                .to_owned(),
+        );
+    }
     ctx.refresh_handoff(&run_id)?;
     let m = ctx.load(&run_id)?.manifest;
     let verdict = m.outcome.verdict.map(Verdict::as_str);
@@ -106,6 +113,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             "verdict": verdict,
             "pr": pr,
             "override": m.outcome.override_,
+            "note_commit": noted.map(|c| c.to_string()),
         }),
         format!(
             "Finished run {run_id}: {}\nPR body: {}\nnext: commit and push your work, then open the PR with that body (or git pair finish --open-pr)\n",
@@ -115,6 +123,47 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     );
     report.notes = notes;
     Ok(report)
+}
+
+/// Attaches the run's line to the `refs/notes/pair` note of HEAD when HEAD's tree is the
+/// snapshot the reviewer last reviewed (approved, or overridden); returns the annotated
+/// commit. Idempotent: the note holds each line once.
+fn attach_note(
+    ctx: &Context,
+    run_id: &model::RunId,
+) -> Result<Option<gix::ObjectId>, CommandError> {
+    let state = ctx.load(run_id)?;
+    let m = &state.manifest;
+    let Some(verdict) = m.outcome.verdict else {
+        return Ok(None);
+    };
+    let records = ctx.repo.records(&state)?;
+    let reviewed = records.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if review.verdict.is_some() => Some(review),
+        _ => None,
+    });
+    let Some(review) = reviewed else {
+        return Ok(None);
+    };
+    let Some(head) = ctx.repo.head()?.commit() else {
+        return Ok(None);
+    };
+    if ctx.repo.commit_tree(head)?.to_string() != review.snapshot {
+        return Ok(None);
+    }
+    let spent = super::status::round_usd(m.spent_usd);
+    let mut line = format!(
+        "pair-run={run_id} verdict={} rounds={} reviewer={} cost_usd={spent} tree={}",
+        verdict.as_str(),
+        m.outcome.rounds,
+        review.tool,
+        review.snapshot
+    );
+    if m.outcome.override_ {
+        line.push_str(" override=true");
+    }
+    crate::store::notes::add_line(&ctx.repo, head, &line)?;
+    Ok(Some(head))
 }
 
 /// Records `number` as the run's PR, once; a different number on a run that has one is

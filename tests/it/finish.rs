@@ -287,3 +287,44 @@ fn the_skill_names_only_real_commands_and_handles_every_next_action() {
         );
     }
 }
+
+#[test]
+fn finish_notes_the_commit_that_carries_the_approved_work() {
+    let (env, run_id) = approved_run();
+    let out = env.pair(&["finish", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        out.json()["note_commit"],
+        Value::Null,
+        "the work is not committed yet"
+    );
+    assert!(out.stderr.contains("run git pair finish again"), "{out}");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "Teach the fetcher to retry"]);
+    let head = env.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let v = env.pair_json(&["finish"]);
+    assert_eq!(v["note_commit"], head.as_str());
+    let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
+    let tree = env.git(&["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(
+        note,
+        format!(
+            "pair-run={run_id} verdict=APPROVED rounds=2 reviewer=command cost_usd=0 tree={}",
+            tree
+        )
+    );
+    let log = env.git(&["log", "-1", "--notes=pair", "--format=%N"]);
+    assert!(
+        log.contains(&format!("pair-run={run_id} verdict=APPROVED")),
+        "{log}"
+    );
+    env.pair_json(&["finish"]);
+    assert_eq!(
+        env.git(&["notes", "--ref=pair", "show", "HEAD"])
+            .lines()
+            .count(),
+        1,
+        "idempotent"
+    );
+    env.assert_fsck_clean();
+}
