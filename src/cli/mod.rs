@@ -56,7 +56,7 @@ State lives in refs/pair/runs/<id> and refs/notes/pair; HANDOFF.md is a view of 
     after_help = "Exit codes: 0 success · 1 refused or failed · 2 budget alert (budget-check) · 129 usage error"
 )]
 pub struct Cli {
-    /// Run as if started in <path> (like git -C).
+    /// Run as if started in `path` (like git -C).
     #[arg(short = 'C', global = true, value_name = "path")]
     pub directory: Vec<std::path::PathBuf>,
     /// Print one compact JSON object on stdout; messages for humans go to stderr.
