@@ -124,6 +124,30 @@ for which in typical large replayed; do
   fi
 done
 
+# budget-check for a run that recorded the large session (as its coder session, with the
+# run's window covering every line of it), cold: the parse cache is dropped before each run.
+if [ "$ours_label" = "git-pair cost --session ID --json" ]; then
+  id=$(pick large)
+  brepo=$BENCH_DIR/budget-repo
+  rm -rf "$brepo" && git init -q -b main "$brepo"
+  (cd "$brepo" && git -c user.name=b -c user.email=b@b commit -q --allow-empty -m seed \
+    && GIT_PAIR_NOW=0 "$GIT_PAIR" start --task bench --budget-usd 100000 > /dev/null \
+    && "$GIT_PAIR" coder-done --summary bench --session "$id" > /dev/null)
+  budget() { rm -rf "$brepo/.git/pair/cache/cost"; (cd "$brepo" && "$GIT_PAIR" budget-check --json); }
+  ours_usd=$(budget | jq -r '.spent')
+  theirs_usd=$(theirs "$id" | jq -r '.totalCost')
+  ours_s=$(median_secs budget)
+  theirs_s=$(median_secs theirs "$id")
+  speedup=$(awk -v a="$ours_s" -v b="$theirs_s" 'BEGIN { printf "%.0f", b / a }')
+  printf '| %s | git pair budget-check (run recorded it) vs ccusage session | - | %s | %s | %sx | %.4f | %.6f | %s |\n' \
+    "${id:0:8}" "$ours_s" "$theirs_s" "$speedup" "$ours_usd" "$theirs_usd" \
+    "$(awk -v a="$ours_usd" -v b="$theirs_usd" 'BEGIN { printf "%.3f%%", (a - b) / b * 100 }')"
+  if awk -v s="$speedup" 'BEGIN { exit !(s < 10) }'; then
+    log "MISS: budget-check is only ${speedup}x faster"
+    fail=1
+  fi
+fi
+
 # Codex: ccusage has no --id for codex; compare against its per-session list.
 cid=$(pick codex)
 ours_codex=$(ours "$cid" | jq -r '.total_usd')
