@@ -43,7 +43,11 @@ fn git(dir: &Path) -> Command {
 
 fn run(cmd: &mut Command) -> Vec<u8> {
     let out = cmd.output().expect("spawn git");
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -54,7 +58,10 @@ fn file_path(i: usize) -> String {
 fn base_content(i: usize) -> String {
     let mut s = format!("// module {i}\n\nfn function_{i}(x: u32) -> u32 {{\n");
     for line in 0..24 {
-        s.push_str(&format!("    let v{line} = x.wrapping_mul({}) + {line};\n", i + line));
+        s.push_str(&format!(
+            "    let v{line} = x.wrapping_mul({}) + {line};\n",
+            i + line
+        ));
     }
     s.push_str("    x\n}\n");
     s
@@ -67,14 +74,25 @@ fn setup(dir: &Path, files: usize) {
     stream.extend_from_slice(b"commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 4\nbase\n");
     for i in 0..files {
         let content = base_content(i);
-        write!(stream, "M 100644 inline {}\ndata {}\n{content}\n", file_path(i), content.len()).expect("memory");
+        write!(
+            stream,
+            "M 100644 inline {}\ndata {}\n{content}\n",
+            file_path(i),
+            content.len()
+        )
+        .expect("memory");
     }
     let mut child = git(dir)
         .args(["fast-import", "--quiet"])
         .stdin(Stdio::piped())
         .spawn()
         .expect("spawn fast-import");
-    child.stdin.take().expect("stdin").write_all(&stream).expect("stream");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&stream)
+        .expect("stream");
     assert!(child.wait().expect("fast-import").success());
     run(git(dir).args(["reset", "-q", "--hard", "main"]));
     // Let file times fall clearly before the index's, so unchanged files are not racy.
@@ -95,10 +113,16 @@ fn change(dir: &Path, changed: usize, files: usize, iteration: usize) {
 
 fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
     let mut set = HashSet::new();
-    for entry in std::fs::read_dir(git_dir.join("objects")).expect("objects dir").flatten() {
+    for entry in std::fs::read_dir(git_dir.join("objects"))
+        .expect("objects dir")
+        .flatten()
+    {
         let name = entry.file_name();
         if name.len() == 2 && entry.path().is_dir() {
-            for object in std::fs::read_dir(entry.path()).expect("fan-out dir").flatten() {
+            for object in std::fs::read_dir(entry.path())
+                .expect("fan-out dir")
+                .flatten()
+            {
                 set.insert(object.path());
             }
         }
@@ -133,7 +157,8 @@ fn ours(dir: &Path, in_memory: bool) -> Ours {
     let snapshot_done = Instant::now();
     let mut differ = Differ::new(&repo, diff::Options::default()).expect("differ");
     let changes = differ.changes(Some(base), tree).expect("changes");
-    let packet = packet::build_from_changes(&mut differ, &changes, &packet::Options::default()).expect("packet");
+    let packet = packet::build_from_changes(&mut differ, &changes, &packet::Options::default())
+        .expect("packet");
     let end = Instant::now();
     Ours {
         snapshot: snapshot_done - start,
@@ -151,7 +176,9 @@ fn git_pipeline(dir: &Path) -> (Duration, String, Vec<u8>) {
     let start = Instant::now();
     std::fs::copy(dir.join(".git/index"), &tmp).expect("copy index");
     run(git(dir).env("GIT_INDEX_FILE", &tmp).args(["add", "-A"]));
-    let diff = run(git(dir).env("GIT_INDEX_FILE", &tmp).args(["diff", "--cached", "HEAD"]));
+    let diff = run(git(dir)
+        .env("GIT_INDEX_FILE", &tmp)
+        .args(["diff", "--cached", "HEAD"]));
     let elapsed = start.elapsed();
     let tree = String::from_utf8(run(git(dir).env("GIT_INDEX_FILE", &tmp).arg("write-tree")))
         .expect("hex")
@@ -180,7 +207,11 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
         let before = loose_objects(&git_dir);
         // Alternate who goes first, so neither always profits from a warmer cache.
         let (mut o, mut g, mut m) = (None, None, None);
-        let order = if iteration % 2 == 0 { [0, 1, 2] } else { [1, 0, 2] };
+        let order = if iteration % 2 == 0 {
+            [0, 1, 2]
+        } else {
+            [1, 0, 2]
+        };
         for which in order {
             match which {
                 0 => o = Some(ours(dir, false)),
@@ -193,7 +224,10 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
         assert_eq!(o.tree, g_tree, "snapshot tree differs from git's");
         assert_eq!(m.tree, g_tree, "in-memory snapshot tree differs from git's");
         if o.packet.coverage.summary.is_none() {
-            assert_eq!(o.packet.diff, g_diff, "packet differs from git diff --cached");
+            assert_eq!(
+                o.packet.diff, g_diff,
+                "packet differs from git diff --cached"
+            );
         }
         assert!(o.packet.diff.len() <= packet::Options::default().budget_bytes);
         ours_total.push(o.total);
@@ -206,11 +240,26 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
     let (packet, git_len) = last_packet.expect("at least one iteration");
     let c = &packet.coverage;
     println!("\n{files} files, {changed} changed, {iterations} iterations (median):");
-    println!("  git add -A (temp index) + git diff --cached   {}", ms(median(git_total.clone())));
-    println!("  ours: snapshot + diff + render + budget        {}", ms(median(ours_total.clone())));
-    println!("    of which snapshot (objects written)          {}", ms(median(ours_snapshot)));
-    println!("    of which diff + render + budget              {}", ms(median(ours_rest)));
-    println!("  ours with object memory (nothing written)      {}", ms(median(memory_total)));
+    println!(
+        "  git add -A (temp index) + git diff --cached   {}",
+        ms(median(git_total.clone()))
+    );
+    println!(
+        "  ours: snapshot + diff + render + budget        {}",
+        ms(median(ours_total.clone()))
+    );
+    println!(
+        "    of which snapshot (objects written)          {}",
+        ms(median(ours_snapshot))
+    );
+    println!(
+        "    of which diff + render + budget              {}",
+        ms(median(ours_rest))
+    );
+    println!(
+        "  ours with object memory (nothing written)      {}",
+        ms(median(memory_total))
+    );
     println!(
         "  ratio ours / git: {:.2}",
         median(ours_total).as_secs_f64() / median(git_total).as_secs_f64()
@@ -240,7 +289,10 @@ fn main() {
     std::fs::create_dir(&dir).expect("repo dir");
     let setup_start = Instant::now();
     setup(&dir, files);
-    println!("set up {files} files in {:.1} s", setup_start.elapsed().as_secs_f64());
+    println!(
+        "set up {files} files in {:.1} s",
+        setup_start.elapsed().as_secs_f64()
+    );
     let scenarios = std::env::var("BENCH_SCENARIOS").unwrap_or_else(|_| "small large".to_owned());
     if scenarios.contains("small") {
         scenario(&dir, files, 200, iterations);
