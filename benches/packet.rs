@@ -8,8 +8,8 @@
 //! - git: `cp .git/index tmp && GIT_INDEX_FILE=tmp git add -A && GIT_INDEX_FILE=tmp git diff
 //!   --cached HEAD`.
 //!
-//! Loose objects created by a run are deleted before the next run, so every run writes its
-//! objects. Medians are printed. Run with `cargo bench --bench packet`
+//! Objects created by a run (loose or packed) are deleted before the next run, so every run
+//! writes its objects, and the file system is synced between runs. Medians are printed. Run with `cargo bench --bench packet`
 //! (`BENCH_ITERATIONS=n`, `BENCH_FILES=n` to change the defaults of 7 and 20000;
 //! `BENCH_SCENARIOS=small` or `large` to run one of the two).
 //!
@@ -111,16 +111,17 @@ fn change(dir: &Path, changed: usize, files: usize, iteration: usize) {
     }
 }
 
-fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
+/// Loose object files and pack files.
+fn object_files(git_dir: &Path) -> HashSet<PathBuf> {
     let mut set = HashSet::new();
     for entry in std::fs::read_dir(git_dir.join("objects"))
         .expect("objects dir")
         .flatten()
     {
         let name = entry.file_name();
-        if name.len() == 2 && entry.path().is_dir() {
+        if (name.len() == 2 || name == "pack") && entry.path().is_dir() {
             for object in std::fs::read_dir(entry.path())
-                .expect("fan-out dir")
+                .expect("object dir")
                 .flatten()
             {
                 set.insert(object.path());
@@ -130,12 +131,15 @@ fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
     set
 }
 
+/// Deletes the objects a run added, then flushes the file system so that the next run does not
+/// pay for this run's write-back.
 fn remove_new_objects(git_dir: &Path, before: &HashSet<PathBuf>) {
-    for path in loose_objects(git_dir) {
+    for path in object_files(git_dir) {
         if !before.contains(&path) {
-            std::fs::remove_file(path).expect("remove loose object");
+            std::fs::remove_file(path).expect("remove new object file");
         }
     }
+    let _ = Command::new("sync").status();
 }
 
 struct Ours {
@@ -204,7 +208,8 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
     let mut last_packet = None;
     for iteration in 0..iterations {
         change(dir, changed, files, iteration);
-        let before = loose_objects(&git_dir);
+        let before = object_files(&git_dir);
+        let _ = Command::new("sync").status();
         // Alternate who goes first, so neither always profits from a warmer cache.
         let (mut o, mut g, mut m) = (None, None, None);
         let order = if iteration % 2 == 0 {

@@ -7,6 +7,7 @@
 //! cheap part (which files changed, renames) from rendering, so callers can render only what
 //! they will use. This module reads objects through gix and never writes any.
 
+mod abbrev;
 mod quote;
 mod rename;
 mod render;
@@ -242,7 +243,7 @@ pub struct Differ<'repo> {
     options: Options,
     attributes: gix::AttributeStack<'repo>,
     matches: gix::attrs::search::Outcome,
-    hex_len: usize,
+    abbreviator: abbrev::Abbreviator,
 }
 
 /// What `.gitattributes` says about one path, as far as diffs are concerned.
@@ -277,12 +278,14 @@ impl<'repo> Differ<'repo> {
             Abbrev::Length(n) => n.clamp(4, repo.object_hash().len_in_hex()),
             Abbrev::Auto => auto_hex_len(repo.objects.packed_object_count().unwrap_or(0)),
         };
+        let abbreviator =
+            abbrev::Abbreviator::new(repo.objects.store_ref().path(), hex_len, repo.object_hash());
         Ok(Differ {
             repo,
             options,
             attributes,
             matches,
-            hex_len,
+            abbreviator,
         })
     }
 
@@ -385,7 +388,7 @@ impl<'repo> Differ<'repo> {
             (Some(mode), Some(id)) => Some(self.load_side(&change.new_path, mode, id)?),
             _ => None,
         };
-        let null_abbrev = "0".repeat(self.hex_len);
+        let null_abbrev = "0".repeat(self.abbreviator.min_len());
         let base = render::SectionView {
             old: old.as_ref().map(LoadedSide::view),
             new: new.as_ref().map(LoadedSide::view),
@@ -535,25 +538,8 @@ impl<'repo> Differ<'repo> {
         Ok(header.size())
     }
 
-    /// git's `find_unique_abbrev`: `hex_len` digits, more while another object shares them.
-    fn abbreviate(&self, id: ObjectId) -> String {
-        let hex = id.to_hex().to_string();
-        if id.is_null() || self.hex_len >= hex.len() {
-            return hex[..self.hex_len.min(hex.len())].to_owned();
-        }
-        let unique = gix::odb::store::prefix::disambiguate::Candidate::new(id, self.hex_len)
-            .ok()
-            .and_then(|candidate| {
-                self.repo
-                    .objects
-                    .disambiguate_prefix(candidate)
-                    .ok()
-                    .flatten()
-            });
-        match unique {
-            Some(prefix) => prefix.to_string(),
-            None => hex[..self.hex_len].to_owned(),
-        }
+    fn abbreviate(&mut self, id: ObjectId) -> String {
+        self.abbreviator.abbreviate(&id)
     }
 }
 

@@ -69,3 +69,59 @@ fn stress_more_generated_histories() {
         compare_history(&fixture.path);
     }
 }
+
+/// git prints more than 7 hex digits when another object shares them; find two blobs whose
+/// ids share 7 digits (a birthday search over a few ten thousand hashes), commit one and store
+/// the other, loose and then packed.
+#[test]
+fn abbreviations_grow_when_another_object_shares_the_prefix() {
+    let mut seen = std::collections::HashMap::new();
+    let (first, second) = (0u32..)
+        .find_map(|i| {
+            let content = format!("collision candidate {i}\n");
+            let id = gix::objs::compute_hash(
+                gix::hash::Kind::Sha1,
+                gix::objs::Kind::Blob,
+                content.as_bytes(),
+            )
+            .expect("hash");
+            let key = id.to_hex_with_len(7).to_string();
+            seen.insert(key, content.clone())
+                .map(|other| (other, content))
+        })
+        .expect("a 28-bit collision exists among 2^32 candidates");
+
+    let temp = support::empty_repo();
+    std::fs::write(temp.path.join("f"), "base\n").expect("write");
+    git_ok(&temp.path, &["add", "f"]);
+    git_ok(&temp.path, &["commit", "-qm", "base"]);
+    std::fs::write(temp.path.join("f"), &first).expect("write");
+    git_ok(&temp.path, &["commit", "-qam", "collide"]);
+    let other = temp.path.join("other");
+    std::fs::write(&other, &second).expect("write");
+    let other_id = git_str(
+        &temp.path,
+        &["hash-object", "-w", other.to_str().expect("UTF-8 path")],
+    );
+    git_ok(&temp.path, &["tag", "keep-colliding-blob", &other_id]);
+
+    let head = git_str(&temp.path, &["rev-parse", "HEAD"]);
+    let parent = git_str(&temp.path, &["rev-parse", "HEAD~1"]);
+    let expected = git_ok(&temp.path, &["diff", &parent, &head]);
+    assert!(
+        String::from_utf8_lossy(&expected)
+            .lines()
+            .any(|l| l.starts_with("index ") && l.len() > "index 1234567..1234567 100644".len()),
+        "the fixture really needs a longer abbreviation"
+    );
+    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+    git_ok(&temp.path, &["repack", "-qad"]);
+    git_ok(&temp.path, &["prune-packed"]);
+    let loose = temp
+        .path
+        .join(".git/objects")
+        .join(&other_id[..2])
+        .join(&other_id[2..]);
+    assert!(!loose.exists(), "the colliding blob is now packed");
+    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+}
