@@ -77,6 +77,9 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>)> 
     pack.extend_from_slice(&2u32.to_be_bytes());
     pack.extend_from_slice(&(objects.len() as u32).to_be_bytes());
     let mut entries = Vec::with_capacity(objects.len());
+    // One compressor for all objects: setting one up allocates its whole window.
+    let mut compress =
+        gix::zlib::stream::deflate::Compress::new(gix::zlib::Compression::BEST_SPEED);
     for (id, kind, data) in objects {
         let offset = pack.len();
         let type_bits: u8 = match kind {
@@ -95,11 +98,7 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>)> 
             size >>= 7;
         }
         pack.push(byte);
-        let mut deflate =
-            gix::zlib::stream::deflate::Write::new(pack, gix::zlib::Compression::BEST_SPEED);
-        deflate.write_all(data)?;
-        deflate.flush()?;
-        pack = deflate.into_inner();
+        deflate_into(&mut compress, data, &mut pack)?;
         entries.push(Entry {
             id: *id,
             offset: offset as u64,
@@ -109,6 +108,34 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>)> 
     let checksum = sha1(&pack);
     pack.extend_from_slice(&checksum);
     Ok((pack, entries))
+}
+
+/// Appends the zlib stream of `data` to `out`.
+fn deflate_into(
+    compress: &mut gix::zlib::stream::deflate::Compress,
+    data: &[u8],
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    use gix::zlib::{Status, stream::deflate::FlushCompress};
+    compress.reset();
+    let (mut read, mut written) = (0usize, out.len());
+    loop {
+        // Room for the rest at worst-case expansion, so one call usually finishes.
+        out.resize(
+            written + (data.len() - read) + (data.len() - read) / 8 + 64,
+            0,
+        );
+        let (in_before, out_before) = (compress.total_in(), compress.total_out());
+        let status = compress
+            .compress(&data[read..], &mut out[written..], FlushCompress::Finish)
+            .map_err(std::io::Error::other)?;
+        read += (compress.total_in() - in_before) as usize;
+        written += (compress.total_out() - out_before) as usize;
+        if status == Status::StreamEnd {
+            out.truncate(written);
+            return Ok(());
+        }
+    }
 }
 
 fn encode_index(mut entries: Vec<Entry>, pack_checksum: &[u8]) -> Vec<u8> {
