@@ -125,3 +125,47 @@ fn abbreviations_grow_when_another_object_shares_the_prefix() {
     assert!(!loose.exists(), "the colliding blob is now packed");
     compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
 }
+
+/// Renames around the 50% threshold: sources deleted and destinations added in one commit,
+/// sharing 40%..60% of their lines, with CRLF and unterminated last lines, several sources per
+/// destination (best score, then same basename, then order), and basenames unique on both sides
+/// (the 75% shortcut). Similarity is computed with git's own chunk-hash estimate, so every
+/// pairing and every `similarity index` must equal git's.
+#[test]
+fn renames_near_the_threshold_pair_like_git() {
+    let temp = support::empty_repo();
+    let mut base = String::new();
+    let mut change = String::new();
+    for (n, shared) in (40..=60).enumerate() {
+        let eol = if n % 3 == 0 { "\\r\\n" } else { "\\n" };
+        let tail = if n % 4 == 0 { "" } else { eol };
+        // `shared` of 100 lines kept, the rest replaced; lines differ in length so scores vary.
+        base.push_str(&format!(
+            "for i in $(seq 1 100); do printf 'line %d of source {n} padded{}{eol}' $i; done >src_{n}.txt\n",
+            "x".repeat(n % 7)
+        ));
+        change.push_str(&format!(
+            "{{ for i in $(seq 1 {shared}); do printf 'line %d of source {n} padded{}{eol}' $i; done; for i in $(seq {} 100); do printf 'new %d in {n}{eol}' $i; done; printf 'end{tail}'; }} >dst_{n}.txt\nrm src_{n}.txt\n",
+            "x".repeat(n % 7),
+            shared + 1
+        ));
+    }
+    // Competing sources for one destination, and a unique-basename pair below 75%.
+    base.push_str("mkdir -p a b c && seq 1 60 >a/data.txt && seq 1 60 | sed 's/5/five/' >b/data.txt && seq 1 40 >c/unique.txt\n");
+    change.push_str("rm a/data.txt b/data.txt c/unique.txt && mkdir -p d && seq 1 61 >d/data.txt && { seq 1 28; seq 100 115; } >d/unique.txt\n");
+    support::sh(
+        &temp.path,
+        &format!(
+            "{base}git add -A && git commit -qm sources\n{change}git add -A && git commit -qm renames"
+        ),
+    );
+    let repo = support::open(&temp.path);
+    let head = git_str(&temp.path, &["rev-parse", "HEAD"]);
+    let parent = git_str(&temp.path, &["rev-parse", "HEAD~1"]);
+    let git = git_ok(&temp.path, &["diff", "--stat", &parent, &head]);
+    assert!(
+        String::from_utf8_lossy(&git).contains("=>"),
+        "some pairs are renames"
+    );
+    compare(&temp.path, &repo, Some(&parent), &head);
+}
