@@ -166,6 +166,7 @@ pub fn check_blindness<'a>(
 pub fn build(files: &[FileDiff], options: &Options) -> Result<Packet, Error> {
     let changes: Vec<&Change> = files.iter().map(|f| &f.change).collect();
     let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(files[i].clone()) };
+    // (Each file is copied once, into the packet's working set; `build_from_changes` moves.)
     assemble(&changes, &mut source, options)
 }
 
@@ -225,11 +226,9 @@ fn assemble(
             break;
         }
         let file = render(i)?;
-        let p = Prepared::new(
-            &file,
-            file.generated || is_generated(change, &generated_patterns),
-        );
         git_sum += file.text.len();
+        let generated = file.generated || is_generated(change, &generated_patterns);
+        let p = Prepared::new(file, generated);
         full_sum += p.full.len();
         tier1_sum += p.tier1().len();
         reduced_sum += shape_bytes(p.reduced()).len();
