@@ -8,6 +8,7 @@
 
 mod pack;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use gix::ObjectId;
@@ -101,9 +102,13 @@ fn snapshot_into(repo: &gix::Repository) -> Result<ObjectId, Error> {
     let settings = Settings::from_config(repo);
 
     let worktree_changes = changed_paths(repo, &index)?;
-    let mut leaves = index_leaves(&index);
-    let mut updates: std::collections::HashMap<BString, Option<Leaf>> =
-        std::collections::HashMap::new();
+    let base = index_leaves(&index);
+    let in_index = |path: &BStr| {
+        base.binary_search_by(|(p, _)| p.cmp(&path))
+            .ok()
+            .map(|i| base[i].1)
+    };
+    let mut updates: HashMap<BString, Option<Leaf>> = HashMap::new();
 
     let (mut pipeline, _) = repo
         .filter_pipeline(None)
@@ -116,41 +121,50 @@ fn snapshot_into(repo: &gix::Repository) -> Result<ObjectId, Error> {
                 source,
             })?;
         let leaf = object.map(|(id, kind, _)| Leaf {
-            mode: settings.mode_for(kind, leaves.get(&path).map(|l| l.mode)),
+            mode: settings.mode_for(kind, in_index(path.as_bstr()).map(|l| l.mode)),
             id,
         });
         updates.insert(path, leaf);
     }
-    for (path, leaf) in &leaves {
-        if leaf.mode == GITLINK && !updates.contains_key(path) {
-            let Ok(relative) = gix::path::from_bstr(path.as_bstr()) else {
-                continue;
-            };
-            if let Some(head) = submodule_head(repo, &workdir.join(relative)) {
-                if head != leaf.id {
-                    updates.insert(
-                        path.clone(),
-                        Some(Leaf {
-                            mode: GITLINK,
-                            id: head,
-                        }),
-                    );
-                }
+    for (path, leaf) in &base {
+        if leaf.mode != GITLINK || updates.contains_key(*path) {
+            continue;
+        }
+        let Ok(relative) = gix::path::from_bstr(*path) else {
+            continue;
+        };
+        if let Some(head) = submodule_head(repo, &workdir.join(relative)) {
+            if head != leaf.id {
+                let moved = Leaf {
+                    mode: GITLINK,
+                    id: head,
+                };
+                updates.insert((*path).to_owned(), Some(moved));
             }
         }
     }
-    for (path, update) in updates {
-        match update {
-            Some(leaf) => {
-                leaves.insert(path, leaf);
-            }
-            None => {
-                leaves.remove(&path);
+
+    // The index's entries with the updates applied, then the new paths, in path order.
+    let mut leaves: Vec<(&BStr, Leaf)> = Vec::with_capacity(base.len() + updates.len());
+    for &(path, leaf) in &base {
+        match updates.get(path) {
+            None => leaves.push((path, leaf)),
+            Some(Some(updated)) => leaves.push((path, *updated)),
+            Some(None) => {}
+        }
+    }
+    let before_additions = leaves.len();
+    for (path, update) in &updates {
+        if let Some(leaf) = update {
+            if in_index(path.as_bstr()).is_none() {
+                leaves.push((path.as_bstr(), *leaf));
             }
         }
     }
-    let sorted: Vec<(BString, Leaf)> = leaves.into_iter().collect();
-    write_trees(repo, &sorted)
+    if leaves.len() > before_additions {
+        leaves.sort_by(|a, b| a.0.cmp(b.0));
+    }
+    write_trees(repo, &leaves)
 }
 
 /// What `git add` reads from `core.*` about modes.
@@ -192,8 +206,8 @@ impl Settings {
 }
 
 /// The index's entries as `git write-tree` would write them: stage 0 only, without
-/// intent-to-add entries (their work-tree state is picked up as a change).
-fn index_leaves(index: &gix::index::State) -> std::collections::BTreeMap<BString, Leaf> {
+/// intent-to-add entries (their work-tree state is picked up as a change), in path order.
+fn index_leaves(index: &gix::index::State) -> Vec<(&BStr, Leaf)> {
     index
         .entries()
         .iter()
@@ -201,14 +215,11 @@ fn index_leaves(index: &gix::index::State) -> std::collections::BTreeMap<BString
             e.stage_raw() == 0 && !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD)
         })
         .map(|e| {
-            let mode = e.mode.bits();
-            (
-                e.path(index).to_owned(),
-                Leaf {
-                    mode: if mode == TREE { TREE } else { mode },
-                    id: e.id,
-                },
-            )
+            let leaf = Leaf {
+                mode: e.mode.bits(),
+                id: e.id,
+            };
+            (e.path(index), leaf)
         })
         .collect()
 }
@@ -272,7 +283,7 @@ fn submodule_head(repo: &gix::Repository, path: &std::path::Path) -> Option<Obje
 }
 
 /// Writes the trees for `leaves` (sorted by path) and returns the root tree's id.
-fn write_trees(repo: &gix::Repository, leaves: &[(BString, Leaf)]) -> Result<ObjectId, Error> {
+fn write_trees(repo: &gix::Repository, leaves: &[(&BStr, Leaf)]) -> Result<ObjectId, Error> {
     let mut at = 0;
     let id = write_tree(repo, leaves, &mut at, b"".as_bstr())?;
     debug_assert_eq!(at, leaves.len());
@@ -283,7 +294,7 @@ fn write_trees(repo: &gix::Repository, leaves: &[(BString, Leaf)]) -> Result<Obj
 /// starting at `leaves[*at]`, and advances `at` past them.
 fn write_tree(
     repo: &gix::Repository,
-    leaves: &[(BString, Leaf)],
+    leaves: &[(&BStr, Leaf)],
     at: &mut usize,
     prefix: &BStr,
 ) -> Result<ObjectId, Error> {
