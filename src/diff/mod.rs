@@ -243,7 +243,8 @@ pub struct Differ<'repo> {
     options: Options,
     attributes: gix::AttributeStack<'repo>,
     matches: gix::attrs::search::Outcome,
-    abbreviator: abbrev::Abbreviator,
+    /// Made on first use, so that packs written after [`Differ::new`] (a snapshot's) count.
+    abbreviator: Option<abbrev::Abbreviator>,
 }
 
 /// What `.gitattributes` says about one path, as far as diffs are concerned.
@@ -274,18 +275,12 @@ impl<'repo> Differ<'repo> {
             "linguist-generated",
             "linguist-vendored",
         ]);
-        let hex_len = match options.abbrev {
-            Abbrev::Length(n) => n.clamp(4, repo.object_hash().len_in_hex()),
-            Abbrev::Auto => auto_hex_len(repo.objects.packed_object_count().unwrap_or(0)),
-        };
-        let abbreviator =
-            abbrev::Abbreviator::new(repo.objects.store_ref().path(), hex_len, repo.object_hash());
         Ok(Differ {
             repo,
             options,
             attributes,
             matches,
-            abbreviator,
+            abbreviator: None,
         })
     }
 
@@ -388,7 +383,7 @@ impl<'repo> Differ<'repo> {
             (Some(mode), Some(id)) => Some(self.load_side(&change.new_path, mode, id)?),
             _ => None,
         };
-        let null_abbrev = "0".repeat(self.abbreviator.min_len());
+        let null_abbrev = "0".repeat(self.abbreviator().min_len());
         let base = render::SectionView {
             old: old.as_ref().map(LoadedSide::view),
             new: new.as_ref().map(LoadedSide::view),
@@ -539,7 +534,19 @@ impl<'repo> Differ<'repo> {
     }
 
     fn abbreviate(&mut self, id: ObjectId) -> String {
-        self.abbreviator.abbreviate(&id)
+        self.abbreviator().abbreviate(&id)
+    }
+
+    fn abbreviator(&mut self) -> &mut abbrev::Abbreviator {
+        let repo = self.repo;
+        let abbrev = self.options.abbrev;
+        self.abbreviator.get_or_insert_with(|| {
+            let hex_len = match abbrev {
+                Abbrev::Length(n) => n.clamp(4, repo.object_hash().len_in_hex()),
+                Abbrev::Auto => auto_hex_len(repo.objects.packed_object_count().unwrap_or(0)),
+            };
+            abbrev::Abbreviator::new(repo.objects.store_ref().path(), hex_len, repo.object_hash())
+        })
     }
 }
 

@@ -182,6 +182,20 @@ pub fn build_from_changes(
     assemble(&refs, &mut source, options)
 }
 
+/// The whole pipeline after the snapshot: diff `old` (a tree or commit, `None` for the empty
+/// tree) against `new`, and build the packet, rendering only the files it shows.
+pub fn from_trees(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+    diff_options: &crate::diff::Options,
+    options: &Options,
+) -> Result<Packet, Error> {
+    let mut differ = Differ::new(repo, diff_options.clone())?;
+    let changes = differ.changes(old, new)?;
+    build_from_changes(&mut differ, &changes, options)
+}
+
 fn label(change: &Change) -> String {
     let quote = |p: &[u8]| crate::diff::quote_path(p, true);
     match change.kind {
