@@ -228,7 +228,15 @@ fn assemble(
         .collect();
     let labels: Vec<String> = changes.iter().map(|c| label(c)).collect();
     let list_cap = (budget / LIST_SHARE).min(LIST_MAX);
-    let list_reserve = not_included_list(&labels, budget, list_cap).len();
+    // Room for the list of left-out files: the list of all files bounds the list of any
+    // suffix of them when it is complete; when it had to be cut, a suffix's list may name
+    // other (longer) paths, so reserve the whole cap.
+    let full_list = not_included_list(&labels, budget, list_cap);
+    let list_reserve = if full_list.ends_with(b" more\n") {
+        full_list.len().max(list_cap).min(budget)
+    } else {
+        full_list.len()
+    };
 
     // Render in order while the reduced shapes might still all fit, or while the minimal
     // shapes of a prefix fit next to the not-included list.
