@@ -670,6 +670,57 @@ impl rename::Blobs for RenameBlobs<'_, '_> {
     }
 }
 
+/// Renders a file pair from contents, for tests of code that consumes rendered diffs.
+#[cfg(test)]
+pub(crate) fn file_diff_for_tests(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> FileDiff {
+    let id = |content: &[u8]| {
+        gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
+            .expect("hashing memory")
+    };
+    fn view<'a>(path: &'a str, content: &'a [u8]) -> render::SideView<'a> {
+        render::SideView {
+            path: path.as_bytes(),
+            mode: 0o100644,
+            abbrev: "1234567",
+            content,
+            binary: is_binary_content(content),
+        }
+    }
+    let section = render::SectionView {
+        old: old.map(|c| view(path, c)),
+        new: new.map(|c| view(path, c)),
+        similarity: None,
+        same_id: old == new,
+        null_abbrev: "0000000",
+        quote_path: true,
+    };
+    let mut text = Vec::new();
+    let written = render::write_section(&section, &HunkOptions::default(), &mut text);
+    let kind = match (old, new) {
+        (None, _) => ChangeKind::Added,
+        (_, None) => ChangeKind::Deleted,
+        _ => ChangeKind::Modified,
+    };
+    FileDiff {
+        change: Change {
+            kind,
+            old_path: path.into(),
+            new_path: path.into(),
+            old_mode: old.map(|_| 0o100644),
+            new_mode: new.map(|_| 0o100644),
+            old_id: old.map(id),
+            new_id: new.map(id),
+        },
+        binary: section.old.is_some_and(|s| s.binary) || section.new.is_some_and(|s| s.binary),
+        generated: false,
+        added_lines: written.added,
+        deleted_lines: written.deleted,
+        text,
+        header_len: written.header_len,
+        hunks: written.hunks,
+    }
+}
+
 /// Computes the diff from `old` (a tree or commit, or `None` for the empty tree) to `new` and
 /// renders every file.
 pub fn diff_trees(

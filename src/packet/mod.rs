@@ -471,6 +471,93 @@ fn not_included_list(labels: &[String], budget: usize, cap: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff::file_diff_for_tests;
+
+    /// Deterministic pseudo-random numbers for the property test.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n.max(1)
+        }
+    }
+
+    fn random_files(rng: &mut Lcg) -> Vec<FileDiff> {
+        let count = 1 + rng.below(40) as usize;
+        (0..count)
+            .map(|i| {
+                let lines = |rng: &mut Lcg, tag: &str| -> Vec<u8> {
+                    (0..rng.below(400))
+                        .map(|n| format!("{tag} line {n} {}\n", "x".repeat(rng.below(90) as usize)))
+                        .collect::<String>()
+                        .into_bytes()
+                };
+                let name = match rng.below(6) {
+                    0 => format!("vendor/lib{i}.rs"),
+                    1 => format!("dir/Cargo.lock{i}"),
+                    _ => format!("src/file{i}.rs"),
+                };
+                let old = lines(rng, "old");
+                let mut new = old.clone();
+                match rng.below(5) {
+                    0 => return file_diff_for_tests(&name, Some(&old), None),
+                    1 => return file_diff_for_tests(&name, None, Some(&lines(rng, "new"))),
+                    2 => new.truncate(new.len() / 3),
+                    3 => new.extend_from_slice(&lines(rng, "more")),
+                    _ => {
+                        let cut = rng.below(new.len() as u64 + 1) as usize;
+                        new.splice(cut..cut, lines(rng, "inserted"));
+                    }
+                }
+                file_diff_for_tests(&name, Some(&old), Some(&new))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn any_budget_gives_a_bounded_consistent_packet() {
+        let mut rng = Lcg(7);
+        for round in 0..120 {
+            let files = random_files(&mut rng);
+            let total: usize = files.iter().map(|f| f.text.len()).sum();
+            let budget = match round % 4 {
+                0 => rng.below(2_000) as usize,
+                1 => rng.below(total as u64 + 1) as usize,
+                2 => total,
+                _ => rng.below(300_000) as usize,
+            };
+            let options = Options {
+                budget_bytes: budget,
+                exclude: Vec::new(),
+            };
+            let packet = build(&files, &options).expect("no exclusions");
+            assert!(
+                packet.diff.len() <= budget,
+                "round {round}: {} > {budget}",
+                packet.diff.len()
+            );
+            let c = &packet.coverage;
+            assert_eq!(
+                c.full.count + c.clipped.count + c.names_only.count + c.not_included.count,
+                files.len(),
+                "round {round}"
+            );
+            assert!(std::str::from_utf8(&packet.diff).is_ok());
+            if total <= budget {
+                let all: Vec<u8> = files.iter().flat_map(|f| f.text.clone()).collect();
+                assert_eq!(
+                    packet.diff, all,
+                    "round {round}: under budget means git's text"
+                );
+                assert!(c.summary.is_none());
+            } else {
+                assert!(c.summary.is_some(), "round {round}");
+            }
+        }
+    }
 
     #[test]
     fn listing_stays_within_its_cap() {
