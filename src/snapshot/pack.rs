@@ -54,6 +54,9 @@ fn persist(dir: &Path, bytes: &[u8], to: &Path) -> std::io::Result<()> {
     }
     let mut file = builder.tempfile_in(dir)?;
     file.write_all(bytes)?;
+    // Durable before it becomes visible, as git does for the packs it writes: a ref may point
+    // into this pack right after.
+    file.as_file().sync_all()?;
     file.persist(to).map_err(|e| e.error)?;
     Ok(())
 }
