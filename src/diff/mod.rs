@@ -8,6 +8,7 @@
 //! they will use. This module reads objects through gix and never writes any.
 
 mod abbrev;
+mod cache;
 mod quote;
 mod rename;
 mod render;
@@ -236,12 +237,13 @@ impl Options {
     }
 }
 
-/// Computes and renders diffs in one repository; holds the attribute lookup and the
-/// abbreviation length so that they are prepared once.
-pub struct Differ<'repo> {
-    repo: &'repo gix::Repository,
+/// Computes and renders diffs in one repository; holds the attribute lookup, the
+/// abbreviations and a delta-base cache so that they are prepared once.
+pub struct Differ {
+    /// A handle of its own, so that it can carry the delta-base cache.
+    repo: gix::Repository,
     options: Options,
-    attributes: gix::AttributeStack<'repo>,
+    attributes: gix::worktree::Stack,
     matches: gix::attrs::search::Outcome,
     /// Made on first use, so that packs written after [`Differ::new`] (a snapshot's) count.
     abbreviator: Option<abbrev::Abbreviator>,
@@ -255,10 +257,10 @@ struct PathAttributes {
     generated: bool,
 }
 
-impl<'repo> Differ<'repo> {
+impl Differ {
     /// Prepares diffs in `repo` with `options`. `.gitattributes` come from the work tree (and
     /// the index), as for `git diff`.
-    pub fn new(repo: &'repo gix::Repository, options: Options) -> Result<Differ<'repo>, Error> {
+    pub fn new(repo: &gix::Repository, options: Options) -> Result<Differ, Error> {
         let index = repo
             .index_or_empty()
             .map_err(|source| Error::Attributes { source })?;
@@ -269,12 +271,16 @@ impl<'repo> Differ<'repo> {
         };
         let attributes = repo
             .attributes_only(&index, source)
-            .map_err(|source| Error::Attributes { source })?;
+            .map_err(|source| Error::Attributes { source })?
+            .detach();
         let matches = attributes.selected_attribute_matches([
             "diff",
             "linguist-generated",
             "linguist-vendored",
         ]);
+        let mut repo = repo.clone();
+        repo.objects
+            .set_pack_cache(|| Box::new(cache::DeltaBaseCache::new(cache::DEFAULT_LIMIT)));
         Ok(Differ {
             repo,
             options,
@@ -292,9 +298,9 @@ impl<'repo> Differ<'repo> {
     /// Lists the files that differ between `old` (a tree or commit; `None` for the empty tree,
     /// e.g. an unborn base) and `new`, in git's output order, with renames detected.
     pub fn changes(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<Vec<Change>, Error> {
-        let old_tree = old.map(|id| peel_to_tree(self.repo, id)).transpose()?;
-        let new_tree = peel_to_tree(self.repo, new)?;
-        let raw = tree::changes(self.repo, old_tree, new_tree)?;
+        let old_tree = old.map(|id| peel_to_tree(&self.repo, id)).transpose()?;
+        let new_tree = peel_to_tree(&self.repo, new)?;
+        let raw = tree::changes(&self.repo, old_tree, new_tree)?;
         let mut queue: Vec<Change> = raw.into_iter().map(Change::from_raw).collect();
         if let Some(settings) = self.options.renames {
             queue = self.detect_renames(queue, &settings)?;
@@ -451,8 +457,10 @@ impl<'repo> Differ<'repo> {
         };
         let platform = self
             .attributes
-            .at_entry(path.as_bstr(), Some(entry_mode))
-            .map_err(|source| Error::Attributes { source })?;
+            .at_entry(path.as_bstr(), Some(entry_mode), &self.repo.objects)
+            .map_err(|source| Error::Attributes {
+                source: gix::Error::from_error(source),
+            })?;
         platform.matching_attributes(&mut self.matches);
         let mut out = PathAttributes::default();
         for m in self.matches.iter_selected() {
@@ -538,7 +546,7 @@ impl<'repo> Differ<'repo> {
     }
 
     fn abbreviator(&mut self) -> &mut abbrev::Abbreviator {
-        let repo = self.repo;
+        let repo = &self.repo;
         let abbrev = self.options.abbrev;
         self.abbreviator.get_or_insert_with(|| {
             let hex_len = match abbrev {
@@ -640,11 +648,11 @@ impl Change {
     }
 }
 
-struct RenameBlobs<'a, 'repo> {
-    differ: &'a mut Differ<'repo>,
+struct RenameBlobs<'a> {
+    differ: &'a mut Differ,
 }
 
-impl rename::Blobs for RenameBlobs<'_, '_> {
+impl rename::Blobs for RenameBlobs<'_> {
     type Error = Error;
 
     fn size(&mut self, candidate: &rename::Candidate<'_>) -> Result<u64, Error> {

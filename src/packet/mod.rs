@@ -173,7 +173,7 @@ pub fn build(files: &[FileDiff], options: &Options) -> Result<Packet, Error> {
 /// Builds a packet from changes, rendering only the files it shows: files beyond what can fit
 /// are listed by name without being diffed. The fast path for large changes.
 pub fn build_from_changes(
-    differ: &mut Differ<'_>,
+    differ: &mut Differ,
     changes: &[Change],
     options: &Options,
 ) -> Result<Packet, Error> {
