@@ -6,10 +6,12 @@
 //!   snapshot, render and budget the packet;
 //! - ours with object memory: the same without writing any object to disk;
 //! - git: `cp .git/index tmp && GIT_INDEX_FILE=tmp git add -A && GIT_INDEX_FILE=tmp git diff
-//!   --cached HEAD`.
+//!   --cached HEAD`;
+//! - and, for the diff engine alone, `git diff HEAD <tree>` against `diff::diff_trees` +
+//!   `diff::render` with every file rendered (outputs asserted equal).
 //!
-//! Loose objects created by a run are deleted before the next run, so every run writes its
-//! objects. Medians are printed. Run with `cargo bench --bench packet`
+//! Objects created by a run (loose or packed) are deleted before the next run, so every run
+//! writes its objects, and the file system is synced between runs. Medians are printed. Run with `cargo bench --bench packet`
 //! (`BENCH_ITERATIONS=n`, `BENCH_FILES=n` to change the defaults of 7 and 20000;
 //! `BENCH_SCENARIOS=small` or `large` to run one of the two).
 //!
@@ -111,16 +113,17 @@ fn change(dir: &Path, changed: usize, files: usize, iteration: usize) {
     }
 }
 
-fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
+/// Loose object files and pack files.
+fn object_files(git_dir: &Path) -> HashSet<PathBuf> {
     let mut set = HashSet::new();
     for entry in std::fs::read_dir(git_dir.join("objects"))
         .expect("objects dir")
         .flatten()
     {
         let name = entry.file_name();
-        if name.len() == 2 && entry.path().is_dir() {
+        if (name.len() == 2 || name == "pack") && entry.path().is_dir() {
             for object in std::fs::read_dir(entry.path())
-                .expect("fan-out dir")
+                .expect("object dir")
                 .flatten()
             {
                 set.insert(object.path());
@@ -130,12 +133,15 @@ fn loose_objects(git_dir: &Path) -> HashSet<PathBuf> {
     set
 }
 
+/// Deletes the objects a run added, then flushes the file system so that the next run does not
+/// pay for this run's write-back.
 fn remove_new_objects(git_dir: &Path, before: &HashSet<PathBuf>) {
-    for path in loose_objects(git_dir) {
+    for path in object_files(git_dir) {
         if !before.contains(&path) {
-            std::fs::remove_file(path).expect("remove loose object");
+            std::fs::remove_file(path).expect("remove new object file");
         }
     }
+    let _ = Command::new("sync").status();
 }
 
 struct Ours {
@@ -188,6 +194,36 @@ fn git_pipeline(dir: &Path) -> (Duration, String, Vec<u8>) {
     (elapsed, tree, diff)
 }
 
+/// Times `git diff HEAD <tree>` and our `diff_trees` + `render` of the same trees (both
+/// render every file), asserting equal output; `ours_first` alternates the order.
+fn full_diffs(dir: &Path, tree: &str, ours_first: bool) -> (Duration, Duration) {
+    let time_git = || {
+        let start = Instant::now();
+        let out = run(git(dir).args(["diff", "HEAD", tree]));
+        (start.elapsed(), out)
+    };
+    let time_ours = || {
+        let start = Instant::now();
+        let repo = gix::open_opts(dir, gix::open::Options::isolated()).expect("open");
+        let base = repo.head_id().expect("HEAD").detach();
+        let new = gix::ObjectId::from_hex(tree.as_bytes()).expect("hex");
+        let files =
+            diff::diff_trees(&repo, Some(base), new, &diff::Options::default()).expect("diff");
+        let mut out = Vec::new();
+        diff::render(&files, &mut out).expect("memory");
+        (start.elapsed(), out)
+    };
+    let ((g, g_out), (o, o_out)) = if ours_first {
+        let o = time_ours();
+        (time_git(), o)
+    } else {
+        let g = time_git();
+        (g, time_ours())
+    };
+    assert!(g_out == o_out, "full diff differs from git diff");
+    (g, o)
+}
+
 fn median(mut values: Vec<Duration>) -> Duration {
     values.sort();
     values[values.len() / 2]
@@ -201,10 +237,12 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
     let git_dir = dir.join(".git");
     let (mut ours_total, mut ours_snapshot, mut ours_rest, mut memory_total, mut git_total) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut git_full_diff, mut ours_full_diff) = (Vec::new(), Vec::new());
     let mut last_packet = None;
     for iteration in 0..iterations {
         change(dir, changed, files, iteration);
-        let before = loose_objects(&git_dir);
+        let before = object_files(&git_dir);
+        let _ = Command::new("sync").status();
         // Alternate who goes first, so neither always profits from a warmer cache.
         let (mut o, mut g, mut m) = (None, None, None);
         let order = if iteration % 2 == 0 {
@@ -215,7 +253,15 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
         for which in order {
             match which {
                 0 => o = Some(ours(dir, false)),
-                1 => g = Some(git_pipeline(dir)),
+                1 => {
+                    let run = git_pipeline(dir);
+                    // The renderer alone, everything rendered: `git diff HEAD <tree>` vs ours,
+                    // on the tree git just wrote.
+                    let (g_full, o_full) = full_diffs(dir, &run.1, iteration % 2 == 0);
+                    git_full_diff.push(g_full);
+                    ours_full_diff.push(o_full);
+                    g = Some(run);
+                }
                 _ => m = Some(ours(dir, true)),
             }
             remove_new_objects(&git_dir, &before);
@@ -263,6 +309,14 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
     println!(
         "  ratio ours / git: {:.2}",
         median(ours_total).as_secs_f64() / median(git_total).as_secs_f64()
+    );
+    println!(
+        "  diff alone, every file rendered: git diff HEAD <tree>  {}",
+        ms(median(git_full_diff))
+    );
+    println!(
+        "  diff alone, every file rendered: ours (diff_trees)    {}",
+        ms(median(ours_full_diff))
     );
     println!(
         "  packet: {} bytes (git diff: {git_len} bytes); full {}, clipped {}, names only {}, not included {}; {}",

@@ -7,6 +7,8 @@
 //! cheap part (which files changed, renames) from rendering, so callers can render only what
 //! they will use. This module reads objects through gix and never writes any.
 
+mod abbrev;
+mod cache;
 mod quote;
 mod rename;
 mod render;
@@ -235,14 +237,16 @@ impl Options {
     }
 }
 
-/// Computes and renders diffs in one repository; holds the attribute lookup and the
-/// abbreviation length so that they are prepared once.
-pub struct Differ<'repo> {
-    repo: &'repo gix::Repository,
+/// Computes and renders diffs in one repository; holds the attribute lookup, the
+/// abbreviations and a delta-base cache so that they are prepared once.
+pub struct Differ {
+    /// A handle of its own, so that it can carry the delta-base cache.
+    repo: gix::Repository,
     options: Options,
-    attributes: gix::AttributeStack<'repo>,
+    attributes: gix::worktree::Stack,
     matches: gix::attrs::search::Outcome,
-    hex_len: usize,
+    /// Made on first use, so that packs written after [`Differ::new`] (a snapshot's) count.
+    abbreviator: Option<abbrev::Abbreviator>,
 }
 
 /// What `.gitattributes` says about one path, as far as diffs are concerned.
@@ -253,10 +257,10 @@ struct PathAttributes {
     generated: bool,
 }
 
-impl<'repo> Differ<'repo> {
+impl Differ {
     /// Prepares diffs in `repo` with `options`. `.gitattributes` come from the work tree (and
     /// the index), as for `git diff`.
-    pub fn new(repo: &'repo gix::Repository, options: Options) -> Result<Differ<'repo>, Error> {
+    pub fn new(repo: &gix::Repository, options: Options) -> Result<Differ, Error> {
         let index = repo
             .index_or_empty()
             .map_err(|source| Error::Attributes { source })?;
@@ -267,22 +271,22 @@ impl<'repo> Differ<'repo> {
         };
         let attributes = repo
             .attributes_only(&index, source)
-            .map_err(|source| Error::Attributes { source })?;
+            .map_err(|source| Error::Attributes { source })?
+            .detach();
         let matches = attributes.selected_attribute_matches([
             "diff",
             "linguist-generated",
             "linguist-vendored",
         ]);
-        let hex_len = match options.abbrev {
-            Abbrev::Length(n) => n.clamp(4, repo.object_hash().len_in_hex()),
-            Abbrev::Auto => auto_hex_len(repo.objects.packed_object_count().unwrap_or(0)),
-        };
+        let mut repo = repo.clone();
+        repo.objects
+            .set_pack_cache(|| Box::new(cache::DeltaBaseCache::new(cache::DEFAULT_LIMIT)));
         Ok(Differ {
             repo,
             options,
             attributes,
             matches,
-            hex_len,
+            abbreviator: None,
         })
     }
 
@@ -294,9 +298,9 @@ impl<'repo> Differ<'repo> {
     /// Lists the files that differ between `old` (a tree or commit; `None` for the empty tree,
     /// e.g. an unborn base) and `new`, in git's output order, with renames detected.
     pub fn changes(&mut self, old: Option<ObjectId>, new: ObjectId) -> Result<Vec<Change>, Error> {
-        let old_tree = old.map(|id| peel_to_tree(self.repo, id)).transpose()?;
-        let new_tree = peel_to_tree(self.repo, new)?;
-        let raw = tree::changes(self.repo, old_tree, new_tree)?;
+        let old_tree = old.map(|id| peel_to_tree(&self.repo, id)).transpose()?;
+        let new_tree = peel_to_tree(&self.repo, new)?;
+        let raw = tree::changes(&self.repo, old_tree, new_tree)?;
         let mut queue: Vec<Change> = raw.into_iter().map(Change::from_raw).collect();
         if let Some(settings) = self.options.renames {
             queue = self.detect_renames(queue, &settings)?;
@@ -385,7 +389,7 @@ impl<'repo> Differ<'repo> {
             (Some(mode), Some(id)) => Some(self.load_side(&change.new_path, mode, id)?),
             _ => None,
         };
-        let null_abbrev = "0".repeat(self.hex_len);
+        let null_abbrev = "0".repeat(self.abbreviator().min_len());
         let base = render::SectionView {
             old: old.as_ref().map(LoadedSide::view),
             new: new.as_ref().map(LoadedSide::view),
@@ -453,8 +457,10 @@ impl<'repo> Differ<'repo> {
         };
         let platform = self
             .attributes
-            .at_entry(path.as_bstr(), Some(entry_mode))
-            .map_err(|source| Error::Attributes { source })?;
+            .at_entry(path.as_bstr(), Some(entry_mode), &self.repo.objects)
+            .map_err(|source| Error::Attributes {
+                source: gix::Error::from_error(source),
+            })?;
         platform.matching_attributes(&mut self.matches);
         let mut out = PathAttributes::default();
         for m in self.matches.iter_selected() {
@@ -535,25 +541,20 @@ impl<'repo> Differ<'repo> {
         Ok(header.size())
     }
 
-    /// git's `find_unique_abbrev`: `hex_len` digits, more while another object shares them.
-    fn abbreviate(&self, id: ObjectId) -> String {
-        let hex = id.to_hex().to_string();
-        if id.is_null() || self.hex_len >= hex.len() {
-            return hex[..self.hex_len.min(hex.len())].to_owned();
-        }
-        let unique = gix::odb::store::prefix::disambiguate::Candidate::new(id, self.hex_len)
-            .ok()
-            .and_then(|candidate| {
-                self.repo
-                    .objects
-                    .disambiguate_prefix(candidate)
-                    .ok()
-                    .flatten()
-            });
-        match unique {
-            Some(prefix) => prefix.to_string(),
-            None => hex[..self.hex_len].to_owned(),
-        }
+    fn abbreviate(&mut self, id: ObjectId) -> String {
+        self.abbreviator().abbreviate(&id)
+    }
+
+    fn abbreviator(&mut self) -> &mut abbrev::Abbreviator {
+        let repo = &self.repo;
+        let abbrev = self.options.abbrev;
+        self.abbreviator.get_or_insert_with(|| {
+            let hex_len = match abbrev {
+                Abbrev::Length(n) => n.clamp(4, repo.object_hash().len_in_hex()),
+                Abbrev::Auto => auto_hex_len(repo.objects.packed_object_count().unwrap_or(0)),
+            };
+            abbrev::Abbreviator::new(repo.objects.store_ref().path(), hex_len, repo.object_hash())
+        })
     }
 }
 
@@ -647,11 +648,11 @@ impl Change {
     }
 }
 
-struct RenameBlobs<'a, 'repo> {
-    differ: &'a mut Differ<'repo>,
+struct RenameBlobs<'a> {
+    differ: &'a mut Differ,
 }
 
-impl rename::Blobs for RenameBlobs<'_, '_> {
+impl rename::Blobs for RenameBlobs<'_> {
     type Error = Error;
 
     fn size(&mut self, candidate: &rename::Candidate<'_>) -> Result<u64, Error> {
@@ -674,6 +675,57 @@ impl rename::Blobs for RenameBlobs<'_, '_> {
             }
         };
         Ok(similarity::Fingerprint::new(&content, !binary))
+    }
+}
+
+/// Renders a file pair from contents, for tests of code that consumes rendered diffs.
+#[cfg(test)]
+pub(crate) fn file_diff_for_tests(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> FileDiff {
+    let id = |content: &[u8]| {
+        gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
+            .expect("hashing memory")
+    };
+    fn view<'a>(path: &'a str, content: &'a [u8]) -> render::SideView<'a> {
+        render::SideView {
+            path: path.as_bytes(),
+            mode: 0o100644,
+            abbrev: "1234567",
+            content,
+            binary: is_binary_content(content),
+        }
+    }
+    let section = render::SectionView {
+        old: old.map(|c| view(path, c)),
+        new: new.map(|c| view(path, c)),
+        similarity: None,
+        same_id: old == new,
+        null_abbrev: "0000000",
+        quote_path: true,
+    };
+    let mut text = Vec::new();
+    let written = render::write_section(&section, &HunkOptions::default(), &mut text);
+    let kind = match (old, new) {
+        (None, _) => ChangeKind::Added,
+        (_, None) => ChangeKind::Deleted,
+        _ => ChangeKind::Modified,
+    };
+    FileDiff {
+        change: Change {
+            kind,
+            old_path: path.into(),
+            new_path: path.into(),
+            old_mode: old.map(|_| 0o100644),
+            new_mode: new.map(|_| 0o100644),
+            old_id: old.map(id),
+            new_id: new.map(id),
+        },
+        binary: section.old.is_some_and(|s| s.binary) || section.new.is_some_and(|s| s.binary),
+        generated: false,
+        added_lines: written.added,
+        deleted_lines: written.deleted,
+        text,
+        header_len: written.header_len,
+        hunks: written.hunks,
     }
 }
 

@@ -166,19 +166,34 @@ pub fn check_blindness<'a>(
 pub fn build(files: &[FileDiff], options: &Options) -> Result<Packet, Error> {
     let changes: Vec<&Change> = files.iter().map(|f| &f.change).collect();
     let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(files[i].clone()) };
+    // (Each file is copied once, into the packet's working set; `build_from_changes` moves.)
     assemble(&changes, &mut source, options)
 }
 
 /// Builds a packet from changes, rendering only the files it shows: files beyond what can fit
 /// are listed by name without being diffed. The fast path for large changes.
 pub fn build_from_changes(
-    differ: &mut Differ<'_>,
+    differ: &mut Differ,
     changes: &[Change],
     options: &Options,
 ) -> Result<Packet, Error> {
     let refs: Vec<&Change> = changes.iter().collect();
     let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(differ.render(&changes[i])?) };
     assemble(&refs, &mut source, options)
+}
+
+/// The whole pipeline after the snapshot: diff `old` (a tree or commit, `None` for the empty
+/// tree) against `new`, and build the packet, rendering only the files it shows.
+pub fn from_trees(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+    diff_options: &crate::diff::Options,
+    options: &Options,
+) -> Result<Packet, Error> {
+    let mut differ = Differ::new(repo, diff_options.clone())?;
+    let changes = differ.changes(old, new)?;
+    build_from_changes(&mut differ, &changes, options)
 }
 
 fn label(change: &Change) -> String {
@@ -213,7 +228,15 @@ fn assemble(
         .collect();
     let labels: Vec<String> = changes.iter().map(|c| label(c)).collect();
     let list_cap = (budget / LIST_SHARE).min(LIST_MAX);
-    let list_reserve = not_included_list(&labels, budget, list_cap).len();
+    // Room for the list of left-out files: the list of all files bounds the list of any
+    // suffix of them when it is complete; when it had to be cut, a suffix's list may name
+    // other (longer) paths, so reserve the whole cap.
+    let full_list = not_included_list(&labels, budget, list_cap);
+    let list_reserve = if full_list.ends_with(b" more\n") {
+        full_list.len().max(list_cap).min(budget)
+    } else {
+        full_list.len()
+    };
 
     // Render in order while the reduced shapes might still all fit, or while the minimal
     // shapes of a prefix fit next to the not-included list.
@@ -225,11 +248,9 @@ fn assemble(
             break;
         }
         let file = render(i)?;
-        let p = Prepared::new(
-            &file,
-            file.generated || is_generated(change, &generated_patterns),
-        );
         git_sum += file.text.len();
+        let generated = file.generated || is_generated(change, &generated_patterns);
+        let p = Prepared::new(file, generated);
         full_sum += p.full.len();
         tier1_sum += p.tier1().len();
         reduced_sum += shape_bytes(p.reduced()).len();
@@ -450,6 +471,93 @@ fn not_included_list(labels: &[String], budget: usize, cap: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff::file_diff_for_tests;
+
+    /// Deterministic pseudo-random numbers for the property test.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n.max(1)
+        }
+    }
+
+    fn random_files(rng: &mut Lcg) -> Vec<FileDiff> {
+        let count = 1 + rng.below(40) as usize;
+        (0..count)
+            .map(|i| {
+                let lines = |rng: &mut Lcg, tag: &str| -> Vec<u8> {
+                    (0..rng.below(400))
+                        .map(|n| format!("{tag} line {n} {}\n", "x".repeat(rng.below(90) as usize)))
+                        .collect::<String>()
+                        .into_bytes()
+                };
+                let name = match rng.below(6) {
+                    0 => format!("vendor/lib{i}.rs"),
+                    1 => format!("dir/Cargo.lock{i}"),
+                    _ => format!("src/file{i}.rs"),
+                };
+                let old = lines(rng, "old");
+                let mut new = old.clone();
+                match rng.below(5) {
+                    0 => return file_diff_for_tests(&name, Some(&old), None),
+                    1 => return file_diff_for_tests(&name, None, Some(&lines(rng, "new"))),
+                    2 => new.truncate(new.len() / 3),
+                    3 => new.extend_from_slice(&lines(rng, "more")),
+                    _ => {
+                        let cut = rng.below(new.len() as u64 + 1) as usize;
+                        new.splice(cut..cut, lines(rng, "inserted"));
+                    }
+                }
+                file_diff_for_tests(&name, Some(&old), Some(&new))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn any_budget_gives_a_bounded_consistent_packet() {
+        let mut rng = Lcg(7);
+        for round in 0..120 {
+            let files = random_files(&mut rng);
+            let total: usize = files.iter().map(|f| f.text.len()).sum();
+            let budget = match round % 4 {
+                0 => rng.below(2_000) as usize,
+                1 => rng.below(total as u64 + 1) as usize,
+                2 => total,
+                _ => rng.below(300_000) as usize,
+            };
+            let options = Options {
+                budget_bytes: budget,
+                exclude: Vec::new(),
+            };
+            let packet = build(&files, &options).expect("no exclusions");
+            assert!(
+                packet.diff.len() <= budget,
+                "round {round}: {} > {budget}",
+                packet.diff.len()
+            );
+            let c = &packet.coverage;
+            assert_eq!(
+                c.full.count + c.clipped.count + c.names_only.count + c.not_included.count,
+                files.len(),
+                "round {round}"
+            );
+            assert!(std::str::from_utf8(&packet.diff).is_ok());
+            if total <= budget {
+                let all: Vec<u8> = files.iter().flat_map(|f| f.text.clone()).collect();
+                assert_eq!(
+                    packet.diff, all,
+                    "round {round}: under budget means git's text"
+                );
+                assert!(c.summary.is_none());
+            } else {
+                assert!(c.summary.is_some(), "round {round}");
+            }
+        }
+    }
 
     #[test]
     fn listing_stays_within_its_cap() {

@@ -18,7 +18,8 @@ pub struct Prepared {
     pub header_len: usize,
     /// The header block and one marker line.
     pub names_only: Vec<u8>,
-    /// `full` with deletion-only hunks replaced by marker lines (no larger than `full`).
+    /// `full` with deletion-only hunks replaced by marker lines (no larger than `full`); empty
+    /// when no hunk is dropped.
     pub without_deletions: Vec<u8>,
     /// Deletion-only hunks dropped in `without_deletions`.
     pub dropped_hunks: usize,
@@ -34,23 +35,21 @@ pub struct Prepared {
 
 impl Prepared {
     /// Prepares `file`; `generated` says whether it is a lockfile/generated/vendored file.
-    pub fn new(file: &FileDiff, generated: bool) -> Prepared {
-        let text = &file.text;
-        let header = header_lines(text, &file.hunks);
-        let content_ok = file.hunks.iter().all(|h| reviewable(&text[h.start..h.end]));
+    /// Takes the file by value so that its (possibly huge) text is moved, not copied.
+    pub fn new(file: FileDiff, generated: bool) -> Prepared {
+        let header = header_lines(&file.text, &file.hunks);
+        let (added, deleted) = (file.added_lines, file.deleted_lines);
+        let content_ok = file
+            .hunks
+            .iter()
+            .all(|h| reviewable(&file.text[h.start..h.end]));
         let (full, metadata_only, header_len, hunks) = if content_ok {
-            (
-                text.clone(),
-                file.binary,
-                file.header_len,
-                file.hunks.clone(),
-            )
+            (file.text, file.binary, file.header_len, file.hunks)
         } else {
             let mut meta = header.clone();
             meta.extend_from_slice(
                 format!(
-                    "{MARKER} non-UTF-8 or NUL content shown as binary: +{} -{} lines\n",
-                    file.added_lines, file.deleted_lines
+                    "{MARKER} non-UTF-8 or NUL content shown as binary: +{added} -{deleted} lines\n"
                 )
                 .as_bytes(),
             );
@@ -65,28 +64,33 @@ impl Prepared {
         };
         let mut names_only = header;
         names_only.extend_from_slice(
-            format!(
-                "{MARKER} names only ({reason}): +{} -{} lines not shown\n",
-                file.added_lines, file.deleted_lines
-            )
-            .as_bytes(),
+            format!("{MARKER} names only ({reason}): +{added} -{deleted} lines not shown\n")
+                .as_bytes(),
         );
 
-        let mut without_deletions = Vec::with_capacity(full.len());
-        let mut cursor = 0;
-        let mut dropped_hunks = 0;
-        for hunk in &hunks {
-            without_deletions.extend_from_slice(&full[cursor..hunk.start]);
-            let marker = deletion_marker(&full, hunk);
-            if hunk.added == 0 && hunk.deleted > 0 && marker.len() < hunk.end - hunk.start {
-                without_deletions.extend_from_slice(marker.as_bytes());
-                dropped_hunks += 1;
-            } else {
-                without_deletions.extend_from_slice(&full[hunk.start..hunk.end]);
+        // Deletion-only hunks whose marker is shorter than the hunk itself.
+        let markers: Vec<Option<String>> = hunks
+            .iter()
+            .map(|hunk| {
+                let marker = deletion_marker(&full, hunk);
+                (hunk.added == 0 && hunk.deleted > 0 && marker.len() < hunk.end - hunk.start)
+                    .then_some(marker)
+            })
+            .collect();
+        let dropped_hunks = markers.iter().filter(|m| m.is_some()).count();
+        let mut without_deletions = Vec::new();
+        if dropped_hunks > 0 {
+            let mut cursor = 0;
+            for (hunk, marker) in hunks.iter().zip(&markers) {
+                without_deletions.extend_from_slice(&full[cursor..hunk.start]);
+                match marker {
+                    Some(marker) => without_deletions.extend_from_slice(marker.as_bytes()),
+                    None => without_deletions.extend_from_slice(&full[hunk.start..hunk.end]),
+                }
+                cursor = hunk.end;
             }
-            cursor = hunk.end;
+            without_deletions.extend_from_slice(&full[cursor..]);
         }
-        without_deletions.extend_from_slice(&full[cursor..]);
 
         Prepared {
             metadata_only,
@@ -95,8 +99,8 @@ impl Prepared {
             without_deletions,
             dropped_hunks,
             kept_hunks: hunks.len() - dropped_hunks,
-            added: file.added_lines,
-            deleted: file.deleted_lines,
+            added,
+            deleted,
             generated,
             full,
         }
@@ -127,8 +131,10 @@ impl Prepared {
         match self.reduced() {
             Shape::NamesOnly(text) => text.len(),
             Shape::Full(text) | Shape::WithoutDeletions(text) => {
-                clip(text, self.header_len, allowance, self.added, self.deleted)
-                    .map_or(text.len(), |c| c.len())
+                clip_plan(text, self.header_len, allowance, self.added, self.deleted)
+                    .map_or(text.len(), |(cut, marker)| {
+                        self.header_len + cut + marker.len()
+                    })
             }
         }
     }
@@ -202,15 +208,15 @@ fn deletion_marker(text: &[u8], hunk: &HunkSpan) -> String {
     )
 }
 
-/// Cuts `text`'s content (after `header_len`) at the last line end within `allowance` bytes
-/// and adds a marker; `None` when that would not make it smaller.
-fn clip(
+/// Where to cut `text`'s content (after `header_len`): at the last line end within `allowance`
+/// bytes, with the marker that replaces the rest; `None` when that would not make it smaller.
+fn clip_plan(
     text: &[u8],
     header_len: usize,
     allowance: usize,
     added: u32,
     deleted: u32,
-) -> Option<Vec<u8>> {
+) -> Option<(usize, String)> {
     let content = &text[header_len..];
     if content.len() <= allowance {
         return None;
@@ -223,11 +229,18 @@ fn clip(
         "{MARKER} clipped: {cut} of {} bytes of this file's diff shown (+{added} -{deleted} lines in all)\n",
         content.len()
     );
-    let clipped_len = header_len + cut + marker.len();
-    if clipped_len >= text.len() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(clipped_len);
+    (header_len + cut + marker.len() < text.len()).then_some((cut, marker))
+}
+
+fn clip(
+    text: &[u8],
+    header_len: usize,
+    allowance: usize,
+    added: u32,
+    deleted: u32,
+) -> Option<Vec<u8>> {
+    let (cut, marker) = clip_plan(text, header_len, allowance, added, deleted)?;
+    let mut out = Vec::with_capacity(header_len + cut + marker.len());
     out.extend_from_slice(&text[..header_len + cut]);
     out.extend_from_slice(marker.as_bytes());
     Some(out)
@@ -282,7 +295,7 @@ mod tests {
 
     #[test]
     fn deletion_only_hunks_become_markers() {
-        let p = Prepared::new(&two_hunks(), false);
+        let p = Prepared::new(two_hunks(), false);
         let text = String::from_utf8(p.without_deletions.clone()).expect("UTF-8");
         assert_eq!(
             text,
@@ -295,7 +308,7 @@ mod tests {
 
     #[test]
     fn names_only_keeps_header_lines_but_not_file_labels() {
-        let p = Prepared::new(&two_hunks(), true);
+        let p = Prepared::new(two_hunks(), true);
         assert_eq!(
             String::from_utf8(p.names_only.clone()).expect("UTF-8"),
             "diff --git a/f.txt b/f.txt\nindex 1111111..2222222 100644\n[git-pair] names only (lockfile, generated or vendored): +1 -7 lines not shown\n"
@@ -315,7 +328,7 @@ mod tests {
             added: 1,
             deleted: 1,
         }];
-        let p = Prepared::new(&f, false);
+        let p = Prepared::new(f, false);
         assert!(p.metadata_only);
         assert!(std::str::from_utf8(&p.full).is_ok());
         assert!(
@@ -326,7 +339,7 @@ mod tests {
 
     #[test]
     fn clipping_cuts_at_line_ends_and_never_grows() {
-        let p = Prepared::new(&two_hunks(), false);
+        let p = Prepared::new(two_hunks(), false);
         let (clipped, was_clipped) = p.clipped(30);
         assert!(was_clipped);
         let text = String::from_utf8(clipped).expect("UTF-8");

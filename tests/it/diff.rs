@@ -69,3 +69,103 @@ fn stress_more_generated_histories() {
         compare_history(&fixture.path);
     }
 }
+
+/// git prints more than 7 hex digits when another object shares them; find two blobs whose
+/// ids share 7 digits (a birthday search over a few ten thousand hashes), commit one and store
+/// the other, loose and then packed.
+#[test]
+fn abbreviations_grow_when_another_object_shares_the_prefix() {
+    let mut seen = std::collections::HashMap::new();
+    let (first, second) = (0u32..)
+        .find_map(|i| {
+            let content = format!("collision candidate {i}\n");
+            let id = gix::objs::compute_hash(
+                gix::hash::Kind::Sha1,
+                gix::objs::Kind::Blob,
+                content.as_bytes(),
+            )
+            .expect("hash");
+            let key = id.to_hex_with_len(7).to_string();
+            seen.insert(key, content.clone())
+                .map(|other| (other, content))
+        })
+        .expect("a 28-bit collision exists among 2^32 candidates");
+
+    let temp = support::empty_repo();
+    std::fs::write(temp.path.join("f"), "base\n").expect("write");
+    git_ok(&temp.path, &["add", "f"]);
+    git_ok(&temp.path, &["commit", "-qm", "base"]);
+    std::fs::write(temp.path.join("f"), &first).expect("write");
+    git_ok(&temp.path, &["commit", "-qam", "collide"]);
+    let other = temp.path.join("other");
+    std::fs::write(&other, &second).expect("write");
+    let other_id = git_str(
+        &temp.path,
+        &["hash-object", "-w", other.to_str().expect("UTF-8 path")],
+    );
+    git_ok(&temp.path, &["tag", "keep-colliding-blob", &other_id]);
+
+    let head = git_str(&temp.path, &["rev-parse", "HEAD"]);
+    let parent = git_str(&temp.path, &["rev-parse", "HEAD~1"]);
+    let expected = git_ok(&temp.path, &["diff", &parent, &head]);
+    assert!(
+        String::from_utf8_lossy(&expected)
+            .lines()
+            .any(|l| l.starts_with("index ") && l.len() > "index 1234567..1234567 100644".len()),
+        "the fixture really needs a longer abbreviation"
+    );
+    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+    git_ok(&temp.path, &["repack", "-qad"]);
+    git_ok(&temp.path, &["prune-packed"]);
+    let loose = temp
+        .path
+        .join(".git/objects")
+        .join(&other_id[..2])
+        .join(&other_id[2..]);
+    assert!(!loose.exists(), "the colliding blob is now packed");
+    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+}
+
+/// Renames around the 50% threshold: sources deleted and destinations added in one commit,
+/// sharing 40%..60% of their lines, with CRLF and unterminated last lines, several sources per
+/// destination (best score, then same basename, then order), and basenames unique on both sides
+/// (the 75% shortcut). Similarity is computed with git's own chunk-hash estimate, so every
+/// pairing and every `similarity index` must equal git's.
+#[test]
+fn renames_near_the_threshold_pair_like_git() {
+    let temp = support::empty_repo();
+    let mut base = String::new();
+    let mut change = String::new();
+    for (n, shared) in (40..=60).enumerate() {
+        let eol = if n % 3 == 0 { "\\r\\n" } else { "\\n" };
+        let tail = if n % 4 == 0 { "" } else { eol };
+        // `shared` of 100 lines kept, the rest replaced; lines differ in length so scores vary.
+        base.push_str(&format!(
+            "for i in $(seq 1 100); do printf 'line %d of source {n} padded{}{eol}' $i; done >src_{n}.txt\n",
+            "x".repeat(n % 7)
+        ));
+        change.push_str(&format!(
+            "{{ for i in $(seq 1 {shared}); do printf 'line %d of source {n} padded{}{eol}' $i; done; for i in $(seq {} 100); do printf 'new %d in {n}{eol}' $i; done; printf 'end{tail}'; }} >dst_{n}.txt\nrm src_{n}.txt\n",
+            "x".repeat(n % 7),
+            shared + 1
+        ));
+    }
+    // Competing sources for one destination, and a unique-basename pair below 75%.
+    base.push_str("mkdir -p a b c && seq 1 60 >a/data.txt && seq 1 60 | sed 's/5/five/' >b/data.txt && seq 1 40 >c/unique.txt\n");
+    change.push_str("rm a/data.txt b/data.txt c/unique.txt && mkdir -p d && seq 1 61 >d/data.txt && { seq 1 28; seq 100 115; } >d/unique.txt\n");
+    support::sh(
+        &temp.path,
+        &format!(
+            "{base}git add -A && git commit -qm sources\n{change}git add -A && git commit -qm renames"
+        ),
+    );
+    let repo = support::open(&temp.path);
+    let head = git_str(&temp.path, &["rev-parse", "HEAD"]);
+    let parent = git_str(&temp.path, &["rev-parse", "HEAD~1"]);
+    let git = git_ok(&temp.path, &["diff", "--stat", &parent, &head]);
+    assert!(
+        String::from_utf8_lossy(&git).contains("=>"),
+        "some pairs are renames"
+    );
+    compare(&temp.path, &repo, Some(&parent), &head);
+}

@@ -67,8 +67,32 @@ fn check(name: &str, script: &str) {
     assert!(before == after, "{name}: the index or work tree changed");
     let expected = git_snapshot(repo_path);
     assert_eq!(ours, expected, "{name}: snapshot tree differs from git's");
-    // The tree must really exist in the object database.
+    // The tree and everything in it must really exist in the object database, in valid packs.
     git_ok(repo_path, &["cat-file", "-e", &format!("{ours}^{{tree}}")]);
+    git_ok(repo_path, &["ls-tree", "-r", &ours]);
+    let fsck = git_command(repo_path)
+        .args(["fsck", "--full", "--strict", "--no-dangling"])
+        .output()
+        .expect("fsck");
+    assert!(
+        fsck.status.success(),
+        "{name}: git fsck: {}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    for pack in std::fs::read_dir(repo_path.join(".git/objects/pack"))
+        .expect("pack dir")
+        .flatten()
+    {
+        if pack.path().extension().is_some_and(|e| e == "idx") {
+            git_ok(
+                repo_path,
+                &[
+                    "verify-pack",
+                    pack.path().to_str().expect("UTF-8 temp path"),
+                ],
+            );
+        }
+    }
 }
 
 const BASE: &str = r#"
