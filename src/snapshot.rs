@@ -133,14 +133,14 @@ fn snapshot_into(repo: &gix::Repository) -> Result<ObjectId, Error> {
         let Ok(relative) = gix::path::from_bstr(*path) else {
             continue;
         };
-        if let Some(head) = submodule_head(repo, &workdir.join(relative)) {
-            if head != leaf.id {
-                let moved = Leaf {
-                    mode: GITLINK,
-                    id: head,
-                };
-                updates.insert((*path).to_owned(), Some(moved));
-            }
+        if let Some(head) = submodule_head(repo, &workdir.join(relative))
+            && head != leaf.id
+        {
+            let moved = Leaf {
+                mode: GITLINK,
+                id: head,
+            };
+            updates.insert((*path).to_owned(), Some(moved));
         }
     }
 
@@ -155,10 +155,10 @@ fn snapshot_into(repo: &gix::Repository) -> Result<ObjectId, Error> {
     }
     let before_additions = leaves.len();
     for (path, update) in &updates {
-        if let Some(leaf) = update {
-            if in_index(path.as_bstr()).is_none() {
-                leaves.push((path.as_bstr(), *leaf));
-            }
+        if let Some(leaf) = update
+            && in_index(path.as_bstr()).is_none()
+        {
+            leaves.push((path.as_bstr(), *leaf));
         }
     }
     if leaves.len() > before_additions {

@@ -148,7 +148,7 @@ fn attach_note(
     let Some(head) = ctx.repo.head()?.commit() else {
         return Ok(None);
     };
-    if ctx.repo.commit_tree(head)?.to_string() != review.snapshot {
+    if ctx.repo.commit_tree(head)? != review.snapshot {
         return Ok(None);
     }
     let spent = super::status::round_usd(m.spent_usd);

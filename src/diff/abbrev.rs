@@ -42,10 +42,10 @@ impl Abbreviator {
             };
             for entry in entries.flatten() {
                 let path = entry.path();
-                if path.extension().is_some_and(|e| e == "idx") {
-                    if let Ok(index) = PackIndex::at(&path, kind) {
-                        indexes.push(index);
-                    }
+                if path.extension().is_some_and(|e| e == "idx")
+                    && let Ok(index) = PackIndex::at(&path, kind)
+                {
+                    indexes.push(index);
                 }
             }
         }

@@ -51,10 +51,10 @@ impl DeltaBaseCache {
             let Some((key, tick)) = self.order.pop_front() else {
                 break;
             };
-            if self.entries.get(&key).is_some_and(|e| e.tick == tick) {
-                if let Some(evicted) = self.entries.remove(&key) {
-                    self.used -= evicted.data.len();
-                }
+            if self.entries.get(&key).is_some_and(|e| e.tick == tick)
+                && let Some(evicted) = self.entries.remove(&key)
+            {
+                self.used -= evicted.data.len();
             }
         }
         // Keep the use log from growing without bound when entries are read many times.

@@ -157,16 +157,11 @@ fn a_forty_round_run_with_megabytes_of_output_fits_the_pr_limit_keeping_the_newe
             "--summary",
             &format!("round {round} summary {}", "s".repeat(1500)),
         ]);
-        let script = if round == 40 {
-            "approve.sh".to_owned()
+        let command = cmd(if round == 40 {
+            "approve.sh"
         } else {
-            "big-output.sh".to_owned()
-        };
-        let command = if round == 40 {
-            cmd(&script)
-        } else {
-            cmd(&script)
-        };
+            "big-output.sh"
+        });
         let out = env.pair_env(
             &["review", "--reviewer-cmd", &command],
             &[("STUB_BYTES", "200000"), ("STUB_NOTE", &long_finding)],
