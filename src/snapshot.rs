@@ -49,6 +49,13 @@ pub enum Error {
     /// The new objects could not be stored.
     #[error(transparent)]
     WritePack(#[from] pack::Error),
+    /// A new object could not be written loose.
+    #[error("cannot write object {id}: {source:#}")]
+    WriteLoose {
+        id: String,
+        #[source]
+        source: gix::Error,
+    },
 }
 
 /// One path of the snapshot: git mode and object id.
@@ -87,10 +94,27 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
         .iter()
         .map(|(id, (kind, data))| (*id, *kind, data.as_slice()))
         .collect();
+    objects.retain(|(id, _, _)| !repo.has_object(id));
+    if objects.len() <= LOOSE_LIMIT {
+        // A typical round changes a few files: a pack per review would pile up hundreds of
+        // packs over a long run, and every object lookup (ours and git's) pays for each.
+        for (id, kind, data) in &objects {
+            let written = gix::objs::Write::write_buf(&repo.objects, *kind, data)
+                .map_err(|e| Error::WriteLoose {
+                    id: id.to_string(),
+                    source: gix::Error::from_error(e),
+                })?;
+            debug_assert_eq!(written, *id);
+        }
+        return Ok(tree);
+    }
     objects.sort_by_key(|(id, _, _)| *id);
     pack::write(&repo.objects.store_ref().path().join("pack"), &objects)?;
     Ok(tree)
 }
+
+/// Up to this many new objects are written loose; more go into one pack.
+const LOOSE_LIMIT: usize = 256;
 
 fn snapshot_into(repo: &gix::Repository) -> Result<ObjectId, Error> {
     let workdir = repo.workdir().ok_or_else(|| Error::Bare {
