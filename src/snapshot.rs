@@ -99,11 +99,12 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
         // A typical round changes a few files: a pack per review would pile up hundreds of
         // packs over a long run, and every object lookup (ours and git's) pays for each.
         for (id, kind, data) in &objects {
-            let written = gix::objs::Write::write_buf(&repo.objects, *kind, data)
-                .map_err(|e| Error::WriteLoose {
+            let written = gix::objs::Write::write_buf(&repo.objects, *kind, data).map_err(|e| {
+                Error::WriteLoose {
                     id: id.to_string(),
                     source: gix::Error::from_error(e),
-                })?;
+                }
+            })?;
             debug_assert_eq!(written, *id);
         }
         return Ok(tree);

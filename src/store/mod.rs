@@ -208,6 +208,11 @@ impl Repo {
         tree: ObjectId,
         name: &str,
     ) -> Result<Option<Record>, Error> {
+        // A record file name is unique (its id), so one written by this process is the same
+        // in every tree that holds it: no need to read the records tree back.
+        if let Some(record) = self.written_records.borrow().get(name) {
+            return Ok(Some(record.clone()));
+        }
         let Some(bytes) = self.blob_at(tree, &format!("{RECORDS}/{name}"))? else {
             return Ok(None);
         };
@@ -294,6 +299,9 @@ impl Repo {
             match self.move_ref(run_id, Some(state.tip), commit) {
                 Ok(()) => {
                     self.remember(commit, tree, &manifest);
+                    self.written_records
+                        .borrow_mut()
+                        .extend(records.iter().map(|r| (r.file_name(), r.clone())));
                     return Ok(Appended {
                         state: RunState {
                             run_id: run_id.clone(),

@@ -17,6 +17,9 @@ pub struct Repo {
     /// manifest grows with the run, so it is parsed once.
     pub(crate) manifests:
         std::cell::RefCell<std::collections::HashMap<ObjectId, (ObjectId, crate::model::Manifest)>>,
+    /// Records this process appended, by file name.
+    pub(crate) written_records:
+        std::cell::RefCell<std::collections::HashMap<String, crate::model::Record>>,
 }
 
 /// Where HEAD points.
@@ -69,6 +72,7 @@ impl Repo {
             common_dir,
             work_dir,
             manifests: Default::default(),
+            written_records: Default::default(),
         })
     }
 
