@@ -583,9 +583,16 @@ fn run_member(
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
     let name = member.bound.name.clone();
-    let mut attempts = Vec::new();
-    let mut session = member.resume_session.clone();
-    let mut last_message = None;
+    let mut result = MemberResult {
+        name: name.clone(),
+        fallback_used: member.bound.fallback_used,
+        outcome: Outcome::NotStarted,
+        verdict: None,
+        findings: Vec::new(),
+        session_id: member.resume_session.clone(),
+        attempts: Vec::new(),
+        error: None,
+    };
     for try_index in 0..2u32 {
         let attempt_no = plan.attempt_base + try_index + 1;
         let prompt = plan.prompt(attempt_no);
@@ -594,67 +601,30 @@ fn run_member(
             plan.round,
             options.timeout.as_secs()
         ));
-        let mut attempt = attempt_once(plan, member, &prompt, session.as_deref(), options);
+        let mut attempt =
+            attempt_once(plan, member, &prompt, result.session_id.as_deref(), options);
         if attempt.should_retry_fresh(&member.bound) {
-            attempts.push(attempt);
+            result.attempts.push(attempt);
             attempt = attempt_once(plan, member, &prompt, None, options);
         }
-        if attempt.session_id.is_some() {
-            session = attempt.session_id.clone();
-        }
-        match attempt.outcome {
-            Outcome::Completed => {
-                let verdict = attempt.verdict();
-                let findings = to_model(attempt.findings());
-                attempts.push(attempt);
-                return MemberResult {
-                    name,
-                    fallback_used: member.bound.fallback_used,
-                    outcome: Outcome::Completed,
-                    verdict,
-                    findings,
-                    session_id: session,
-                    attempts,
-                    error: None,
-                };
-            }
+        result.take(attempt);
+        match result.outcome {
+            Outcome::Completed => return result,
             Outcome::FailedValidation => {
-                let reason = match &attempt.parsed {
+                let reason = match result.attempts.last().and_then(|a| a.parsed.as_ref()) {
                     Some(review::Parsed::NoVerdict { reason }) => reason.clone(),
                     _ => "no verdict".to_owned(),
                 };
-                attempts.push(attempt);
                 progress(&format!(
                     "{name} gave no readable verdict; asking once more, strictly…"
                 ));
                 let reask_prompt = format!("{prompt}\n\n{}", plan.reask);
-                let again = attempt_once(plan, member, &reask_prompt, None, options);
-                if again.session_id.is_some() {
-                    session = again.session_id.clone();
-                }
-                let completed = again.outcome == Outcome::Completed;
-                let verdict = again.verdict();
-                let findings = to_model(again.findings());
-                attempts.push(again);
-                if completed {
-                    return MemberResult {
-                        name,
-                        fallback_used: member.bound.fallback_used,
-                        outcome: Outcome::Completed,
-                        verdict,
-                        findings,
-                        session_id: session,
-                        attempts,
-                        error: None,
-                    };
-                }
-                // Fail closed: never an approval from an answer that cannot be read.
-                return MemberResult {
-                    name: name.clone(),
-                    fallback_used: member.bound.fallback_used,
-                    outcome: Outcome::FailedValidation,
-                    verdict: Some(Verdict::ChangesRequested),
-                    findings: vec![Finding {
+                result.take(attempt_once(plan, member, &reask_prompt, None, options));
+                if result.outcome != Outcome::Completed {
+                    // Fail closed: never an approval from an answer that cannot be read.
+                    result.outcome = Outcome::FailedValidation;
+                    result.verdict = Some(Verdict::ChangesRequested);
+                    result.findings = vec![Finding {
                         n: 1,
                         category: "process".to_owned(),
                         severity: None,
@@ -662,38 +632,35 @@ fn run_member(
                         text: format!(
                             "reviewer {name} gave no readable verdict, even when asked again ({reason}); treated as CHANGES_REQUESTED"
                         ),
-                    }],
-                    session_id: session,
-                    attempts,
-                    error: Some(format!("{name}: no readable verdict ({reason})")),
-                };
-            }
-            Outcome::Cancelled => {
-                last_message = Some(describe(&name, &attempt));
-                attempts.push(attempt);
-                break;
-            }
-            _ => {
-                last_message = Some(describe(&name, &attempt));
-                attempts.push(attempt);
-                if try_index == 0 {
-                    progress(&format!(
-                        "{name} failed; retrying once with a new attempt marker…"
-                    ));
+                    }];
+                    result.error = Some(format!("{name}: no readable verdict ({reason})"));
                 }
+                return result;
             }
+            Outcome::Cancelled => break,
+            _ if try_index == 0 => {
+                progress(&format!(
+                    "{name} failed; retrying once with a new attempt marker…"
+                ));
+            }
+            _ => {}
         }
     }
-    let outcome = attempts.last().map_or(Outcome::NotStarted, |a| a.outcome);
-    MemberResult {
-        name,
-        fallback_used: member.bound.fallback_used,
-        outcome,
-        verdict: None,
-        findings: Vec::new(),
-        session_id: session,
-        attempts,
-        error: last_message,
+    result
+}
+
+impl MemberResult {
+    /// Makes `attempt` the member's latest: its outcome, verdict, findings and session.
+    fn take(&mut self, attempt: Attempt) {
+        if attempt.session_id.is_some() {
+            self.session_id = attempt.session_id.clone();
+        }
+        self.outcome = attempt.outcome;
+        self.verdict = attempt.verdict();
+        self.findings = to_model(attempt.findings());
+        self.error =
+            (attempt.outcome != Outcome::Completed).then(|| describe(&self.name, &attempt));
+        self.attempts.push(attempt);
     }
 }
 
