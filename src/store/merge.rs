@@ -17,7 +17,7 @@ use gix::object::tree::EntryKind;
 use gix::objs::tree::{Entry, EntryMode};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
-use super::{Error, MANIFEST, MAX_ATTEMPTS, MAX_WAIT, RECORDS, Repo, backoff, record_order};
+use super::{Error, MANIFEST, RECORDS, Repo, record_order};
 use crate::model::{Body, Manifest, Record, RunId};
 
 /// Where the losing copy of a record file that two sides hold with different bytes goes
@@ -117,39 +117,29 @@ impl Repo {
     /// another writer moved it meanwhile, the decision is made again from the new tip.
     pub fn integrate_run(&self, run_id: &RunId, other: ObjectId) -> Result<Integration, Error> {
         let _writer = self.lock_run(run_id)?;
-        let started = std::time::Instant::now();
-        let mut retries = 0;
-        loop {
-            let local = self.run_tip(run_id)?;
-            let (integration, new) = match local {
-                None => (Integration::Created, other),
-                Some(tip) if tip == other => return Ok(Integration::Unchanged),
-                Some(tip) if self.run_contains(run_id, tip, other)? => {
-                    return Ok(Integration::LocalAhead);
-                }
-                Some(tip) if self.run_contains(run_id, other, tip)? => {
-                    (Integration::FastForwarded, other)
-                }
-                Some(tip) => (Integration::Merged, self.merge_tips(run_id, tip, other)?),
-            };
-            match self.move_ref(run_id, local, new) {
-                Ok(()) => return Ok(integration),
-                Err(Error::LostRace { .. })
-                    if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
-                {
-                    retries += 1;
-                    self.clear_stale_ref_lock(run_id);
-                    backoff(retries);
-                }
-                Err(Error::LostRace { .. }) => {
-                    return Err(Error::Contention {
-                        run_id: run_id.to_string(),
-                        attempts: retries + 1,
-                    });
-                }
-                Err(other) => return Err(other),
-            }
-        }
+        super::retry_lost_races(
+            |_| {
+                let local = self.run_tip(run_id)?;
+                let (integration, new) = match local {
+                    None => (Integration::Created, other),
+                    Some(tip) if tip == other => return Ok(Integration::Unchanged),
+                    Some(tip) if self.run_contains(run_id, tip, other)? => {
+                        return Ok(Integration::LocalAhead);
+                    }
+                    Some(tip) if self.run_contains(run_id, other, tip)? => {
+                        (Integration::FastForwarded, other)
+                    }
+                    Some(tip) => (Integration::Merged, self.merge_tips(run_id, tip, other)?),
+                };
+                self.move_ref(run_id, local, new)?;
+                Ok(integration)
+            },
+            || self.clear_stale_ref_lock(run_id),
+            |attempts| Error::Contention {
+                run_id: run_id.to_string(),
+                attempts,
+            },
+        )
     }
 
     /// Writes the merge commit of two diverged tips of a run: both tips as parents (sorted),

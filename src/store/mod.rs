@@ -281,55 +281,43 @@ impl Repo {
         // Writers of this tool queue on a kernel lock (released when a process dies, unlike
         // a lock file); the compare-and-swap below still guards against every other writer.
         let _writer = self.lock_run(run_id)?;
-        let started = std::time::Instant::now();
-        let mut retries = 0;
-        loop {
-            let state = self.load(run_id)?;
-            let append = build(&state).map_err(Error::Refused)?;
-            let now = crate::util::time::rfc3339(crate::util::time::now_unix());
-            let records = new_records(state.manifest.last_seq, &now, &append);
-            let mut manifest = state.manifest.clone();
-            for record in &records {
-                manifest.apply(record);
-            }
-            let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
-            let message = commit_message(run_id, &records, &append);
-            let commit = self.write_commit(&message, tree, vec![state.tip])?;
-            test_hold_before_ref_update();
-            match self.move_ref(run_id, Some(state.tip), commit) {
-                Ok(()) => {
-                    self.remember(commit, tree, &manifest);
-                    self.written_records
-                        .borrow_mut()
-                        .extend(records.iter().map(|r| (r.file_name(), r.clone())));
-                    return Ok(Appended {
-                        state: RunState {
-                            run_id: run_id.clone(),
-                            tip: commit,
-                            tree,
-                            manifest,
-                        },
-                        record: records[0].clone(),
-                        also: records[1..].to_vec(),
-                        retries,
-                    });
+        retry_lost_races(
+            |retries| {
+                let state = self.load(run_id)?;
+                let append = build(&state).map_err(Error::Refused)?;
+                let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+                let records = new_records(state.manifest.last_seq, &now, &append);
+                let mut manifest = state.manifest.clone();
+                for record in &records {
+                    manifest.apply(record);
                 }
-                Err(Error::LostRace { .. })
-                    if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
-                {
-                    retries += 1;
-                    self.clear_stale_ref_lock(run_id);
-                    backoff(retries);
-                }
-                Err(Error::LostRace { .. }) => {
-                    return Err(Error::Contention {
-                        run_id: run_id.to_string(),
-                        attempts: retries + 1,
-                    });
-                }
-                Err(other) => return Err(other),
-            }
-        }
+                let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
+                let message = commit_message(run_id, &records, &append);
+                let commit = self.write_commit(&message, tree, vec![state.tip])?;
+                test_hold_before_ref_update();
+                self.move_ref(run_id, Some(state.tip), commit)?;
+                self.remember(commit, tree, &manifest);
+                self.written_records
+                    .borrow_mut()
+                    .extend(records.iter().map(|r| (r.file_name(), r.clone())));
+                Ok(Appended {
+                    state: RunState {
+                        run_id: run_id.clone(),
+                        tip: commit,
+                        tree,
+                        manifest,
+                    },
+                    record: records[0].clone(),
+                    also: records[1..].to_vec(),
+                    retries,
+                })
+            },
+            || self.clear_stale_ref_lock(run_id),
+            |attempts| Error::Contention {
+                run_id: run_id.to_string(),
+                attempts,
+            },
+        )
     }
 
     /// Moves `refs/pair/runs/<id>` from `expected` (None: must not exist) to `new`.
@@ -467,6 +455,32 @@ fn manifest_json(manifest: &Manifest) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
     bytes.push(b'\n');
     bytes
+}
+
+/// Runs `attempt` (given how many races were lost so far) again whenever it loses a
+/// compare-and-swap race — returns [`Error::LostRace`] — bounded in count and time, with a
+/// jittered backoff; `before_retry` runs before each new attempt. Past the bound,
+/// `give_up(attempts)` is the error. The one retry policy of every ref this store moves.
+pub(crate) fn retry_lost_races<T>(
+    mut attempt: impl FnMut(u32) -> Result<T, Error>,
+    mut before_retry: impl FnMut(),
+    give_up: impl FnOnce(u32) -> Error,
+) -> Result<T, Error> {
+    let started = std::time::Instant::now();
+    let mut retries = 0;
+    loop {
+        match attempt(retries) {
+            Err(Error::LostRace { .. })
+                if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
+            {
+                retries += 1;
+                before_retry();
+                backoff(retries);
+            }
+            Err(Error::LostRace { .. }) => return Err(give_up(retries + 1)),
+            other => return other,
+        }
+    }
 }
 
 /// The full ref name of a run.

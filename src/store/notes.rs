@@ -14,7 +14,7 @@ use gix::note::plumbing::State;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::merge::Integration;
-use super::{Error, MAX_ATTEMPTS, MAX_WAIT, Repo, backoff};
+use super::{Error, Repo};
 
 /// The notes ref git pair writes.
 pub const NOTES_REF: &str = "refs/notes/pair";
@@ -61,53 +61,45 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
             line: line.escape_debug().to_string(),
         });
     }
-    let started = std::time::Instant::now();
-    let mut retries = 0;
-    loop {
-        let parent = tip(repo)?;
-        let root = match parent {
-            Some(parent) => repo.commit_tree(parent)?,
-            None => ObjectId::empty_tree(repo.repo.object_hash()),
-        };
-        // A fresh state per attempt: it caches the tree it was opened on.
-        let mut state = State::new(root, &repo.repo).map_err(Error::git("read the notes tree"))?;
-        let existing = match state
-            .get(&commit, &repo.repo)
-            .map_err(Error::git("look up a note"))?
-        {
-            Some(blob) => String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
-            None => String::new(),
-        };
-        let text = normalize(&format!("{existing}\n{line}\n"));
-        if text == existing {
-            return Ok(false);
-        }
-        let blob = repo.write_blob(text.as_bytes())?;
-        let edit = state
-            .replace(commit, blob, &repo.repo)
-            .map_err(Error::git("write the notes tree"))?;
-        let new = repo.write_commit(
-            "Notes added by 'git pair'\n",
-            edit.tree,
-            parent.into_iter().collect(),
-        )?;
-        match move_notes_ref(repo, parent, new) {
-            Ok(()) => return Ok(true),
-            Err(Error::LostRace { .. })
-                if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
+    super::retry_lost_races(
+        |_| {
+            let parent = tip(repo)?;
+            let root = match parent {
+                Some(parent) => repo.commit_tree(parent)?,
+                None => ObjectId::empty_tree(repo.repo.object_hash()),
+            };
+            // A fresh state per attempt: it caches the tree it was opened on.
+            let mut state =
+                State::new(root, &repo.repo).map_err(Error::git("read the notes tree"))?;
+            let existing = match state
+                .get(&commit, &repo.repo)
+                .map_err(Error::git("look up a note"))?
             {
-                retries += 1;
-                backoff(retries);
+                Some(blob) => String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+                None => String::new(),
+            };
+            let text = normalize(&format!("{existing}\n{line}\n"));
+            if text == existing {
+                return Ok(false);
             }
-            Err(Error::LostRace { .. }) => {
-                return Err(Error::RefContention {
-                    name: NOTES_REF.into(),
-                    attempts: retries + 1,
-                });
-            }
-            Err(other) => return Err(other),
-        }
-    }
+            let blob = repo.write_blob(text.as_bytes())?;
+            let edit = state
+                .replace(commit, blob, &repo.repo)
+                .map_err(Error::git("write the notes tree"))?;
+            let new = repo.write_commit(
+                "Notes added by 'git pair'\n",
+                edit.tree,
+                parent.into_iter().collect(),
+            )?;
+            move_notes_ref(repo, parent, new)?;
+            Ok(true)
+        },
+        || {},
+        |attempts| Error::RefContention {
+            name: NOTES_REF.into(),
+            attempts,
+        },
+    )
 }
 
 /// The commit `refs/notes/pair` points to, if it exists.
@@ -119,34 +111,25 @@ pub fn tip(repo: &Repo) -> Result<Option<ObjectId>, Error> {
 /// fast-forward, nothing, or — when the two diverged — a merge commit with both as parents
 /// whose notes are the per-object sorted line union. Compare-and-swap, redone on a race.
 pub fn integrate(repo: &Repo, other: ObjectId) -> Result<Integration, Error> {
-    let started = std::time::Instant::now();
-    let mut retries = 0;
-    loop {
-        let local = tip(repo)?;
-        let (integration, new) = match local {
-            None => (Integration::Created, other),
-            Some(tip) if tip == other => return Ok(Integration::Unchanged),
-            Some(tip) if contains(repo, tip, other)? => return Ok(Integration::LocalAhead),
-            Some(tip) if contains(repo, other, tip)? => (Integration::FastForwarded, other),
-            Some(tip) => (Integration::Merged, merge_tips(repo, tip, other)?),
-        };
-        match move_notes_ref(repo, local, new) {
-            Ok(()) => return Ok(integration),
-            Err(Error::LostRace { .. })
-                if retries + 1 < MAX_ATTEMPTS && started.elapsed() < MAX_WAIT =>
-            {
-                retries += 1;
-                backoff(retries);
-            }
-            Err(Error::LostRace { .. }) => {
-                return Err(Error::RefContention {
-                    name: NOTES_REF.into(),
-                    attempts: retries + 1,
-                });
-            }
-            Err(other) => return Err(other),
-        }
-    }
+    super::retry_lost_races(
+        |_| {
+            let local = tip(repo)?;
+            let (integration, new) = match local {
+                None => (Integration::Created, other),
+                Some(tip) if tip == other => return Ok(Integration::Unchanged),
+                Some(tip) if contains(repo, tip, other)? => return Ok(Integration::LocalAhead),
+                Some(tip) if contains(repo, other, tip)? => (Integration::FastForwarded, other),
+                Some(tip) => (Integration::Merged, merge_tips(repo, tip, other)?),
+            };
+            move_notes_ref(repo, local, new)?;
+            Ok(integration)
+        },
+        || {},
+        |attempts| Error::RefContention {
+            name: NOTES_REF.into(),
+            attempts,
+        },
+    )
 }
 
 /// The deterministic merge commit of two diverged notes commits (see [`union_tree`]).
