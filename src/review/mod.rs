@@ -268,6 +268,7 @@ pub fn run_attempt(
             kill_grace: options.kill_grace,
             stdout_cap: options.stdout_cap,
             stderr_tail: options.stderr_tail,
+            give_up: bound.realization.failure.give_up_rule(),
         },
         &Cancel {
             flag: options.cancel.clone(),
@@ -424,6 +425,18 @@ fn decide(
                 options.timeout.as_secs_f64()
             ));
             attempt.vendor_message = vendor;
+        }
+        End::GaveUp { line } => {
+            let said = seen
+                .hint
+                .clone()
+                .or_else(|| seen.fatal.clone())
+                .unwrap_or_else(|| line.clone());
+            attempt.outcome = Outcome::Died;
+            attempt.message = Some(format!(
+                "the reviewer kept retrying something it cannot do; stopped it: {said}"
+            ));
+            attempt.vendor_message = Some(said);
         }
         End::Cancelled => {
             attempt.outcome = Outcome::Cancelled;

@@ -298,6 +298,7 @@ fn probe_one(
                     kill_grace: Duration::from_secs(1),
                     stdout_cap: 4 * 1024 * 1024,
                     stderr_tail: 256 * 1024,
+                    give_up: None,
                 },
                 // Ctrl-C during a probe must abort git pair, not fail this candidate over to
                 // the next one: leave SIGINT alone.
@@ -310,6 +311,7 @@ fn probe_one(
                 End::TimedOut => format!("timed out after {} s", spec.timeout_secs),
                 End::Cancelled => "cancelled".to_owned(),
                 End::SpawnFailed { message } => message.clone(),
+                End::GaveUp { line } => format!("gave up: {line}"),
             });
             let mut output = String::from_utf8_lossy(&finished.stdout).into_owned();
             output.push('\n');

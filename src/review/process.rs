@@ -52,6 +52,8 @@ pub struct Limits {
     pub stdout_cap: usize,
     /// Stderr bytes kept from the end.
     pub stderr_tail: usize,
+    /// Give up early on output that shows a hopeless retry loop.
+    pub give_up: Option<GiveUp>,
 }
 
 impl Default for Limits {
@@ -61,6 +63,7 @@ impl Default for Limits {
             kill_grace: Duration::from_secs(3),
             stdout_cap: 64 * 1024 * 1024,
             stderr_tail: 64 * 1024,
+            give_up: None,
         }
     }
 }
@@ -89,6 +92,20 @@ pub enum End {
         /// The operating system's reason.
         message: String,
     },
+    /// Its output showed it retrying something it cannot do (no network, say) often enough
+    /// to give up ([`GiveUp`]); the group was killed.
+    GaveUp {
+        /// The last output line that matched.
+        line: String,
+    },
+}
+
+/// Ends a process early whose stdout keeps showing a failure it is retrying forever (an
+/// offline vendor CLI reconnecting): `after` lines matching `pattern`. From realization data.
+#[derive(Debug, Clone)]
+pub struct GiveUp {
+    pub pattern: regex::Regex,
+    pub after: usize,
 }
 
 /// Exit status as data.
@@ -212,7 +229,19 @@ pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
 
     let deadline = started + limits.timeout;
     let mut pause = Duration::from_millis(1);
+    let mut watch = limits.give_up.as_ref().map(|g| Watch {
+        rule: g,
+        scanned: 0,
+        seen: 0,
+        next_check: started,
+    });
     let (end, status) = loop {
+        if let Some(line) = watch.as_mut().and_then(|w| w.hopeless(&stdout)) {
+            break (
+                End::GaveUp { line },
+                terminate_group(group, &mut child, limits.kill_grace),
+            );
+        }
         if cancel.is_cancelled() {
             break (
                 End::Cancelled,
@@ -268,6 +297,37 @@ pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
         stderr_tail,
         stderr_bytes,
         duration,
+    }
+}
+
+/// Scans new complete stdout lines for a [`GiveUp`] rule, a few times a second.
+struct Watch<'a> {
+    rule: &'a GiveUp,
+    scanned: usize,
+    seen: usize,
+    next_check: Instant,
+}
+
+impl Watch<'_> {
+    fn hopeless(&mut self, stdout: &Mutex<Capture>) -> Option<String> {
+        let now = Instant::now();
+        if now < self.next_check {
+            return None;
+        }
+        self.next_check = now + Duration::from_millis(200);
+        let capture = stdout.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh = capture.buf.get(self.scanned..)?;
+        let complete = fresh.iter().rposition(|b| *b == b'\n')? + 1;
+        let mut last = None;
+        for line in fresh[..complete].split(|b| *b == b'\n') {
+            let line = String::from_utf8_lossy(line);
+            if self.rule.pattern.is_match(&line) {
+                self.seen += 1;
+                last = Some(line.into_owned());
+            }
+        }
+        self.scanned += complete;
+        (self.seen >= self.rule.after).then(|| last.unwrap_or_default())
     }
 }
 

@@ -203,6 +203,28 @@ pub struct FailureSpec {
     /// Regexes applied to each stderr line; the vendor's message when it failed without events.
     #[serde(default)]
     pub stderr_patterns: Vec<String>,
+    /// Stop waiting when stdout shows the vendor retrying what it cannot do (no network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub give_up: Option<GiveUpSpec>,
+}
+
+/// `after` stdout lines matching the regex `pattern` end the attempt early, as `died`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GiveUpSpec {
+    pub pattern: String,
+    pub after: usize,
+}
+
+impl FailureSpec {
+    /// The give-up rule ready for the process runner (validated at load).
+    pub fn give_up_rule(&self) -> Option<crate::review::process::GiveUp> {
+        let spec = self.give_up.as_ref()?;
+        Some(crate::review::process::GiveUp {
+            pattern: Regex::new(&spec.pattern).ok()?,
+            after: spec.after.max(1),
+        })
+    }
 }
 
 /// An event shape and where its human message lives.
@@ -435,6 +457,13 @@ impl Surfaces {
         }
         for pattern in &r.failure.stderr_patterns {
             Regex::new(pattern).map_err(|e| bad(format!("stderr pattern {pattern:?}: {e}")))?;
+        }
+        if let Some(give_up) = &r.failure.give_up {
+            Regex::new(&give_up.pattern)
+                .map_err(|e| bad(format!("give_up pattern {:?}: {e}", give_up.pattern)))?;
+            if give_up.after == 0 {
+                return Err(bad("give_up.after must be at least 1".into()));
+            }
         }
         Ok(())
     }

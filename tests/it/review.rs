@@ -630,3 +630,27 @@ fn a_plan_is_reviewed_as_a_plan() {
         "{prompt}"
     );
 }
+
+#[test]
+fn an_offline_vendor_cli_is_given_up_on_instead_of_waited_out() {
+    let (env, _) = env_ready_for_review();
+    let started = Instant::now();
+    let out = env.pair_with_vendors(
+        &["review", "--json", "--timeout", "120"],
+        &[("FAKE_REVIEW", "offline")],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "waited {:?}",
+        started.elapsed()
+    );
+    assert_one_error_line(&out, 1, "waiting for network");
+    let v = out.json();
+    assert_eq!(v["outcome"], "died");
+    assert_eq!(v["outcomes"][0]["attempts"], 2, "one retry");
+    assert_eq!(
+        env.pair_json(&["status"])["next_action"],
+        "review",
+        "no round used"
+    );
+}
