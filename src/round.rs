@@ -601,8 +601,10 @@ fn run_member(
             plan.round,
             options.timeout.as_secs()
         ));
-        let mut attempt =
-            attempt_once(plan, member, &prompt, result.session_id.as_deref(), options);
+        // Every try starts where the first did (the last completed review's session), never
+        // from a session that just failed.
+        let resume = member.resume_session.as_deref();
+        let mut attempt = attempt_once(plan, member, &prompt, resume, options);
         if attempt.should_retry_fresh(&member.bound) {
             result.attempts.push(attempt);
             attempt = attempt_once(plan, member, &prompt, None, options);
