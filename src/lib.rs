@@ -14,6 +14,7 @@ pub mod demo;
 pub mod diff;
 pub mod model;
 pub mod packet;
+pub mod process;
 pub mod render;
 pub mod review;
 pub mod round;

@@ -4,12 +4,11 @@
 //! pulling and retrying when someone pushed first.
 //!
 //! The transport is the `git` CLI (credentials, ssh and helpers work as for any push), and
-//! the `git` function below is the only place in the library that spawns it. The user's
+//! it runs through [`crate::process::git`], the one spawn path. The user's
 //! `remote.*` configuration is never changed. Merging is the store's job ([`crate::store`]);
 //! nothing here prints.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
 
 use gix::ObjectId;
 
@@ -47,7 +46,7 @@ pub enum Error {
     #[error("cannot run git: {source}")]
     Spawn {
         #[source]
-        source: std::io::Error,
+        source: crate::process::ToolError,
     },
     #[error(transparent)]
     Store(#[from] store::Error),
@@ -469,22 +468,16 @@ struct GitOutput {
     stderr: String,
 }
 
-/// Runs `git args` for `repo`: the one place the library spawns git. `LC_ALL=C` so its
-/// messages can be read, a null stdin (credential prompts still reach the terminal).
+/// Runs `git args` for `repo` through the one spawn module (bounded, `LC_ALL=C`, null stdin).
 fn git(repo: &Repo, args: &[String]) -> Result<GitOutput, Error> {
     let dir = repo.work_dir().unwrap_or_else(|_| repo.common_dir());
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .output()
+    let out = crate::process::git(dir, args, crate::process::GIT_TRANSPORT_TIMEOUT)
         .map_err(|source| Error::Spawn { source })?;
     Ok(GitOutput {
-        success: out.status.success(),
-        code: out.status.code(),
+        success: out.status.is_some_and(|s| s.success()),
+        code: out.status.and_then(|s| s.code),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr_tail).into_owned(),
     })
 }
 

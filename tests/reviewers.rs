@@ -8,8 +8,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use git_pair::review::probe::find_executable;
-use git_pair::review::process::{self, Cancel, Limits, Spawn};
+use git_pair::process::find_executable;
+use git_pair::process::{self, Cancel, Limits, Spawn};
 use git_pair::review::{
     BoundRealization, Outcome, Parsed, ProbeRequest, ReviewInput, RunOptions, Surfaces, Verdict,
     planned_argv, probe, run_attempt,

@@ -225,7 +225,7 @@ fn open_pr(
     let m = ctx.load(run_id)?.manifest;
     let title = crate::util::first_line_clipped(&m.task, 70);
     ui.progress("opening the PR with gh…");
-    let out = crate::review::process::run_tool(
+    let out = crate::process::run_tool(
         "gh",
         &[
             "pr",
@@ -239,7 +239,7 @@ fn open_pr(
         std::time::Duration::from_secs(120),
     )
     .map_err(|e| match e {
-        crate::review::process::ToolError::NotFound => {
+        crate::process::ToolError::NotFound => {
             CommandError::failed("--open-pr needs the GitHub CLI (gh), which is not installed")
                 .with_hint(format!(
                     "install gh, or open the PR yourself with the body in {}",

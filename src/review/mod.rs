@@ -10,7 +10,6 @@ mod error;
 pub mod panel;
 pub mod parse;
 pub mod probe;
-pub mod process;
 pub mod prompt;
 pub mod schema;
 pub mod surface;
@@ -30,7 +29,7 @@ pub use parse::{Finding, Parsed, Severity, Verdict, parse_answer};
 pub use probe::{BoundRealization, ProbeReport, ProbeRequest, probe};
 pub use surface::{RealizationKind, Surfaces};
 
-use process::{Cancel, End, Limits, Spawn};
+use crate::process::{self, Cancel, End, Limits, Spawn};
 use surface::{ArgvValues, PromptVia};
 
 /// The one terminal outcome of a reviewer attempt (SPEC §6.3).
@@ -262,6 +261,7 @@ pub fn run_attempt(
             cwd: options.cwd.clone(),
             stdin: (bound.realization.prompt == PromptVia::Stdin)
                 .then(|| input.prompt.as_bytes().to_vec()),
+            share_terminal: false,
         },
         &Limits {
             timeout: options.timeout,

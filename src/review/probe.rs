@@ -5,14 +5,13 @@
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::process::{self, Cancel, End, Limits, Spawn, find_executable};
 use crate::review::Error;
-use crate::review::process::{self, Cancel, End, Limits, Spawn};
 use crate::review::surface::{Realization, RealizationKind, Surfaces};
 
 /// What to probe for.
@@ -292,6 +291,7 @@ fn probe_one(
                         .unwrap_or_default(),
                     cwd: None,
                     stdin: None,
+                    share_terminal: false,
                 },
                 &Limits {
                     timeout: Duration::from_secs(spec.timeout_secs),
@@ -384,31 +384,10 @@ fn quote_list(items: &[String]) -> String {
         .join(", ")
 }
 
-/// Finds an executable file: a name with a `/` is taken as a path, anything else is looked up
-/// in `path_env` (the process's `PATH` when `None`).
-pub fn find_executable(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
-    if name.contains('/') {
-        // Absolute, so a reviewer run in another working directory still finds it.
-        let path = std::path::absolute(name).ok()?;
-        return is_executable(&path).then_some(path);
-    }
-    let path_var = match path_env {
-        Some(p) => p.to_os_string(),
-        None => std::env::var_os("PATH")?,
-    };
-    std::env::split_paths(&path_var)
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn fixtures(dir: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -218,9 +218,9 @@ pub struct GiveUpSpec {
 
 impl FailureSpec {
     /// The give-up rule ready for the process runner (validated at load).
-    pub fn give_up_rule(&self) -> Option<crate::review::process::GiveUp> {
+    pub fn give_up_rule(&self) -> Option<crate::process::GiveUp> {
         let spec = self.give_up.as_ref()?;
-        Some(crate::review::process::GiveUp {
+        Some(crate::process::GiveUp {
             pattern: Regex::new(&spec.pattern).ok()?,
             after: spec.after.max(1),
         })

@@ -1,12 +1,15 @@
-//! The one spawn builder for reviewer (and probe) processes: own process group, prompt on
-//! stdin or a null stdin, stdout captured whole up to a cap, stderr tail, bounded wait that
-//! kills the whole group, Ctrl-C turned into a cancellation. A process's exit status is data
-//! ([`Finished`]); nothing here returns `Err` or interprets what the process printed.
+//! The one place that spawns processes — reviewers, their probes, `gh`, and `git` for
+//! transport: an own process group (killed whole on timeout or Ctrl-C, and on Linux dying
+//! with git pair), a prompt on stdin or a null stdin, stdout captured up to a cap, a stderr
+//! tail, a bounded wait, `LC_ALL=C` for tools whose messages are read. A process's exit
+//! status is data ([`Finished`]); nothing here interprets what a process printed, and
+//! nothing here knows what a reviewer is.
 
-use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::ffi::{OsStr, OsString};
+use std::io::{IsTerminal as _, Read, Write};
+use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,16 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-const SIGINT: i32 = 2;
-const SIGKILL: i32 = 9;
-const SIGTERM: i32 = 15;
-const SIG_DFL: usize = 0;
-const SIG_ERR: usize = usize::MAX;
-
-unsafe extern "C" {
-    fn kill(pid: i32, sig: i32) -> i32;
-    fn signal(signum: i32, handler: usize) -> usize;
-}
+use rustix::process::Signal;
 
 /// What to run.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +33,19 @@ pub struct Spawn {
     pub cwd: Option<PathBuf>,
     /// Bytes written to stdin, which is then closed; `None` gives a null stdin.
     pub stdin: Option<Vec<u8>>,
+    /// Stay in git pair's process group so the process can prompt on the terminal (git's
+    /// credential and ssh prompts); a timeout then kills the process alone, not its children.
+    pub share_terminal: bool,
+}
+
+/// The process a [`run_observed`] started, reported before the wait begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Started {
+    /// Its pid; also its process group id unless [`Spawn::share_terminal`].
+    pub pid: u32,
+    /// When it started, in the kernel's own units ([`start_time`]), to tell it from a later
+    /// process that reuses the pid.
+    pub start_time: Option<u64>,
 }
 
 /// Bounds on one process.
@@ -165,6 +172,17 @@ pub struct Finished {
 /// Runs one process to its end under `limits`. Never fails: a spawn error, a non-zero exit,
 /// a hang and a cancellation are all described by the returned [`Finished`].
 pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
+    run_observed(spawn, limits, cancel, &|_| {})
+}
+
+/// [`run`], telling `on_start` which process it started before waiting for it (callers that
+/// record live processes, so a later command can tell alive from dead and clean up).
+pub fn run_observed(
+    spawn: &Spawn,
+    limits: &Limits,
+    cancel: &Cancel,
+    on_start: &dyn Fn(Started),
+) -> Finished {
     let _sigint = cancel.on_sigint.then(SigintGuard::install);
     let started = Instant::now();
     let mut command = Command::new(&spawn.program);
@@ -177,10 +195,13 @@ pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // A group of its own: a timeout or Ctrl-C can then kill the reviewer and everything
-        // it started, and a Ctrl-C typed at the terminal reaches git pair, not the reviewer.
-        .process_group(0);
+        .stderr(Stdio::piped());
+    if !spawn.share_terminal {
+        // A group of its own: a timeout or Ctrl-C can then kill the process and everything
+        // it started, and a Ctrl-C typed at the terminal reaches git pair, not the child.
+        command.process_group(0);
+    }
+    die_with_parent(&mut command);
     if let Some(cwd) = &spawn.cwd {
         command.current_dir(cwd);
     }
@@ -201,7 +222,12 @@ pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
             };
         }
     };
-    let group = child.id();
+    let pid = child.id();
+    on_start(Started {
+        pid,
+        start_time: start_time(pid),
+    });
+    let group = (!spawn.share_terminal).then_some(pid);
     let stdout = Arc::new(Mutex::new(Capture::default()));
     let stderr = Arc::new(Mutex::new(Capture::default()));
     let mut threads: Vec<JoinHandle<()>> = Vec::new();
@@ -273,7 +299,9 @@ pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {
         // The reviewer is done; whatever it left running in its group (a daemon holding our
         // pipes open, a stray shell) goes with it. Its pid was reaped a moment ago and pids
         // are handed out cyclically, so the group id cannot name anyone else yet.
-        signal_group(group, SIGKILL);
+        if let Some(group) = group {
+            signal_group(group, Signal::KILL);
+        }
     }
     // Pipes reach EOF once every holder is dead; one that escaped the group (setsid) must
     // not hold us forever.
@@ -340,8 +368,21 @@ impl Cancel {
 
 /// SIGTERM to the group, up to `grace` for the leader to exit, then SIGKILL to the group
 /// (even if the leader exited: a child ignoring SIGTERM may remain), then reap the leader.
-fn terminate_group(group: u32, child: &mut Child, grace: Duration) -> Option<ExitInfo> {
-    signal_group(group, SIGTERM);
+/// Without a group of its own (`None`), the same to the process alone.
+fn terminate_group(group: Option<u32>, child: &mut Child, grace: Duration) -> Option<ExitInfo> {
+    let leader = child.id();
+    let signal = |sig: Signal| match group {
+        Some(group) => signal_group(group, sig),
+        None => {
+            if let Some(pid) = i32::try_from(leader)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(pid, sig);
+            }
+        }
+    };
+    signal(Signal::TERM);
     let until = Instant::now() + grace;
     let mut status = None;
     while Instant::now() < until {
@@ -351,7 +392,7 @@ fn terminate_group(group: u32, child: &mut Child, grace: Duration) -> Option<Exi
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    signal_group(group, SIGKILL);
+    signal(Signal::KILL);
     if status.is_none() {
         // SIGKILL cannot be ignored; bound the reap anyway (a process stuck in the kernel).
         let until = Instant::now() + Duration::from_secs(5);
@@ -366,28 +407,28 @@ fn terminate_group(group: u32, child: &mut Child, grace: Duration) -> Option<Exi
     status
 }
 
-fn signal_group(group: u32, sig: i32) {
-    let Ok(pgid) = i32::try_from(group) else {
+fn signal_group(group: u32, sig: Signal) {
+    // 0 and 1 would address our own group or every process we may signal.
+    if group <= 1 {
+        return;
+    }
+    let Some(pgid) = i32::try_from(group)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return;
     };
-    // 0 and 1 would address our own group or every process we may signal.
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: kill(2) takes two integers and touches no memory of ours. The negative pid
-    // addresses exactly the process group `process_group(0)` created for our child (its
-    // pgid is its pid), never git pair's own group.
-    unsafe {
-        kill(-pgid, sig);
-    }
+    // The group `process_group(0)` created for our child (its pgid is its pid), never git
+    // pair's own group. It may be gone already: nothing to do then.
+    let _ = rustix::process::kill_process_group(pgid, sig);
 }
 
 /// Set by the SIGINT handler while a [`SigintGuard`] is alive.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// (live guards, the disposition to restore when the last one goes).
-static SIGINT_STATE: Mutex<(usize, usize)> = Mutex::new((0, SIG_DFL));
+static SIGINT_STATE: Mutex<(usize, libc::sighandler_t)> = Mutex::new((0, libc::SIG_DFL));
 
-extern "C" fn on_sigint(_signum: i32) {
+extern "C" fn on_sigint(_signum: libc::c_int) {
     // Only an atomic store: async-signal-safe.
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
@@ -401,12 +442,12 @@ impl SigintGuard {
         let mut state = SIGINT_STATE.lock().unwrap_or_else(|p| p.into_inner());
         if state.0 == 0 {
             INTERRUPTED.store(false, Ordering::SeqCst);
-            let handler: extern "C" fn(i32) = on_sigint;
+            let handler: extern "C" fn(libc::c_int) = on_sigint;
             // SAFETY: installs a handler that only performs an atomic store, which is
             // async-signal-safe; `signal` itself has no memory-safety preconditions.
-            let previous = unsafe { signal(SIGINT, handler as usize) };
-            state.1 = if previous == SIG_ERR {
-                SIG_DFL
+            let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+            state.1 = if previous == libc::SIG_ERR {
+                libc::SIG_DFL
             } else {
                 previous
             };
@@ -424,10 +465,115 @@ impl Drop for SigintGuard {
             // SAFETY: restores the disposition `signal` returned when the first guard was
             // installed (or the default one), which was valid then and still is.
             unsafe {
-                signal(SIGINT, state.1);
+                libc::signal(libc::SIGINT, state.1);
             }
         }
     }
+}
+
+/// Finds an executable file: a name with a `/` is taken as a path, anything else is looked up
+/// in `path_env` (the process's `PATH` when `None`).
+pub fn find_executable(name: &str, path_env: Option<&OsStr>) -> Option<PathBuf> {
+    if name.contains('/') {
+        // Absolute, so a reviewer run in another working directory still finds it.
+        let path = std::path::absolute(name).ok()?;
+        return is_executable(&path).then_some(path);
+    }
+    let path_var = match path_env {
+        Some(p) => p.to_os_string(),
+        None => std::env::var_os("PATH")?,
+    };
+    std::env::split_paths(&path_var)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Asks the kernel to kill the child when git pair dies (Linux: the parent-death signal), so
+/// a `git pair` killed with SIGKILL leaves no reviewer running; elsewhere a resumed review
+/// kills the recorded group instead ([`kill_group_if_alive`]).
+fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and only makes two system
+        // calls (prctl, getppid), both async-signal-safe; it allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                // The parent may have died between fork and prctl: then nobody would send the
+                // signal, so leave now.
+                if rustix::process::getppid().map(|p| p.as_raw_nonzero().get() as u32)
+                    != Some(parent)
+                {
+                    return Err(std::io::Error::other(
+                        "git pair exited before the child started",
+                    ));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
+/// When process `pid` started, in clock ticks since boot (Linux `/proc/<pid>/stat` field 22);
+/// `None` where that cannot be read (no such process, another OS).
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses: the
+    // fields after it start after the last ')'.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// This machine's host name, to tell whether a recorded process ran here.
+pub fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Whether the process `pid` that started at `start_time` is still running on this host.
+/// A pid now held by a different process (another start time) is not alive.
+pub fn is_alive(pid: u32, recorded_start: Option<u64>) -> bool {
+    let Some(raw) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    if rustix::process::test_kill_process(raw).is_err() {
+        // ESRCH: gone. (EPERM would mean alive but not ours: not a process git pair started.)
+        return false;
+    }
+    match (recorded_start, start_time(pid)) {
+        (Some(recorded), Some(now)) => recorded == now,
+        // A zombie or a system without /proc: trust the pid.
+        _ => true,
+    }
+}
+
+/// Kills the process group led by `pid` when that leader is still the process that was
+/// recorded (same start time); returns whether it was alive. Used before re-running work
+/// whose earlier runner died, so a resumed review never runs beside an orphan.
+pub fn kill_group_if_alive(pid: u32, recorded_start: Option<u64>) -> bool {
+    if !is_alive(pid, recorded_start) {
+        return false;
+    }
+    signal_group(pid, Signal::TERM);
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until && is_alive(pid, recorded_start) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    signal_group(pid, Signal::KILL);
+    true
 }
 
 #[derive(Default)]
@@ -612,7 +758,7 @@ mod tests {
             f.status,
             Some(ExitInfo {
                 code: None,
-                signal: Some(SIGKILL)
+                signal: Some(libc::SIGKILL)
             })
         );
     }
@@ -645,7 +791,7 @@ mod tests {
         };
         let f = run(&s, &limits(300), &Cancel::default());
         assert_eq!(f.end, End::TimedOut);
-        assert_eq!(f.status.and_then(|s| s.signal), Some(SIGKILL));
+        assert_eq!(f.status.and_then(|s| s.signal), Some(libc::SIGKILL));
     }
 
     #[test]
@@ -757,7 +903,7 @@ pub fn run_tool_raw(
     timeout: Duration,
     env: &[(&str, &str)],
 ) -> Result<Finished, ToolError> {
-    let path = crate::review::probe::find_executable(program, None).ok_or(ToolError::NotFound)?;
+    let path = find_executable(program, None).ok_or(ToolError::NotFound)?;
     let mut vars: Vec<(OsString, OsString)> = vec![("LC_ALL".into(), "C".into())];
     vars.extend(
         env.iter()
@@ -770,6 +916,7 @@ pub fn run_tool_raw(
             env: vars,
             cwd: Some(cwd.to_path_buf()),
             stdin: None,
+            share_terminal: false,
         },
         &Limits {
             timeout,
@@ -785,6 +932,43 @@ pub fn run_tool_raw(
             secs: timeout.as_secs(),
         }),
         End::SpawnFailed { .. } => Err(ToolError::NotFound),
+        _ => Ok(finished),
+    }
+}
+
+/// How long a `git` transport command (fetch, push) may take before it is killed.
+pub const GIT_TRANSPORT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Runs `git args` in `dir` for network transport (what gix cannot do): `LC_ALL=C` so its
+/// messages can be read, a null stdin, a bounded wait. When git pair runs at a terminal, git
+/// stays in its process group so credential and ssh prompts still reach the user.
+/// A non-zero exit is data ([`Finished::status`]); only a missing `git` is an error.
+pub fn git(dir: &Path, args: &[String], timeout: Duration) -> Result<Finished, ToolError> {
+    let program = find_executable("git", None).ok_or(ToolError::NotFound)?;
+    let finished = run(
+        &Spawn {
+            program,
+            args: args.to_vec(),
+            env: vec![("LC_ALL".into(), "C".into())],
+            cwd: Some(dir.to_path_buf()),
+            stdin: None,
+            share_terminal: std::io::stderr().is_terminal(),
+        },
+        &Limits {
+            timeout,
+            stdout_cap: 256 * 1024 * 1024,
+            ..Limits::default()
+        },
+        &Cancel {
+            flag: None,
+            on_sigint: false,
+        },
+    );
+    match finished.end {
+        End::SpawnFailed { .. } => Err(ToolError::NotFound),
+        End::TimedOut => Err(ToolError::TimedOut {
+            secs: timeout.as_secs(),
+        }),
         _ => Ok(finished),
     }
 }
