@@ -200,6 +200,7 @@ fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
                 session_id: None,
                 responses: vec![],
                 extra_round: false,
+                round: None,
             });
             repo.append(&run_id, |_| {
                 Ok(Append::record(body.clone(), format!("coder {r}")))

@@ -112,6 +112,27 @@ pub fn measure(manifest: &Manifest, sources: &Sources) -> RunSpend {
     }
 }
 
+/// A session about to be recorded: measured with the run's own before it is stored.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub id: String,
+    /// `coder` or `reviewer`.
+    pub role: &'static str,
+    pub agent: String,
+}
+
+/// [`measure`] over the run's sessions plus `new` ones that are not recorded yet.
+pub fn measure_including(manifest: &Manifest, new: &[NewSession], sources: &Sources) -> RunSpend {
+    if new.is_empty() {
+        return measure(manifest, sources);
+    }
+    let mut manifest = manifest.clone();
+    for s in new {
+        manifest.register_session(&s.id, s.role, &s.agent);
+    }
+    measure(&manifest, sources)
+}
+
 /// Prices one session of the run: reviewers whole, coders inside the run's window.
 pub fn price(
     sources: &Sources,

@@ -45,11 +45,14 @@ fn test_path(dirs: &[&str]) -> TestPath {
 fn bind(configured: &str, command: Option<&str>, dirs: &[&str]) -> BoundRealization {
     let surfaces = Surfaces::shipped().expect("shipped surfaces");
     let path = test_path(dirs);
+    let command = command.map(|text| {
+        git_pair::review::probe::parse_reviewer_command(text).expect("valid test command")
+    });
     probe(
         &surfaces,
         &ProbeRequest {
             configured,
-            reviewer_command: command,
+            reviewer_command: command.as_deref(),
             path_env: Some(&path.path),
         },
     )

@@ -14,14 +14,12 @@ use super::{CommandError, Context, Report};
 pub struct Args {}
 
 pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
-    let run_id = ctx.run_id(None)?;
-    let state = ctx.load(&run_id)?;
-    let spend = crate::spend::measure(&state.manifest, &ctx.spend_sources()?);
+    let (run_id, spend) = crate::ops::status::budget(ctx)?;
     let level = spend.level.map(|l| match l {
         crate::cost::Level::Warn => "warn",
         crate::cost::Level::Alert => "alert",
     });
-    let spent = super::status::round_usd(spend.spent_usd);
+    let spent = crate::util::round_usd(spend.spent_usd);
     let mut report = Report::new(
         json!({
             "level": level,

@@ -3,8 +3,7 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
-use crate::model::{self, Body, Coder, Response};
-use crate::store::Append;
+use crate::ops;
 
 /// Record that the coder finished a round.
 ///
@@ -34,116 +33,27 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let summary = args.summary.trim();
-    if summary.is_empty() {
-        return Err(CommandError::usage("--summary must not be empty"));
-    }
-    if let Some(session) = args.session.as_ref().filter(|s| !is_session_id(s)) {
-        return Err(CommandError::usage(format!(
-            "--session '{}' is not a session id (letters, digits, '-', '_')",
-            session.escape_debug()
-        )));
-    }
     let responses = match &args.responses {
-        Some(path) => read_responses(path)?,
+        Some(path) => ops::coder_done::read_responses(path)?,
         None => Vec::new(),
     };
-    let run_id = ctx.run_id(None)?;
-    let (session, costs, mut notes) = measure(ctx, &run_id, args.session.as_deref())?;
-    let appended = ctx.repo.append(&run_id, |state| {
-        model::check_coder_done(&state.manifest, args.extra_round)?;
-        let (round, opens) = state.manifest.coder_round_for_next();
-        let body = Body::Coder(Coder {
-            summary: summary.to_owned(),
-            tool: state.manifest.coder.clone(),
+    let done = ops::coder_done::coder_done(
+        ctx,
+        &ops::coder_done::Request {
+            summary: args.summary.clone(),
             findings_addressed: args.findings_addressed,
-            session_id: session.clone(),
-            responses: responses.clone(),
+            session: args.session.clone(),
+            responses,
             extra_round: args.extra_round,
-        });
-        let verb = if opens { "" } else { " (more)" };
-        let mut append = Append::record(
-            body,
-            format!(
-                "coder {round}{verb}: {}",
-                crate::util::first_line_clipped(summary, 60)
-            ),
-        );
-        append.round = Some(round);
-        append.also = costs(&state.manifest, round);
-        Ok(append)
-    })?;
-    ctx.refresh_handoff(&run_id)?;
-    let round = appended.state.manifest.current_coder_round().unwrap_or(1);
+        },
+    )?;
     let mut report = Report::new(
-        json!({ "round": round, "run_id": run_id.as_str() }),
-        format!("Recorded coder round {round} of run {run_id}\nnext: git pair review\n"),
+        json!({ "round": done.round, "run_id": done.run_id.as_str() }),
+        format!(
+            "Recorded coder round {} of run {}\nnext: git pair review\n",
+            done.round, done.run_id
+        ),
     );
-    report.notes.append(&mut notes);
+    report.notes = done.warnings;
     Ok(report)
-}
-
-type CostBodies = Box<dyn Fn(&crate::model::Manifest, u32) -> Vec<Body>>;
-
-/// Measures the run's sessions (with the coder's session, given or discovered) so their cost
-/// is stored with the coder record. Measuring never blocks recording the coder's work: a
-/// problem becomes a note.
-fn measure(
-    ctx: &Context,
-    run_id: &crate::model::RunId,
-    given: Option<&str>,
-) -> Result<(Option<String>, CostBodies, Vec<String>), CommandError> {
-    let none: CostBodies = Box::new(|_, _| Vec::new());
-    let sources = match ctx.spend_sources() {
-        Ok(sources) => sources,
-        Err(e) => {
-            return Ok((
-                given.map(str::to_owned),
-                none,
-                vec![format!("warning: cost not measured: {}", e.message)],
-            ));
-        }
-    };
-    let mut manifest = ctx.load(run_id)?.manifest;
-    let session = given
-        .map(str::to_owned)
-        .or_else(|| crate::spend::discover_coder_session(&manifest, &sources));
-    if let Some(id) = &session {
-        manifest
-            .sessions
-            .entry(id.clone())
-            .or_insert_with(|| crate::model::SessionSpend {
-                role: "coder".into(),
-                agent: manifest.coder.clone(),
-                usd: 0.0,
-            });
-    }
-    let spend = crate::spend::measure(&manifest, &sources);
-    Ok((
-        session,
-        Box::new(move |m, round| crate::spend::growth_records(m, &spend, round)),
-        Vec::new(),
-    ))
-}
-
-fn is_session_id(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 128
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-fn read_responses(path: &std::path::Path) -> Result<Vec<Response>, CommandError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        CommandError::failed(format!(
-            "cannot read --responses file {}: {e}",
-            path.display()
-        ))
-    })?;
-    serde_json::from_slice::<Vec<Response>>(&bytes).map_err(|e| {
-        CommandError::failed(format!(
-            "--responses file {} is not a JSON array of {{finding, status, reason}}: {e}",
-            path.display()
-        ))
-    })
 }

@@ -20,16 +20,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let sources = ctx.spend_sources()?;
     if let Some(id) = &args.session {
-        let priced = crate::cost::price_session(
-            &sources.roots,
-            id,
-            &sources.pricing,
-            None,
-            sources.cache_dir.as_deref(),
-        )
-        .map_err(|e| CommandError::failed(super::error::single_line(&e.to_string())))?;
+        let priced = crate::ops::cost::session(ctx, id)?;
         let mut human = format!(
             "session {} ({:?}): ${:.4}\n",
             priced.session_id, priced.agent, priced.total_usd
@@ -67,13 +59,16 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         return Ok(report);
     }
 
-    let selected = ctx.run_id(None).ok();
     let mut runs = Vec::new();
     let mut human = String::new();
     let mut total = 0.0;
-    for run_id in ctx.repo.list_runs()?.into_iter().rev() {
-        let manifest = ctx.load(&run_id)?.manifest;
-        let spend = crate::spend::measure(&manifest, &sources);
+    for crate::ops::cost::RunCost {
+        run_id,
+        manifest,
+        spend,
+        selected,
+    } in crate::ops::cost::runs(ctx)?
+    {
         total += spend.spent_usd;
         let _ = writeln!(
             human,
@@ -84,10 +79,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         );
         let mut run = json!({
             "run_id": run_id.as_str(),
-            "spent_usd": super::status::round_usd(spend.spent_usd),
+            "spent_usd": crate::util::round_usd(spend.spent_usd),
             "budget_usd": manifest.budget_usd,
         });
-        if selected.as_ref() == Some(&run_id) {
+        if selected {
             let rounds: Vec<_> = manifest
                 .rounds
                 .iter()
@@ -141,7 +136,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     }
     let _ = writeln!(human, "total ${total:.4}");
     Ok(Report::new(
-        json!({ "runs": runs, "total_usd": super::status::round_usd(total) }),
+        json!({ "runs": runs, "total_usd": crate::util::round_usd(total) }),
         human,
     ))
 }

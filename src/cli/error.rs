@@ -1,7 +1,11 @@
-//! Errors as users see them: one `error:` line, an optional hint, an exit code, and for
-//! `--json` whatever partial result applies. Domain errors are classified here, once.
+//! Errors as users see them, classified in this one file: every domain error becomes one
+//! `error:` line, a kind (the user can fix it, or something inside failed), an exit code, an
+//! optional hint naming the next command, and for `--json` whatever partial result applies.
 
 use serde_json::Value;
+
+use crate::model::Refusal;
+use crate::ops::Error as OpsError;
 
 /// Exit code for refusals and failures.
 pub const EXIT_FAILURE: u8 = 1;
@@ -10,22 +14,42 @@ pub const EXIT_BUDGET_ALERT: u8 = 2;
 /// Exit code for usage errors, as git uses.
 pub const EXIT_USAGE: u8 = 129;
 
+/// Who can do something about an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A refusal or bad input: the user (or agent) can fix it; the hint says how.
+    User,
+    /// Something inside failed (git objects, the file system): worth a bug report.
+    Internal,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Internal => "internal",
+        }
+    }
+}
+
 /// A failed command.
 #[derive(Debug)]
 pub struct CommandError {
     pub message: String,
     pub hint: Option<String>,
+    pub kind: Kind,
     pub exit: u8,
     /// Keys merged into the `--json` error object (e.g. a failed review's outcome).
     pub partial: Option<Box<serde_json::Map<String, Value>>>,
 }
 
 impl CommandError {
-    /// A refusal or failure (exit 1).
+    /// A refusal or failure the user can act on (exit 1).
     pub fn failed(message: impl Into<String>) -> Self {
         CommandError {
-            message: message.into(),
+            message: single_line(&message.into()),
             hint: None,
+            kind: Kind::User,
             exit: EXIT_FAILURE,
             partial: None,
         }
@@ -35,6 +59,13 @@ impl CommandError {
     pub fn usage(message: impl Into<String>) -> Self {
         CommandError {
             exit: EXIT_USAGE,
+            ..CommandError::failed(message)
+        }
+    }
+
+    fn internal(message: impl Into<String>) -> Self {
+        CommandError {
+            kind: Kind::Internal,
             ..CommandError::failed(message)
         }
     }
@@ -52,26 +83,131 @@ impl CommandError {
             .insert(key.to_owned(), value.into());
         self
     }
+
+    /// The `--json` error object.
+    pub fn to_json(&self) -> serde_json::Map<String, Value> {
+        let mut map = self.partial.as_deref().cloned().unwrap_or_default();
+        map.insert("error".into(), Value::String(self.message.clone()));
+        map.insert("kind".into(), Value::String(self.kind.as_str().into()));
+        if let Some(hint) = &self.hint {
+            map.insert("hint".into(), Value::String(hint.clone()));
+        }
+        map
+    }
+}
+
+impl From<OpsError> for CommandError {
+    fn from(err: OpsError) -> Self {
+        let message = err.to_string();
+        match err {
+            OpsError::Store(e) => e.into(),
+            OpsError::Config(e) => e.into(),
+            OpsError::RunId(_) => {
+                CommandError::failed(message).with_hint("list the runs with: git pair list")
+            }
+            OpsError::Refused(refusal) => refusal.into(),
+            OpsError::Sync(e) => e.into(),
+            OpsError::Reviewer(e) => e.into(),
+            OpsError::Packet(crate::packet::Error::Blind { .. }) => CommandError::failed(message)
+                .with_hint(
+                    "no reviewer was started; remove the path from the change, or adjust pair.review.exclude",
+                ),
+            OpsError::Packet(_) => CommandError::failed(message),
+            OpsError::Snapshot(_) | OpsError::Diff(_) | OpsError::Render { .. } => {
+                CommandError::internal(message)
+            }
+            OpsError::Template(_) => CommandError::failed(message)
+                .with_hint("fix the template file, or unset pair.promptTemplate"),
+            OpsError::Cost(_) => CommandError::failed(message)
+                .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
+            OpsError::Usage(_) => CommandError::usage(message),
+            OpsError::NoSuchDirectory { .. } => CommandError::failed(message),
+            OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(
+                "start one with: git pair start --task \"…\" (or pass --run <id>; git pair list shows runs)",
+            ),
+            OpsError::UnbornHead { .. } => CommandError::failed(message)
+                .with_hint("make a first commit, then start the run"),
+            OpsError::Dirty { .. } => CommandError::failed(message)
+                .with_hint("commit or stash your changes, then run git pair start again"),
+            OpsError::ReadFile { .. } | OpsError::BadFile { .. } => CommandError::failed(message),
+            OpsError::NoSuchRound { ref run_id, .. } => {
+                let hint = format!("see the rounds with: git pair show {run_id}");
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::MissingMaterial { .. } => CommandError::failed(message)
+                .with_hint("it is stored when the round is reviewed: git pair review"),
+            OpsError::NoSnapshot { ref run_id, .. } => {
+                let hint = format!("see the reviewed rounds with: git pair show {run_id}");
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::Gh {
+                body,
+                source: crate::process::ToolError::NotFound,
+            } => CommandError::failed("--open-pr needs the GitHub CLI (gh), which is not installed")
+                .with_hint(format!(
+                    "install gh, or open the PR yourself with the body in {body}"
+                )),
+            OpsError::Gh { .. } => CommandError::failed(message),
+            OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
+                .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+            OpsError::Dispatch(_) => CommandError::internal(message),
+        }
+    }
 }
 
 impl From<crate::store::Error> for CommandError {
     fn from(err: crate::store::Error) -> Self {
         use crate::store::Error as E;
-        let message = single_line(&err.to_string());
+        let message = err.to_string();
         match err {
             E::NotARepository { .. } => CommandError::failed(message)
                 .with_hint("run it inside a git repository, or pass -C <path>"),
+            E::Bare { .. } => CommandError::failed(message).with_hint(
+                "run it in a clone with a work tree (git clone <repo>), or pass -C <work tree>",
+            ),
             E::UnknownRun { .. } => {
                 CommandError::failed(message).with_hint("list the runs with: git pair list")
             }
-            E::Refused(refusal) => CommandError {
-                message: single_line(&refusal.message),
-                hint: refusal.hint,
-                ..CommandError::failed("")
-            },
-            E::Contention { .. } => CommandError::failed(message)
-                .with_hint("nothing was recorded; run the command again"),
-            _ => CommandError::failed(message),
+            E::BadRevision { .. } => CommandError::failed(message)
+                .with_hint("name a commit git knows, e.g. --base HEAD~1 or --base main"),
+            E::Refused(refusal) => refusal.into(),
+            E::Contention { .. } | E::RefContention { .. } | E::LostRace { .. } => {
+                CommandError::failed(message)
+                    .with_hint("nothing was recorded; run the command again")
+            }
+            E::BadNoteLine { .. } => CommandError::failed(message),
+            E::CorruptRecord { .. } | E::CorruptRun { .. } | E::Git { .. } | E::Io { .. } => {
+                CommandError::internal(message)
+            }
+        }
+    }
+}
+
+impl From<Refusal> for CommandError {
+    fn from(refusal: Refusal) -> Self {
+        let hint = match &refusal {
+            Refusal::Finished { .. } => Some("start a new run: git pair start --task \"…\""),
+            Refusal::FinishedMeanwhile { .. } | Refusal::SecondPr { .. } => None,
+            Refusal::AlreadyFinished { .. } => {
+                Some("record a PR number with git pair finish --pr N")
+            }
+            Refusal::RoundCap { .. } => Some(
+                "ask the human; to go on anyway: git pair coder-done --extra-round --summary \"…\"",
+            ),
+            Refusal::NothingToReview { .. } => {
+                Some("record the coder's work first: git pair coder-done --summary \"…\"")
+            }
+            Refusal::AlreadyReviewed { .. } => Some(
+                "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
+            ),
+            Refusal::NotApproved { .. } => {
+                Some("run git pair review, or override deliberately with git pair finish --force")
+            }
+        };
+        let err = CommandError::failed(refusal.to_string());
+        match hint {
+            Some(hint) => err.with_hint(hint),
+            None => err,
         }
     }
 }
@@ -79,24 +215,49 @@ impl From<crate::store::Error> for CommandError {
 impl From<crate::config::Error> for CommandError {
     fn from(err: crate::config::Error) -> Self {
         let key = err.key.clone();
-        CommandError::failed(single_line(&err.to_string()))
+        CommandError::failed(err.to_string())
             .with_hint(format!("fix it with: git config {key} <value>"))
     }
 }
 
-impl From<crate::model::RunIdError> for CommandError {
-    fn from(err: crate::model::RunIdError) -> Self {
-        CommandError::failed(single_line(&err.to_string()))
-            .with_hint("list the runs with: git pair list")
+impl From<crate::review::Error> for CommandError {
+    fn from(err: crate::review::Error) -> Self {
+        use crate::review::Error as E;
+        let message = err.to_string();
+        match err {
+            E::NothingBinds { .. } => CommandError::failed(message).with_hint(
+                "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
+            ),
+            E::UnknownRealization { .. } => CommandError::failed(message)
+                .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer <name>"),
+            E::InvalidReviewerCommand { .. } => CommandError::usage(message),
+            _ => CommandError::failed(message),
+        }
     }
 }
 
-impl From<crate::model::Refusal> for CommandError {
-    fn from(refusal: crate::model::Refusal) -> Self {
-        CommandError {
-            message: single_line(&refusal.message),
-            hint: refusal.hint,
-            ..CommandError::failed("")
+impl From<crate::sync::Error> for CommandError {
+    fn from(err: crate::sync::Error) -> Self {
+        use crate::sync::Error as E;
+        let message = err.to_string();
+        match err {
+            E::Store(err) => err.into(),
+            E::NoSuchRemote { .. } => CommandError::failed(message).with_hint(
+                "git remote -v lists the configured remotes; a URL or a path works too",
+            ),
+            E::BadRemote { .. } => CommandError::failed(message)
+                .with_hint("name a configured remote (git remote -v), a URL or a path"),
+            E::Fetch { .. } => CommandError::failed(message).with_hint(
+                "nothing local was changed; check the remote's URL (git remote -v), the network and your credentials",
+            ),
+            E::Push { .. } => CommandError::failed(message).with_hint(
+                "local state is unchanged; check the remote's URL, your access rights and any server-side hook",
+            ),
+            E::PushRejected { .. } => CommandError::failed(message)
+                .with_hint("local state is intact; run git pair push again"),
+            E::Spawn { .. } => {
+                CommandError::failed(message).with_hint("git pair needs git on PATH to sync")
+            }
         }
     }
 }

@@ -11,9 +11,7 @@ use super::{CommandError, Context, Report};
 pub struct Args {}
 
 pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
-    let run_id = ctx.run_id(None)?;
-    let path = ctx.refresh_handoff(&run_id)?;
-    let text = crate::view::transcript(&ctx.repo, &run_id)?;
+    let (run_id, path, text) = crate::ops::show::handoff(ctx)?;
     Ok(Report::new(
         json!({
             "run_id": run_id.as_str(),

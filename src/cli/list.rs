@@ -11,8 +11,7 @@ pub struct Args {}
 pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
     let mut runs = Vec::new();
     let mut human = String::new();
-    for run_id in ctx.repo.list_runs()?.into_iter().rev() {
-        let m = ctx.load(&run_id)?.manifest;
+    for m in crate::ops::show::runs(ctx)? {
         let round = m.current_coder_round().unwrap_or(0);
         human.push_str(&format!(
             "{}  {:<20} round {round}/{}  {:<14} {}\n",

@@ -1,11 +1,11 @@
 //! The command layer: clap definitions, one file per subcommand, errors → exit codes.
 //!
-//! Commands turn arguments into calls on the domain modules and return a [`ui::Report`];
-//! only [`ui::Ui`] prints. No loop rule or git access is implemented here.
+//! A command parses its arguments, calls one operation in [`crate::ops`], and renders the
+//! report it returns as a [`ui::Report`]; only [`ui::Ui`] prints. No loop rule or git access
+//! is implemented here; errors become exit codes and hints in `error.rs`, once.
 
 mod budget_check;
 mod coder_done;
-mod context;
 mod cost;
 mod demo;
 mod diff;
@@ -17,6 +17,7 @@ mod pr_body;
 mod probe;
 mod pull;
 mod push;
+mod render;
 mod review;
 mod show;
 mod start;
@@ -27,7 +28,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use context::Context;
+pub use crate::ops::Context;
 pub use error::CommandError;
 pub use ui::{Report, Ui};
 
@@ -114,7 +115,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
-    let ctx = || Context::open(cli);
+    let ctx = || open(cli);
     match &cli.command {
         Command::Demo(args) => demo::run(&Ui::new(false), args),
         Command::Start(args) => start::run(&ctx()?, ui, args),
@@ -133,4 +134,14 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
     }
+}
+
+/// Opens the repository at `-C` (or the current directory) with its configuration.
+fn open(cli: &Cli) -> Result<Context, CommandError> {
+    let mut dir = std::env::current_dir()
+        .map_err(|e| CommandError::failed(format!("cannot read the current directory: {e}")))?;
+    for d in &cli.directory {
+        dir = dir.join(d);
+    }
+    Ok(Context::open(&dir, cli.run.clone())?)
 }

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
-use crate::review::{ProbeRequest, Surfaces};
+use crate::ops;
 
 /// Show which reviewer would run and why, by probing what is installed.
 ///
@@ -20,41 +20,17 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let o = &ctx.options;
-    let surfaces = Surfaces::load(o.surface_file.as_deref())
-        .map_err(|e| CommandError::failed(super::error::single_line(&e.to_string())))?;
-    let command = match &args.reviewer_cmd {
-        Some(text) => Some(text.clone()),
-        None => o
-            .reviewer_command
-            .as_ref()
-            .map(|argv| serde_json::to_string(argv).expect("argv serializes")),
-    };
-    let names: Vec<String> = if command.is_some() {
-        vec!["command".to_owned()]
-    } else if !o.reviewers.is_empty() {
-        o.reviewers.clone()
-    } else {
-        let from_run = ctx
-            .run_id(None)
-            .ok()
-            .and_then(|id| ctx.load(&id).ok())
-            .map(|s| s.manifest.reviewer);
-        vec![from_run.unwrap_or_else(|| o.reviewer.clone())]
-    };
-    let mut reports = Vec::new();
+    let command = args
+        .reviewer_cmd
+        .as_deref()
+        .map(crate::review::probe::parse_reviewer_command)
+        .transpose()?;
+    let reports = ops::probe::probe(ctx, command)?;
+    let names: Vec<String> = reports.iter().map(|r| r.configured.clone()).collect();
     let mut human = String::new();
     let mut all_bind = true;
-    for name in &names {
-        let report = crate::review::probe(
-            &surfaces,
-            &ProbeRequest {
-                configured: name,
-                reviewer_command: command.as_deref(),
-                path_env: None,
-            },
-        )
-        .map_err(|e| CommandError::failed(super::error::single_line(&e.to_string())))?;
+    for report in &reports {
+        let name = &report.configured;
         human.push_str(&format!("reviewer {name}:\n"));
         for c in &report.probed {
             human.push_str(&format!(
@@ -74,7 +50,6 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
                 human.push_str("  → nothing binds\n");
             }
         }
-        reports.push(report);
     }
     let json = json!({
         "reviewers": reports.iter().map(|r| json!({

@@ -2,9 +2,10 @@
 
 use serde_json::json;
 
-use super::pull::{counts_json, integration_name, refresh_handoff, runs_phrase};
+use super::render::{counts_json, integration_name, runs_phrase};
 use super::{CommandError, Context, Report, Ui};
-use crate::sync::{self, PushReport, Remote};
+use crate::ops;
+use crate::sync::{self, PushReport};
 
 /// Push runs and notes to a remote without ever forcing.
 ///
@@ -20,22 +21,21 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
-    let remote = Remote::resolve(&ctx.repo, &args.remote)?;
-    ui.progress(&format!("pushing git pair state to {}…", remote.name));
-    let pushed = sync::push(&ctx.repo, &remote)?;
-    let (handoff, warning) = refresh_handoff(ctx, &pushed.pulled);
+    let pushed = ops::sync::push(ctx, &args.remote, &|message| ui.progress(message))?;
+    let remote = &pushed.remote.name;
+    let p = &pushed.report;
     let json = json!({
-        "remote": remote.name,
-        "pushed": pushed.pushed_runs + usize::from(pushed.pushed_notes),
-        "pushed_runs": pushed.pushed_runs,
-        "pushed_notes": pushed.pushed_notes,
-        "attempts": pushed.attempts,
-        "runs": counts_json(&pushed.pulled.runs),
-        "notes": integration_name(pushed.pulled.notes),
-        "handoff_path": handoff.map(|p| p.display().to_string()),
+        "remote": remote,
+        "pushed": p.pushed_runs + usize::from(p.pushed_notes),
+        "pushed_runs": p.pushed_runs,
+        "pushed_notes": p.pushed_notes,
+        "attempts": p.attempts,
+        "runs": counts_json(&p.pulled.runs),
+        "notes": integration_name(p.pulled.notes),
+        "handoff_path": pushed.handoff_path.as_ref().map(|p| p.display().to_string()),
     });
-    let mut report = Report::new(json, push_summary(&remote.name, &pushed));
-    if let Some(warning) = warning {
+    let mut report = Report::new(json, push_summary(remote, p));
+    if let Some(warning) = pushed.handoff_warning {
         report = report.note(warning);
     }
     Ok(report)

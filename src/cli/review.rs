@@ -5,7 +5,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{CommandError, Context, Report, Ui};
-use crate::round::{self, Settings};
+use crate::ops;
+use crate::ops::review::Settings;
 
 /// Have the reviewer read the change (base → work tree) and give a verdict.
 ///
@@ -38,78 +39,15 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
-    let run_id = ctx.run_id(None)?;
     let settings = settings(ctx, args)?;
-    let plan = round::prepare(&ctx.repo, &run_id, &settings).map_err(from_round)?;
-    let coverage = coverage_json(&plan.coverage);
-    if args.dry_run {
-        let argv: Vec<_> = plan
-            .planned_argv(&settings)
-            .into_iter()
-            .map(|(name, argv)| json!({ "reviewer": name, "argv": argv }))
-            .collect();
-        let prompt = plan.prompt(plan.attempt_base + 1);
-        return Ok(Report::new(
-            json!({
-                "dry_run": true,
-                "run_id": run_id.as_str(),
-                "round": plan.round,
-                "mode": plan.mode.as_str(),
-                "reviewers": argv,
-                "coverage": coverage,
-                "prompt": prompt,
-            }),
-            prompt,
-        )
-        .note(format!(
-            "dry run: round {} would go to {}; nothing stored, nothing spawned",
-            plan.round,
-            plan.members
-                .iter()
-                .map(|m| m.bound.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    let mut notes = Vec::new();
-    for member in &plan.members {
-        if member.bound.fallback_used {
-            notes.push(format!(
-                "note: {} is not available here; using {} instead (fallback, recorded)",
-                member.report.configured, member.bound.name
-            ));
-        }
-    }
-    if plan.members.len() > 1 {
-        notes.push(format!(
-            "running {} reviewers, at most {} at once (bound by {})",
-            plan.members.len(),
-            plan.parallelism.limit,
-            plan.parallelism.bound_by
-        ));
-    }
-    for note in &notes {
-        ui.progress(note);
-    }
-    let dispatch_id = round::dispatch(&ctx.repo, &plan, &settings).map_err(|e| {
-        CommandError::failed(format!(
-            "cannot record the review dispatch, so no reviewer was started: {}",
-            super::error::single_line(&e.to_string())
-        ))
+    let report = ops::review::review(ctx, &settings, args.dry_run, &|message| {
+        ui.progress(message)
     })?;
-    let results = round::execute(&plan, &settings, &|message| ui.progress(message));
-    let sources = ctx.spend_sources().ok();
-    let outcome = round::record(
-        &ctx.repo,
-        &plan,
-        &dispatch_id,
-        results,
-        &settings,
-        sources.as_ref(),
-    )
-    .map_err(from_round)?;
-    ctx.refresh_handoff(&run_id)?;
-
+    let (outcome, plan) = match report {
+        ops::review::Report::DryRun(plan, argv) => return Ok(dry_run(&plan, &argv)),
+        ops::review::Report::Recorded(outcome, plan) => (outcome, plan),
+    };
+    let coverage = coverage_json(&plan.coverage);
     let outcomes: Vec<_> = outcome
         .members
         .iter()
@@ -123,7 +61,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         })
         .collect();
     let json = json!({
-        "run_id": run_id.as_str(),
+        "run_id": plan.run_id.as_str(),
         "round": outcome.round,
         "verdict": outcome.verdict,
         "findings": outcome.findings,
@@ -175,26 +113,55 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         }
     });
     let mut report = Report::new(json, human);
-    report.notes = notes
-        .into_iter()
-        .filter(|n| n.starts_with("note:"))
+    report.notes = plan
+        .members
+        .iter()
+        .filter(|m| m.bound.fallback_used)
+        .map(|m| {
+            format!(
+                "note: {} is not available here; using {} instead (fallback, recorded)",
+                m.report.configured, m.bound.name
+            )
+        })
         .collect();
     Ok(report)
+}
+
+fn dry_run(plan: &ops::review::Plan, argv: &[(String, Vec<String>)]) -> Report {
+    let reviewers: Vec<_> = argv
+        .iter()
+        .map(|(name, argv)| json!({ "reviewer": name, "argv": argv }))
+        .collect();
+    let prompt = plan.prompt(plan.attempt_base + 1);
+    Report::new(
+        json!({
+            "dry_run": true,
+            "run_id": plan.run_id.as_str(),
+            "round": plan.round,
+            "mode": plan.mode.as_str(),
+            "reviewers": reviewers,
+            "coverage": coverage_json(&plan.coverage),
+            "prompt": prompt,
+        }),
+        prompt,
+    )
+    .note(format!(
+        "dry run: round {} would go to {}; nothing stored, nothing spawned",
+        plan.round,
+        plan.members
+            .iter()
+            .map(|m| m.bound.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 /// The round's settings: configuration, then flags.
 pub fn settings(ctx: &Context, args: &Args) -> Result<Settings, CommandError> {
     let o = &ctx.options;
     let reviewer_command = match &args.reviewer_cmd {
-        Some(text) => {
-            crate::config::parse_argv("--reviewer-cmd", text)
-                .map_err(|e| CommandError::usage(e.to_string()))?;
-            Some(text.clone())
-        }
-        None => o
-            .reviewer_command
-            .as_ref()
-            .map(|argv| serde_json::to_string(argv).expect("argv serializes")),
+        Some(text) => Some(crate::review::probe::parse_reviewer_command(text)?),
+        None => o.reviewer_command.clone(),
     };
     if args.timeout == Some(0) {
         return Err(CommandError::usage("--timeout must be at least 1 second"));
@@ -237,18 +204,4 @@ pub fn coverage_json(c: &crate::packet::Coverage) -> serde_json::Value {
         "bytes_included": c.bytes_included,
         "summary": c.summary,
     })
-}
-
-/// Classifies a round error for users.
-pub fn from_round(err: round::Error) -> CommandError {
-    let message = super::error::single_line(&err.to_string());
-    match err {
-        round::Error::Refused(refusal) => refusal.into(),
-        round::Error::Store(e) => e.into(),
-        round::Error::Packet(crate::packet::Error::Blind { .. }) => CommandError::failed(message)
-            .with_hint("no reviewer was started; remove the path from the change, or adjust pair.review.exclude"),
-        round::Error::Reviewer(crate::review::Error::NothingBinds { .. }) => CommandError::failed(message)
-            .with_hint("install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe"),
-        _ => CommandError::failed(message),
-    }
 }

@@ -3,7 +3,8 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
-use crate::model::Body;
+use crate::ops;
+use crate::store::Material;
 
 /// Show a run's manifest, or one round's records and stored material.
 ///
@@ -28,57 +29,35 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let run_id = ctx.run_id(Some(&args.run_id))?;
-    let state = ctx.load(&run_id)?;
+    let state = ops::show::run(ctx, &args.run_id)?;
+    let run_id = &state.run_id;
     let Some(round) = args.round else {
         let json = serde_json::to_value(&state.manifest).expect("manifest serializes");
-        let human = crate::view::transcript(&ctx.repo, &run_id)?;
+        let human = ops::show::transcript(ctx, run_id)?;
         return Ok(Report::new(json, human));
     };
-    if round == 0 || round > state.manifest.current_coder_round().unwrap_or(0) {
-        return Err(
-            CommandError::failed(format!("run {run_id} has no round {round}"))
-                .with_hint(format!("see the rounds with: git pair show {run_id}")),
-        );
-    }
     let material = [
-        (args.diff, "diff.patch", "diff"),
-        (args.prompt, "prompt.md", "prompt"),
-        (args.output, "output.txt", "output"),
+        (args.diff, Material::Diff, "diff"),
+        (args.prompt, Material::Prompt, "prompt"),
+        (args.output, Material::Output, "output"),
     ];
-    if let Some((_, file, what)) = material.iter().find(|(wanted, _, _)| *wanted) {
-        let path = format!("reviews/{round}/{file}");
-        let bytes = ctx.repo.run_file(&state, &path)?.ok_or_else(|| {
-            CommandError::failed(format!(
-                "round {round} of run {run_id} has no stored {what}"
-            ))
-            .with_hint("it is stored when the round is reviewed: git pair review")
-        })?;
+    if let Some((_, material, what)) = material.iter().find(|(wanted, _, _)| *wanted) {
+        let bytes = ops::show::material(&state, ctx, round, *material)?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
         return Ok(Report::new(
             json!({ "run_id": run_id.as_str(), "round": round, (*what): text }),
             text,
         ));
     }
-    let records = ctx.repo.records(&state)?;
-    let mut manifest = crate::model::Manifest::empty();
+    let round_records = ops::show::round_records(ctx, &state, round)?;
     let mut entries = Vec::new();
     let mut human = String::new();
-    for record in &records {
-        manifest.apply(record);
-        let in_round = match &record.body {
-            Body::Coder(_) => manifest.current_coder_round() == Some(round),
-            Body::Review(review) => review.round == round,
-            Body::ReviewDispatch(dispatch) => dispatch.round == round,
-            _ => false,
-        };
-        if in_round {
-            human.push_str(&crate::render::handoff::section(record, &manifest));
-            entries.push(
-                serde_json::from_slice::<serde_json::Value>(&record.to_json())
-                    .expect("records are JSON"),
-            );
-        }
+    for (record, manifest) in &round_records.records {
+        human.push_str(&crate::render::handoff::section(record, manifest));
+        entries.push(
+            serde_json::from_slice::<serde_json::Value>(&record.to_json())
+                .expect("records are JSON"),
+        );
     }
     Ok(Report::new(
         json!({ "run_id": run_id.as_str(), "round": round, "records": entries }),

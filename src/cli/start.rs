@@ -3,9 +3,7 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report, Ui};
-use crate::model::{Body, RunId, Start};
-use crate::store::{Append, Head};
-use crate::util::time;
+use crate::ops;
 
 /// Start a pair run on the current branch.
 ///
@@ -38,105 +36,40 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
-    let task = args.task.trim();
-    if task.is_empty() {
-        return Err(CommandError::usage("--task must not be empty"));
-    }
-    let max_rounds = args.max_rounds.unwrap_or(ctx.options.max_rounds);
-    if max_rounds == 0 {
-        return Err(CommandError::usage("--max-rounds must be at least 1"));
-    }
-    let budget_usd = args.budget_usd.or(ctx.options.budget_usd);
-    if budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
-        return Err(CommandError::usage(
-            "--budget-usd must be a non-negative number",
-        ));
-    }
-    let name_ok = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    };
-    let coder = args
-        .coder
-        .clone()
-        .unwrap_or_else(|| ctx.options.coder.clone());
-    let reviewer = args
-        .reviewer
-        .clone()
-        .unwrap_or_else(|| ctx.options.reviewer.clone());
-    for (flag, value) in [("--coder", &coder), ("--reviewer", &reviewer)] {
-        if !name_ok(value) {
-            return Err(CommandError::usage(format!(
-                "{flag} '{}' is not a tool name (letters, digits, '-', '_', '.')",
-                value.escape_debug()
-            )));
-        }
-    }
-
-    let work_dir = ctx.repo.work_dir()?.to_path_buf();
-    let head = ctx.repo.head()?;
-    if let Head::Branch { name, commit: None } = &head {
-        return Err(CommandError::failed(format!(
-            "HEAD is unborn: branch '{name}' has no commits yet"
-        ))
-        .with_hint("make a first commit, then start the run"));
-    }
-    let base = match &args.base {
-        Some(rev) => ctx.repo.resolve_commit(rev)?,
-        None => head.commit().expect("unborn HEAD was refused above"),
-    };
-    ui.progress("checking that the work tree is clean…");
-    if let Some(dirty) = crate::worktree::first_dirty(&ctx.repo)? {
-        return Err(CommandError::failed(format!(
-            "work tree is dirty: {} ({})",
-            dirty.path, dirty.what
-        ))
-        .with_hint("commit or stash your changes, then run git pair start again"));
-    }
-
-    let now = time::now_unix();
-    let run_id = RunId::generate(now);
-    let start = Start {
-        run_id: run_id.to_string(),
-        task: task.to_owned(),
-        cwd: work_dir.display().to_string(),
-        branch: head.branch_name().to_owned(),
-        base: Some(base.to_string()),
-        coder: coder.clone(),
-        reviewer: reviewer.clone(),
-        max_rounds,
-        budget_usd,
-        config: ctx.options.to_record(),
-    };
-    let subject = format!("start: {}", crate::util::first_line_clipped(task, 60));
-    let appended = ctx.repo.create_run(
-        &run_id,
-        Some(base),
-        Append::record(Body::Start(start), subject),
+    let started = ops::start::start(
+        ctx,
+        &ops::start::Request {
+            task: args.task.clone(),
+            base: args.base.clone(),
+            coder: args.coder.clone(),
+            reviewer: args.reviewer.clone(),
+            max_rounds: args.max_rounds,
+            budget_usd: args.budget_usd,
+        },
+        &|message| ui.progress(message),
     )?;
-    if ctx.options.handoff_file {
-        crate::view::ensure_excluded(&ctx.repo)?;
-    }
-    let handoff_path = ctx.refresh_handoff(&run_id)?;
-    let handoff = handoff_path.as_ref().map(|p| p.display().to_string());
     let json = json!({
-        "run_id": run_id.as_str(),
-        "ref": crate::store::run_ref(&run_id),
-        "handoff_path": handoff,
-        "max_rounds": max_rounds,
-        "coder": coder,
-        "reviewer": reviewer,
-        "base": base.to_string(),
-        "branch": appended.state.manifest.branch,
+        "run_id": started.run_id.as_str(),
+        "ref": started.ref_name,
+        "handoff_path": started.handoff_path.as_ref().map(|p| p.display().to_string()),
+        "max_rounds": started.max_rounds,
+        "coder": started.coder,
+        "reviewer": started.reviewer,
+        "base": started.base.to_string(),
+        "branch": started.branch,
     });
     let human = format!(
         "Started run {run_id} on {branch} (base {short})\n\
          task: {task}\n\
          coder: {coder} · reviewer: {reviewer} · max rounds: {max_rounds}\n\
          next: let the coder work, then: git pair coder-done --summary \"…\"\n",
-        branch = appended.state.manifest.branch,
-        short = &base.to_string()[..12],
+        run_id = started.run_id,
+        branch = started.branch,
+        short = &started.base.to_string()[..12],
+        task = started.task,
+        coder = started.coder,
+        reviewer = started.reviewer,
+        max_rounds = started.max_rounds,
     );
     Ok(Report::new(json, human))
 }

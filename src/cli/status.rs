@@ -4,6 +4,8 @@ use serde_json::json;
 
 use super::{CommandError, Context, Report};
 use crate::model::{Manifest, NextAction};
+use crate::ops;
+use crate::util::round_usd;
 
 /// Show the run's state and `next_action`, the one thing to do next.
 ///
@@ -13,24 +15,24 @@ use crate::model::{Manifest, NextAction};
 pub struct Args {}
 
 pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
-    let run_id = ctx.run_id(None)?;
-    let state = ctx.load(&run_id)?;
-    let m = &state.manifest;
-    let spend = crate::spend::measure(m, &ctx.spend_sources()?);
-    let next = m.next_action_with(spend.level == Some(crate::cost::Level::Alert));
+    let status = ops::status::status(ctx)?;
+    let m = &status.manifest;
     let json = json!({
         "run_id": m.run_id,
         "round": m.current_coder_round().unwrap_or(0),
         "max_rounds": m.max_rounds,
         "last_verdict": m.last_verdict().map(|v| v.as_str()),
-        "next_action": next.as_str(),
-        "spent_usd": round_usd(spend.spent_usd),
+        "next_action": status.next.as_str(),
+        "spent_usd": round_usd(status.spend.spent_usd),
         "budget_usd": m.budget_usd,
         "branch": m.branch,
         "task": m.task,
         "conflicts": m.conflicts,
     });
-    Ok(Report::new(json, human(m, spend.spent_usd, next)))
+    Ok(Report::new(
+        json,
+        human(m, status.spend.spent_usd, status.next),
+    ))
 }
 
 fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
@@ -66,11 +68,4 @@ fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
     };
     out.push_str(&format!("next: {what}\n"));
     out
-}
-
-/// Rounds dollars to 1/100 of a cent for compact JSON.
-pub fn round_usd(usd: f64) -> f64 {
-    // `+ 0.0` turns a negative zero into zero, which prints as 0.0.
-
-    (usd * 10_000.0).round() / 10_000.0 + 0.0
 }

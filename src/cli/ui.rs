@@ -110,12 +110,7 @@ impl Ui {
             eprintln!("hint: {hint}");
         }
         if self.json {
-            let mut map = err.partial.as_deref().cloned().unwrap_or_default();
-            map.insert("error".into(), Value::String(err.message.clone()));
-            if let Some(hint) = &err.hint {
-                map.insert("hint".into(), Value::String(hint.clone()));
-            }
-            let line = serde_json::to_string(&map).expect("JSON values serialize");
+            let line = serde_json::to_string(&err.to_json()).expect("JSON values serialize");
             let _ = writeln!(std::io::stdout().lock(), "{line}");
         }
         err.exit

@@ -163,22 +163,28 @@ fn default_warn_ratio() -> f64 {
     0.8
 }
 
-/// A rule of the loop refused what was asked; nothing is recorded.
+/// A rule of the loop refused what was asked; nothing is recorded. The message names what
+/// was refused; the command layer adds the way on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct Refusal {
-    pub message: String,
-    /// The next command that would help, if any.
-    pub hint: Option<String>,
-}
-
-impl Refusal {
-    fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Refusal {
-            message: message.into(),
-            hint: Some(hint.into()),
-        }
-    }
+pub enum Refusal {
+    #[error("run {run_id} is finished")]
+    Finished { run_id: String },
+    #[error("run {run_id} was finished meanwhile")]
+    FinishedMeanwhile { run_id: String },
+    #[error("run {run_id} is already finished")]
+    AlreadyFinished { run_id: String },
+    #[error(
+        "round cap reached: run {run_id} allows {max_rounds} rounds and round {max_rounds} was reviewed"
+    )]
+    RoundCap { run_id: String, max_rounds: u32 },
+    #[error("nothing to review yet in run {run_id}")]
+    NothingToReview { run_id: String },
+    #[error("round {round} of run {run_id} was already reviewed")]
+    AlreadyReviewed { run_id: String, round: u32 },
+    #[error("run {run_id} has no approving last review (last verdict: {last})")]
+    NotApproved { run_id: String, last: String },
+    #[error("run {run_id} already has PR #{number}; a run never gets a second PR")]
+    SecondPr { run_id: String, number: u64 },
 }
 
 impl Manifest {
@@ -428,7 +434,8 @@ impl Manifest {
         self.outcome.verdict.is_some()
     }
 
-    fn register_session(&mut self, id: &str, role: &str, agent: &str) {
+    /// Adds an agent session to the run's sessions (cost 0 until measured), once.
+    pub fn register_session(&mut self, id: &str, role: &str, agent: &str) {
         self.sessions
             .entry(id.to_owned())
             .or_insert_with(|| SessionSpend {
@@ -505,20 +512,16 @@ impl Manifest {
 /// Refuses a `coder-done` the loop's rules do not allow.
 pub fn check_coder_done(manifest: &Manifest, extra_round: bool) -> Result<(), Refusal> {
     if manifest.is_finished() {
-        return Err(Refusal::new(
-            format!("run {} is finished", manifest.run_id),
-            "start a new run: git pair start --task \"…\"",
-        ));
+        return Err(Refusal::Finished {
+            run_id: manifest.run_id.clone(),
+        });
     }
     let (round, opens) = manifest.coder_round_for_next();
     if opens && round > manifest.max_rounds && !extra_round {
-        return Err(Refusal::new(
-            format!(
-                "round cap reached: run {} allows {} rounds and round {} would be round {}",
-                manifest.run_id, manifest.max_rounds, manifest.max_rounds, round
-            ),
-            "ask the human; to go on anyway: git pair coder-done --extra-round --summary \"…\"",
-        ));
+        return Err(Refusal::RoundCap {
+            run_id: manifest.run_id.clone(),
+            max_rounds: manifest.max_rounds,
+        });
     }
     Ok(())
 }
@@ -526,25 +529,20 @@ pub fn check_coder_done(manifest: &Manifest, extra_round: bool) -> Result<(), Re
 /// Refuses a `review` the loop's rules do not allow.
 pub fn check_review(manifest: &Manifest, again: bool) -> Result<(), Refusal> {
     if manifest.is_finished() {
-        return Err(Refusal::new(
-            format!("run {} is finished", manifest.run_id),
-            "start a new run: git pair start --task \"…\"",
-        ));
+        return Err(Refusal::Finished {
+            run_id: manifest.run_id.clone(),
+        });
     }
     let Some(round) = manifest.current_coder_round() else {
-        return Err(Refusal::new(
-            format!("nothing to review yet in run {}", manifest.run_id),
-            "record the coder's work first: git pair coder-done --summary \"…\"",
-        ));
+        return Err(Refusal::NothingToReview {
+            run_id: manifest.run_id.clone(),
+        });
     };
     if manifest.is_reviewed(round) && !again {
-        return Err(Refusal::new(
-            format!(
-                "round {round} of run {} was already reviewed",
-                manifest.run_id
-            ),
-            "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
-        ));
+        return Err(Refusal::AlreadyReviewed {
+            run_id: manifest.run_id.clone(),
+            round,
+        });
     }
     Ok(())
 }
@@ -552,21 +550,19 @@ pub fn check_review(manifest: &Manifest, again: bool) -> Result<(), Refusal> {
 /// Refuses a `finish` the loop's rules do not allow.
 pub fn check_finish(manifest: &Manifest, verdict: Verdict, force: bool) -> Result<(), Refusal> {
     if manifest.is_finished() {
-        return Err(Refusal::new(
-            format!("run {} is already finished", manifest.run_id),
-            "record a PR number with git pair finish --pr N",
-        ));
+        return Err(Refusal::AlreadyFinished {
+            run_id: manifest.run_id.clone(),
+        });
     }
     if verdict == Verdict::Approved && manifest.last_verdict() != Some(Verdict::Approved) && !force
     {
-        return Err(Refusal::new(
-            format!(
-                "run {} has no approving last review (last verdict: {})",
-                manifest.run_id,
-                manifest.last_verdict().map_or("none", Verdict::as_str)
-            ),
-            "run git pair review, or override deliberately with git pair finish --force",
-        ));
+        return Err(Refusal::NotApproved {
+            run_id: manifest.run_id.clone(),
+            last: manifest
+                .last_verdict()
+                .map_or("none", Verdict::as_str)
+                .to_owned(),
+        });
     }
     Ok(())
 }
@@ -624,6 +620,7 @@ mod tests {
             session_id: None,
             responses: vec![],
             extra_round: false,
+            round: None,
         })
     }
 
@@ -763,7 +760,7 @@ mod tests {
             rec(3, review("d", 1, Some(Verdict::ChangesRequested), &["x"])),
         ]);
         let refusal = check_coder_done(&m, false).expect_err("capped");
-        assert!(refusal.message.contains("round cap"));
+        assert!(refusal.to_string().contains("round cap"));
         assert!(check_coder_done(&m, true).is_ok());
     }
 

@@ -101,6 +101,36 @@ pub struct Coder {
     pub responses: Vec<Response>,
     #[serde(default)]
     pub extra_round: bool,
+    /// The coder round this record belongs to. Records written before it was stored have
+    /// none: [`coder_rounds`] then derives it by projecting the records in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+}
+
+/// Every coder record of `records` (in stored order) with the round it belongs to.
+pub fn coder_rounds(records: &[Record]) -> Vec<(u32, &Record, &Coder)> {
+    let mut projection: Option<super::Manifest> = None;
+    let mut out = Vec::new();
+    for record in records {
+        let needs_fold =
+            projection.is_some() || matches!(&record.body, Body::Coder(c) if c.round.is_none());
+        if needs_fold {
+            // Only old records lack the round: fold from the start once one is met.
+            let manifest = projection.get_or_insert_with(|| {
+                super::Manifest::project(records.iter().take_while(|r| r.id != record.id))
+            });
+            manifest.apply(record);
+        }
+        if let Body::Coder(coder) = &record.body {
+            let round = coder.round.or_else(|| {
+                projection
+                    .as_ref()
+                    .and_then(super::Manifest::current_coder_round)
+            });
+            out.push((round.unwrap_or(1), record, coder));
+        }
+    }
+    out
 }
 
 /// A review was dispatched; written before any reviewer is spawned.
@@ -352,6 +382,7 @@ mod tests {
             session_id: None,
             responses: vec![],
             extra_round: false,
+            round: None,
         })
     }
 

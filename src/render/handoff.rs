@@ -185,6 +185,7 @@ mod tests {
                     session_id: None,
                     responses: vec![],
                     extra_round: false,
+                    round: None,
                 }),
             ),
             rec(

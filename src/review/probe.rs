@@ -19,9 +19,9 @@ use crate::review::surface::{Realization, RealizationKind, Surfaces};
 pub struct ProbeRequest<'a> {
     /// The configured reviewer (`pair.reviewer`); `command` when a reviewer command is set.
     pub configured: &'a str,
-    /// The reviewer command's argv as JSON array text (`pair.reviewerCommand`,
-    /// `--reviewer-cmd`), when one is configured.
-    pub reviewer_command: Option<&'a str>,
+    /// The reviewer command's argv (`pair.reviewerCommand`, `--reviewer-cmd`), already
+    /// validated by [`parse_reviewer_command`], when one is configured.
+    pub reviewer_command: Option<&'a [String]>,
     /// `PATH` to search (the process's own when `None`); also handed to probe commands.
     pub path_env: Option<&'a OsStr>,
 }
@@ -158,10 +158,7 @@ fn nothing_binds(report: ProbeReport) -> Error {
 /// ([`Error::NothingBinds`] carries the full report).
 pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeReport, Error> {
     let configured = surfaces.get(request.configured)?;
-    let command = match request.reviewer_command {
-        Some(text) => Some(parse_reviewer_command(text)?),
-        None => None,
-    };
+    let command = request.reviewer_command;
     let mut order = vec![request.configured.to_owned()];
     for f in &configured.fallback {
         if !order.contains(f) {
@@ -177,8 +174,7 @@ pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeRep
     };
     for name in order {
         let realization = surfaces.get(&name)?;
-        let (candidate, bound) =
-            probe_one(&name, realization, command.as_deref(), request.path_env);
+        let (candidate, bound) = probe_one(&name, realization, command, request.path_env);
         report.probed.push(candidate);
         if let Some(mut bound) = bound {
             bound.fallback_used = name != request.configured;
@@ -423,11 +419,12 @@ mod tests {
         path: &OsStr,
     ) -> Result<ProbeReport, Error> {
         let surfaces = Surfaces::shipped().expect("shipped");
+        let command = command.map(parse_reviewer_command).transpose()?;
         probe(
             &surfaces,
             &ProbeRequest {
                 configured,
-                reviewer_command: command,
+                reviewer_command: command.as_deref(),
                 path_env: Some(path),
             },
         )

@@ -7,11 +7,13 @@
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
 
 mod error;
+mod layout;
 mod merge;
 pub mod notes;
 mod repo;
 
 pub use error::Error;
+pub use layout::Material;
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
 

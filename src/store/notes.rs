@@ -19,6 +19,62 @@ use super::{Error, Repo};
 /// The notes ref git pair writes.
 pub const NOTES_REF: &str = "refs/notes/pair";
 
+/// One run's line in a note (SPEC §3), logfmt:
+/// `pair-run=<id> verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42 tree=<oid>`, plus
+/// `override=true` when the run was finished with `--force`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteLine {
+    pub run_id: String,
+    pub verdict: String,
+    pub rounds: u32,
+    pub reviewer: String,
+    /// `None` when the spend was never measured (written as `cost_usd=unmeasured`).
+    pub cost_usd: Option<f64>,
+    pub tree: ObjectId,
+    pub override_: bool,
+}
+
+impl std::fmt::Display for NoteLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "pair-run={} verdict={} rounds={} reviewer={} cost_usd={} tree={}",
+            self.run_id,
+            self.verdict,
+            self.rounds,
+            self.reviewer,
+            self.cost_usd
+                .map_or_else(|| "unmeasured".to_owned(), |c| c.to_string()),
+            self.tree
+        )?;
+        if self.override_ {
+            f.write_str(" override=true")?;
+        }
+        Ok(())
+    }
+}
+
+impl NoteLine {
+    /// Parses one line as written by [`NoteLine`]'s `Display`; `None` for any other line
+    /// (notes are shared: a line written by someone else is not ours to interpret).
+    pub fn parse(line: &str) -> Option<NoteLine> {
+        let mut fields = BTreeMap::new();
+        for pair in line.split_whitespace() {
+            let (key, value) = pair.split_once('=')?;
+            fields.insert(key, value);
+        }
+        Some(NoteLine {
+            run_id: (*fields.get("pair-run")?).to_owned(),
+            verdict: (*fields.get("verdict")?).to_owned(),
+            rounds: fields.get("rounds")?.parse().ok()?,
+            reviewer: (*fields.get("reviewer")?).to_owned(),
+            cost_usd: fields.get("cost_usd").and_then(|c| c.parse().ok()),
+            tree: ObjectId::from_hex(fields.get("tree")?.as_bytes()).ok()?,
+            override_: fields.get("override") == Some(&"true"),
+        })
+    }
+}
+
 /// Normalizes note text the way git's `cat_sort_uniq` combines notes: the non-empty lines,
 /// sorted bytewise, duplicates dropped, each ending in a newline.
 pub fn normalize(text: &str) -> String {

@@ -45,6 +45,11 @@ pub fn first_line_clipped(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// Rounds dollars to 1/100 of a cent for compact JSON; a negative zero becomes zero.
+pub fn round_usd(usd: f64) -> f64 {
+    (usd * 10_000.0).round() / 10_000.0 + 0.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

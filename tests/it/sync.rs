@@ -437,6 +437,7 @@ fn coder_body(summary: &str) -> Body {
         session_id: None,
         responses: vec![],
         extra_round: false,
+        round: None,
     })
 }
 

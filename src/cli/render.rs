@@ -1,0 +1,60 @@
+//! Rendering shared by several commands' reports (what a sync moved), so no command file
+//! imports another.
+
+use serde_json::{Value, json};
+
+use crate::store::{Counts, Integration};
+
+/// `runs` as JSON: how many runs each kind of merge touched.
+pub fn counts_json(counts: &Counts) -> Value {
+    json!({
+        "created": counts.created,
+        "fast_forwarded": counts.fast_forwarded,
+        "merged": counts.merged,
+        "unchanged": counts.unchanged,
+        "local_ahead": counts.local_ahead,
+    })
+}
+
+/// What happened to `refs/notes/pair`, as JSON (null: the remote has no notes).
+pub fn integration_name(integration: Option<Integration>) -> Value {
+    match integration {
+        None => Value::Null,
+        Some(Integration::Unchanged) => "unchanged".into(),
+        Some(Integration::LocalAhead) => "local_ahead".into(),
+        Some(Integration::Created) => "created".into(),
+        Some(Integration::FastForwarded) => "fast_forwarded".into(),
+        Some(Integration::Merged) => "merged".into(),
+    }
+}
+
+/// One line for humans: what moved, or that nothing did.
+pub fn runs_phrase(counts: &Counts, notes: Option<Integration>) -> Option<String> {
+    let mut parts = Vec::new();
+    let runs = |n: usize| if n == 1 { "run" } else { "runs" };
+    if counts.created > 0 {
+        parts.push(format!("{} new {}", counts.created, runs(counts.created)));
+    }
+    if counts.fast_forwarded > 0 {
+        parts.push(format!(
+            "{} {} updated",
+            counts.fast_forwarded,
+            runs(counts.fast_forwarded)
+        ));
+    }
+    if counts.merged > 0 {
+        parts.push(format!(
+            "{} {} merged with local changes",
+            counts.merged,
+            runs(counts.merged)
+        ));
+    }
+    match notes {
+        Some(Integration::Created | Integration::FastForwarded) => {
+            parts.push("notes updated".into())
+        }
+        Some(Integration::Merged) => parts.push("notes merged".into()),
+        _ => {}
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}

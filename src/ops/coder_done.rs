@@ -1,0 +1,121 @@
+//! Recording the coder's round (SPEC §4 `coder-done`, §5 rules): validates the responses,
+//! measures the run's sessions so their cost is stored with the record, and appends it.
+
+use super::{Context, Error};
+use crate::model::{self, Body, Coder, Response};
+use crate::spend::NewSession;
+use crate::store::Append;
+
+/// What `coder-done` was asked to record.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub summary: String,
+    pub findings_addressed: Option<u32>,
+    pub session: Option<String>,
+    pub responses: Vec<Response>,
+    pub extra_round: bool,
+}
+
+/// The recorded round.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub run_id: model::RunId,
+    pub round: u32,
+    /// Things worth saying that did not stop the record (a cost that could not be measured).
+    pub warnings: Vec<String>,
+}
+
+/// Records a coder round of the active run.
+pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
+    let summary = request.summary.trim();
+    if summary.is_empty() {
+        return Err(Error::Usage("--summary must not be empty".into()));
+    }
+    if let Some(session) = request.session.as_ref().filter(|s| !is_session_id(s)) {
+        return Err(Error::Usage(format!(
+            "--session '{}' is not a session id (letters, digits, '-', '_')",
+            session.escape_debug()
+        )));
+    }
+    let run_id = super::select::active(ctx, None)?;
+    let state = ctx.load(&run_id)?;
+    let mut warnings = Vec::new();
+    // Measuring never blocks recording the coder's work: a problem becomes a warning.
+    let (session, spend) = match ctx.spend_sources() {
+        Ok(sources) => {
+            let session = request
+                .session
+                .clone()
+                .or_else(|| crate::spend::discover_coder_session(&state.manifest, &sources));
+            let new: Vec<NewSession> = session
+                .iter()
+                .map(|id| NewSession {
+                    id: id.clone(),
+                    role: "coder",
+                    agent: state.manifest.coder.clone(),
+                })
+                .collect();
+            let spend = crate::spend::measure_including(&state.manifest, &new, &sources);
+            (session, Some(spend))
+        }
+        Err(e) => {
+            warnings.push(format!("warning: cost not measured: {e}"));
+            (request.session.clone(), None)
+        }
+    };
+    let appended = ctx.repo.append(&run_id, |state| {
+        model::check_coder_done(&state.manifest, request.extra_round)?;
+        let (round, opens) = state.manifest.coder_round_for_next();
+        let body = Body::Coder(Coder {
+            summary: summary.to_owned(),
+            tool: state.manifest.coder.clone(),
+            findings_addressed: request.findings_addressed,
+            session_id: session.clone(),
+            responses: request.responses.clone(),
+            extra_round: request.extra_round,
+            round: Some(round),
+        });
+        let verb = if opens { "" } else { " (more)" };
+        let mut append = Append::record(
+            body,
+            format!(
+                "coder {round}{verb}: {}",
+                crate::util::first_line_clipped(summary, 60)
+            ),
+        );
+        append.round = Some(round);
+        if let Some(spend) = &spend {
+            append.also = crate::spend::growth_records(&state.manifest, spend, round);
+        }
+        Ok(append)
+    })?;
+    ctx.refresh_handoff(&run_id)?;
+    let round = appended.state.manifest.current_coder_round().unwrap_or(1);
+    Ok(Report {
+        run_id,
+        round,
+        warnings,
+    })
+}
+
+/// Reads a `--responses` file: `[{"finding": 1, "status": "addressed|deferred|disputed", "reason": "…"}]`.
+pub fn read_responses(path: &std::path::Path) -> Result<Vec<Response>, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::ReadFile {
+        what: "--responses file",
+        path: path.display().to_string(),
+        source,
+    })?;
+    serde_json::from_slice::<Vec<Response>>(&bytes).map_err(|e| Error::BadFile {
+        what: "--responses file",
+        path: path.display().to_string(),
+        expected: "a JSON array of {finding, status, reason}",
+        detail: e.to_string(),
+    })
+}
+
+fn is_session_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}

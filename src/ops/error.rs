@@ -1,0 +1,92 @@
+//! The operations' one error type: every way an operation fails, each naming what failed.
+//! How each reads to a user (exit code, hint) is decided once, in `cli/error.rs`.
+
+/// Why an operation failed or was refused. Nothing was stored when an operation fails,
+/// unless the variant says otherwise.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] crate::store::Error),
+    #[error(transparent)]
+    Config(#[from] crate::config::Error),
+    #[error(transparent)]
+    RunId(#[from] crate::model::RunIdError),
+    #[error(transparent)]
+    Refused(#[from] crate::model::Refusal),
+    #[error(transparent)]
+    Sync(#[from] crate::sync::Error),
+    #[error(transparent)]
+    Reviewer(#[from] crate::review::Error),
+    #[error(transparent)]
+    Packet(#[from] crate::packet::Error),
+    #[error("cannot snapshot the work tree: {0}")]
+    Snapshot(#[from] crate::snapshot::Error),
+    #[error("cannot compute the diff: {0}")]
+    Diff(#[from] crate::diff::Error),
+    #[error(transparent)]
+    Template(#[from] crate::review::prompt::TemplateError),
+    #[error("cannot measure spend: {0}")]
+    Cost(#[from] crate::cost::CostError),
+    /// A flag's value that does not make sense (exit 129, like a usage error).
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot change to '{path}': no such directory")]
+    NoSuchDirectory { path: String },
+    #[error("no active run on branch '{branch}'")]
+    NoActiveRun { branch: String },
+    #[error("HEAD is unborn: branch '{branch}' has no commits yet")]
+    UnbornHead { branch: String },
+    #[error("work tree is dirty: {path} ({what})")]
+    Dirty { path: String, what: String },
+    #[error("cannot read {what} {path}: {source}")]
+    ReadFile {
+        what: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what} {path} is not {expected}: {detail}")]
+    BadFile {
+        what: &'static str,
+        path: String,
+        expected: &'static str,
+        detail: String,
+    },
+    #[error("run {run_id} has no round {round}")]
+    NoSuchRound { run_id: String, round: u32 },
+    #[error("round {round} of run {run_id} has no stored {what}")]
+    MissingMaterial {
+        run_id: String,
+        round: u32,
+        what: String,
+    },
+    #[error("round {round} of run {run_id} has no reviewed snapshot")]
+    NoSnapshot { run_id: String, round: u32 },
+    #[error("cannot render the diff: {source}")]
+    Render {
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("gh pr create failed: {source}")]
+    Gh {
+        /// Where the rendered PR body is, to open the PR by hand.
+        body: String,
+        #[source]
+        source: crate::process::ToolError,
+    },
+    #[error("run {run_id} is already finished")]
+    FinishedOnlyPr { run_id: String },
+    #[error("cannot record the review dispatch, so no reviewer was started: {0}")]
+    Dispatch(Box<Error>),
+}
+
+impl Error {
+    /// Wraps a failure to store the write-ahead dispatch record; a loop rule's refusal stays
+    /// a refusal.
+    pub fn dispatch(err: Error) -> Error {
+        match err {
+            Error::Refused(_) | Error::Store(crate::store::Error::Refused(_)) => err,
+            other => Error::Dispatch(Box::new(other)),
+        }
+    }
+}

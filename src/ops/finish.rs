@@ -1,0 +1,161 @@
+//! Finishing a run (SPEC §4 `finish`): the finish record (an approval, or a recorded
+//! `--force` override), the PR body, the PR number (never a second PR), and the
+//! `refs/notes/pair` line on the commit that holds the reviewed work.
+
+use std::path::PathBuf;
+
+use super::{Context, Error};
+use crate::model::{self, Body, Finish, RunId, Verdict};
+use crate::store::Append;
+use crate::store::notes::NoteLine;
+
+/// What `finish` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// `None`: APPROVED.
+    pub verdict: Option<Verdict>,
+    pub pr: Option<u64>,
+    pub force: bool,
+    pub open_pr: bool,
+}
+
+/// Where the review note stands after `finish`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoteState {
+    /// The line was added to the note of this commit now.
+    Attached(gix::ObjectId),
+    /// The note of this commit already held the line.
+    AlreadyAttached(gix::ObjectId),
+    /// HEAD does not hold the reviewed snapshot yet (commit it, then finish again).
+    NotYet,
+    /// The run has no review with a verdict to attach.
+    NothingReviewed,
+}
+
+/// The finished run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub run_id: RunId,
+    pub pr_body_path: PathBuf,
+    pub verdict: Option<Verdict>,
+    pub pr: Option<u64>,
+    pub override_: bool,
+    /// This call recorded the finish (false: the run was finished before).
+    pub finished_now: bool,
+    /// `--open-pr` on a run that already had this PR: nothing opened.
+    pub pr_already: Option<u64>,
+    pub note: NoteState,
+}
+
+/// Finishes the active run (or, on a finished run, only records `--pr`).
+pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
+    // A finished run is no longer "active": --pr still reaches it (the newest run here).
+    let run_id = super::select::latest(ctx, None)?;
+    let state = ctx.load(&run_id)?;
+    let verdict = request.verdict.unwrap_or(Verdict::Approved);
+    let mut finished_now = false;
+    if state.manifest.is_finished() {
+        if request.force || request.verdict.is_some() {
+            return Err(Error::FinishedOnlyPr {
+                run_id: run_id.to_string(),
+            });
+        }
+    } else {
+        ctx.repo.append(&run_id, |s| {
+            model::check_finish(&s.manifest, verdict, request.force)?;
+            let override_ = verdict == Verdict::Approved
+                && s.manifest.last_verdict() != Some(Verdict::Approved);
+            let mut append = Append::record(
+                Body::Finish(Finish {
+                    verdict,
+                    override_,
+                    pr: request.pr,
+                }),
+                format!(
+                    "finish: {}{}",
+                    verdict.as_str(),
+                    if override_ {
+                        " (override: --force)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+            append.verdict = Some(verdict.as_str().to_owned());
+            append.round = s.manifest.current_coder_round();
+            Ok(append)
+        })?;
+        finished_now = true;
+    }
+    if let Some(number) = request.pr {
+        super::pr::record_number(ctx, &run_id, number)?;
+    }
+    let path = super::pr::write_body(ctx, &run_id)?;
+    let mut pr = ctx.load(&run_id)?.manifest.pr;
+    let mut pr_already = None;
+    if request.open_pr {
+        match pr {
+            Some(n) => pr_already = Some(n),
+            None => {
+                if let Some(n) = super::pr::open(ctx, &run_id, &path, progress)? {
+                    super::pr::record_number(ctx, &run_id, n)?;
+                    pr = Some(n);
+                }
+            }
+        }
+    }
+    let note = attach_note(ctx, &run_id)?;
+    ctx.refresh_handoff(&run_id)?;
+    let m = ctx.load(&run_id)?.manifest;
+    Ok(Report {
+        run_id,
+        pr_body_path: path,
+        verdict: m.outcome.verdict,
+        pr,
+        override_: m.outcome.override_,
+        finished_now,
+        pr_already,
+        note,
+    })
+}
+
+/// Attaches the run's line to the `refs/notes/pair` note of HEAD when HEAD's tree is the
+/// snapshot the reviewer last reviewed (approved, or overridden). Idempotent: the note holds
+/// each line once.
+pub fn attach_note(ctx: &Context, run_id: &RunId) -> Result<NoteState, Error> {
+    let state = ctx.load(run_id)?;
+    let m = &state.manifest;
+    let Some(verdict) = m.outcome.verdict else {
+        return Ok(NoteState::NothingReviewed);
+    };
+    let records = ctx.repo.records(&state)?;
+    let reviewed = records.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if review.verdict.is_some() => Some(review),
+        _ => None,
+    });
+    let Some(review) = reviewed else {
+        return Ok(NoteState::NothingReviewed);
+    };
+    let Some(head) = ctx.repo.head()?.commit() else {
+        return Ok(NoteState::NotYet);
+    };
+    let head_tree = ctx.repo.commit_tree(head)?;
+    if head_tree != review.snapshot {
+        return Ok(NoteState::NotYet);
+    }
+    let line = NoteLine {
+        run_id: run_id.to_string(),
+        verdict: verdict.as_str().to_owned(),
+        rounds: m.outcome.rounds,
+        reviewer: review.tool.clone(),
+        cost_usd: Some(crate::util::round_usd(m.spent_usd)),
+        tree: head_tree,
+        override_: m.outcome.override_,
+    };
+    let added = crate::store::notes::add_line(&ctx.repo, head, &line.to_string())?;
+    Ok(if added {
+        NoteState::Attached(head)
+    } else {
+        NoteState::AlreadyAttached(head)
+    })
+}

@@ -1,0 +1,81 @@
+//! The operations of git pair, one module per operation: the rules of the loop and the order
+//! of the steps, nothing about terminals. A command (`crate::cli`) parses its arguments,
+//! calls one operation here, and renders the report it returns; operations call the domain
+//! modules (`store`, `snapshot`, `packet`, `review`, `render`, `cost`, `sync`) and never the
+//! command layer. Progress reaches the user through a callback, never a print.
+
+pub mod coder_done;
+pub mod cost;
+mod error;
+pub mod finish;
+pub mod pr;
+pub mod probe;
+pub mod review;
+pub mod select;
+pub mod show;
+pub mod start;
+pub mod status;
+pub mod sync;
+
+use std::path::{Path, PathBuf};
+
+pub use error::Error;
+
+use crate::config::Options;
+use crate::model::RunId;
+use crate::store::{Repo, RunState};
+
+/// What every repository operation needs: the opened repository, the configuration in
+/// force, and the run named on the command line (`--run`), if any.
+pub struct Context {
+    pub repo: Repo,
+    pub options: Options,
+    run_flag: Option<String>,
+}
+
+impl Context {
+    /// Opens the repository containing `dir` and reads the `pair.*` configuration.
+    pub fn open(dir: &Path, run_flag: Option<String>) -> Result<Context, Error> {
+        if !dir.is_dir() {
+            return Err(Error::NoSuchDirectory {
+                path: dir.display().to_string(),
+            });
+        }
+        let repo = Repo::discover(dir)?;
+        let options = Options::from_lookup(|key| repo.config_values(key))?;
+        Ok(Context {
+            repo,
+            options,
+            run_flag,
+        })
+    }
+
+    /// The `--run` flag as given.
+    pub fn run_flag(&self) -> Option<&str> {
+        self.run_flag.as_deref()
+    }
+
+    /// Loads the run `run_id`.
+    pub fn load(&self, run_id: &RunId) -> Result<RunState, Error> {
+        Ok(self.repo.load(run_id)?)
+    }
+
+    /// Where agent logs and prices are, for measuring spend.
+    pub fn spend_sources(&self) -> Result<crate::spend::Sources, Error> {
+        Ok(crate::spend::Sources::new(
+            self.options.pricing_file.as_deref(),
+            &self.repo.pair_dir(),
+        )?)
+    }
+
+    /// Re-renders the HANDOFF view after a change, unless `pair.handoffFile=false`; returns
+    /// where it is.
+    pub fn refresh_handoff(&self, run_id: &RunId) -> Result<Option<PathBuf>, Error> {
+        if !self.options.handoff_file {
+            return Ok(None);
+        }
+        let path = crate::view::handoff_path(&self.repo)?;
+        crate::view::refresh_handoff(&self.repo, run_id, &path)?;
+        Ok(Some(path))
+    }
+}

@@ -1,0 +1,177 @@
+//! Running a prepared round's reviewers: at most `parallelism.limit` at once, each with one
+//! retry on failure and one stricter re-ask when no verdict can be read; an answer that still
+//! cannot be read is CHANGES_REQUESTED with a `[process]` finding, never an approval. Stores
+//! nothing: every attempt comes back as data.
+
+use super::{Member, MemberResult, Plan, Settings, run_options};
+use crate::model::{Finding, Verdict};
+use crate::review::{self, Attempt, Outcome};
+
+/// Runs every member (in parallel, at most `plan.parallelism.limit` at once). Never fails:
+/// each member ends with an outcome.
+pub fn execute(
+    plan: &Plan,
+    settings: &Settings,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Vec<MemberResult> {
+    let options = run_options(settings);
+    let limit = plan.parallelism.limit.max(1);
+    let mut results: Vec<Option<MemberResult>> = vec![None; plan.members.len()];
+    for (chunk_index, chunk) in plan.members.chunks(limit).enumerate() {
+        let chunk_results: Vec<MemberResult> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|member| {
+                    let options = options.clone();
+                    scope.spawn(move || run_member(plan, member, &options, progress))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a reviewer thread does not panic"))
+                .collect()
+        });
+        for (i, result) in chunk_results.into_iter().enumerate() {
+            results[chunk_index * limit + i] = Some(result);
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every member ran"))
+        .collect()
+}
+
+fn run_member(
+    plan: &Plan,
+    member: &Member,
+    options: &review::RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> MemberResult {
+    let name = member.bound.name.clone();
+    let mut result = MemberResult {
+        name: name.clone(),
+        fallback_used: member.bound.fallback_used,
+        outcome: Outcome::NotStarted,
+        verdict: None,
+        findings: Vec::new(),
+        session_id: member.resume_session.clone(),
+        attempts: Vec::new(),
+        error: None,
+    };
+    for try_index in 0..2u32 {
+        let attempt_no = plan.attempt_base + try_index + 1;
+        let prompt = plan.prompt(attempt_no);
+        progress(&format!(
+            "waiting for {name} (round {}, attempt {attempt_no}, timeout {} s)…",
+            plan.round,
+            options.timeout.as_secs()
+        ));
+        // Every try starts where the first did (the last completed review's session), never
+        // from a session that just failed.
+        let resume = member.resume_session.as_deref();
+        let mut attempt = attempt_once(plan, member, &prompt, resume, options);
+        if attempt.should_retry_fresh(&member.bound) {
+            result.attempts.push(attempt);
+            attempt = attempt_once(plan, member, &prompt, None, options);
+        }
+        result.take(attempt);
+        match result.outcome {
+            Outcome::Completed => return result,
+            Outcome::FailedValidation => {
+                let reason = match result.attempts.last().and_then(|a| a.parsed.as_ref()) {
+                    Some(review::Parsed::NoVerdict { reason }) => reason.clone(),
+                    _ => "no verdict".to_owned(),
+                };
+                progress(&format!(
+                    "{name} gave no readable verdict; asking once more, strictly…"
+                ));
+                let reask_prompt = format!("{prompt}\n\n{}", plan.reask);
+                result.take(attempt_once(plan, member, &reask_prompt, None, options));
+                if result.outcome != Outcome::Completed {
+                    // Fail closed: never an approval from an answer that cannot be read.
+                    result.outcome = Outcome::FailedValidation;
+                    result.verdict = Some(Verdict::ChangesRequested);
+                    result.findings = vec![Finding {
+                        n: 1,
+                        category: "process".to_owned(),
+                        severity: None,
+                        location: String::new(),
+                        text: format!(
+                            "reviewer {name} gave no readable verdict, even when asked again ({reason}); treated as CHANGES_REQUESTED"
+                        ),
+                    }];
+                    result.error = Some(format!("{name}: no readable verdict ({reason})"));
+                }
+                return result;
+            }
+            Outcome::Cancelled => break,
+            _ if try_index == 0 => {
+                progress(&format!(
+                    "{name} failed; retrying once with a new attempt marker…"
+                ));
+            }
+            _ => {}
+        }
+    }
+    result
+}
+
+impl MemberResult {
+    /// Makes `attempt` the member's latest: its outcome, verdict, findings and session.
+    fn take(&mut self, attempt: Attempt) {
+        if attempt.session_id.is_some() {
+            self.session_id = attempt.session_id.clone();
+        }
+        self.outcome = attempt.outcome;
+        self.verdict = attempt.verdict();
+        self.findings = to_model(attempt.findings());
+        self.error =
+            (attempt.outcome != Outcome::Completed).then(|| describe(&self.name, &attempt));
+        self.attempts.push(attempt);
+    }
+}
+
+fn attempt_once(
+    plan: &Plan,
+    member: &Member,
+    prompt: &str,
+    resume: Option<&str>,
+    options: &review::RunOptions,
+) -> Attempt {
+    review::run_attempt(
+        &member.bound,
+        &review::ReviewInput {
+            prompt,
+            diff: &plan.diff,
+            resume_session_id: resume,
+        },
+        options,
+    )
+}
+
+fn describe(name: &str, attempt: &Attempt) -> String {
+    let mut text = format!("reviewer {name} {}", attempt.outcome);
+    if let Some(message) = attempt.vendor_message.as_ref().or(attempt.message.as_ref()) {
+        text.push_str(": ");
+        text.push_str(&crate::util::first_line_clipped(message, 300));
+    }
+    text
+}
+
+fn to_model(findings: &[review::Finding]) -> Vec<Finding> {
+    findings
+        .iter()
+        .map(|f| Finding {
+            n: f.n,
+            category: f.category.clone(),
+            severity: f.severity.map(|s| {
+                serde_json::to_value(s)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            }),
+            location: f.location.clone(),
+            text: f.text.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,282 @@
+//! Preparing a review round: the loop's rules, the work-tree snapshot, the packet (blind
+//! paths refused before anything else), the prompt's parts, and the bound reviewers. Stores
+//! nothing and spawns nothing but capability probes.
+
+use gix::ObjectId;
+
+use super::{Member, Plan, PromptParts, Settings, StoredPrior};
+use crate::model::{self, Body, Manifest, Response, RunId, Verdict};
+use crate::ops::Error;
+use crate::packet;
+use crate::review::prompt::{Mode, Templates};
+use crate::review::{self, BoundRealization, ProbeRequest, Surfaces};
+use crate::store::{Material, Repo, RunState};
+
+/// Prepares the round: checks the loop's rules, snapshots the work tree, builds the packet
+/// (rejecting a blind path before anything else happens), binds the reviewers. Stores
+/// nothing.
+pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan, Error> {
+    let state = repo.load(run_id)?;
+    let m = &state.manifest;
+    let records = repo.records(&state)?;
+    let surfaces = Surfaces::load(settings.surface_file.as_deref())?;
+    let templates = Templates::with_override(settings.prompt_template.as_deref())?;
+    let reask = surfaces.reask_instruction();
+
+    if let Some(pending) = &m.pending_review {
+        return resume(
+            repo,
+            &state,
+            &records,
+            pending.round,
+            &pending.dispatch,
+            settings,
+            &surfaces,
+            templates,
+            reask,
+        );
+    }
+    model::check_review(m, settings.again)?;
+    let round = m
+        .current_coder_round()
+        .expect("check_review needs a coder round");
+
+    let gix_repo = repo.gix();
+    let snapshot = crate::snapshot::write_worktree_tree(gix_repo)?;
+    let base = m
+        .base
+        .as_deref()
+        .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok())
+        .map(|commit| repo.commit_tree(commit))
+        .transpose()?;
+    let options = packet::Options {
+        budget_bytes: settings.budget_bytes,
+        exclude: settings.exclude.clone(),
+    };
+    let built = build_packet(gix_repo, base, snapshot, &options)?;
+    let mode = match (&settings.plan, built.coverage.files_total) {
+        (Some(_), 0) => Mode::Plan,
+        (Some(_), _) => Mode::CodeVsPlan,
+        (None, _) => Mode::Code,
+    };
+
+    // A scoped re-review: the open findings of the last review that asked for changes, the
+    // coder's responses since, and what changed since the snapshot it saw.
+    let last_review = records.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if review.verdict.is_some() => Some(review),
+        _ => None,
+    });
+    let mut prior = Vec::new();
+    let mut since = None;
+    if let Some(last) = last_review.filter(|r| r.verdict == Some(Verdict::ChangesRequested)) {
+        let responses: Vec<&Response> = coder_records_of_round(&records, round)
+            .flat_map(|c| c.responses.iter())
+            .collect();
+        prior = last
+            .findings
+            .iter()
+            .map(|f| StoredPrior {
+                round: last.round,
+                finding: f.clone(),
+                response: responses
+                    .iter()
+                    .rev()
+                    .find(|r| r.finding == f.n)
+                    .map(|r| (*r).clone()),
+            })
+            .collect();
+        if let Ok(last_snapshot) = ObjectId::from_hex(last.snapshot.as_bytes()) {
+            let since_packet = build_packet(gix_repo, Some(last_snapshot), snapshot, &options)?;
+            since = Some(String::from_utf8_lossy(&since_packet.diff).into_owned());
+        }
+    }
+    let summaries = coder_records_of_round(&records, round)
+        .map(|c| c.summary.clone())
+        .collect();
+    let parts = PromptParts {
+        v: 1,
+        mode: mode.as_str().to_owned(),
+        task: m.task.clone(),
+        summaries,
+        coverage: built.coverage.summary.clone(),
+        since,
+        prior,
+        plan: settings.plan.clone(),
+    };
+    let members = bind_members(&surfaces, m, &records, settings, None)?;
+    let parallelism = parallelism(&members, settings);
+    let dispatches_so_far = count_dispatches(&records, round);
+    Ok(Plan {
+        run_id: run_id.clone(),
+        round,
+        mode,
+        snapshot,
+        diff: String::from_utf8_lossy(&built.diff).into_owned(),
+        coverage: built.coverage,
+        parts,
+        members,
+        parallelism,
+        attempt_base: 2 * dispatches_so_far,
+        resumes: None,
+        templates,
+        reask,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resume(
+    repo: &Repo,
+    state: &RunState,
+    records: &[model::Record],
+    round: u32,
+    dispatch_id: &str,
+    settings: &Settings,
+    surfaces: &Surfaces,
+    templates: Templates,
+    reask: String,
+) -> Result<Plan, Error> {
+    let missing = |what: &str| Error::MissingMaterial {
+        run_id: state.run_id.to_string(),
+        round,
+        what: what.to_owned(),
+    };
+    let dispatch = records
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if r.id == dispatch_id => Some(d.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| missing("the dispatch record"))?;
+    let diff = repo
+        .round_file(state, round, Material::Diff)?
+        .ok_or_else(|| missing(Material::Diff.what()))?;
+    let parts: PromptParts = repo
+        .round_file(state, round, Material::Context)?
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| missing(Material::Context.what()))?;
+    let coverage: packet::Coverage = repo
+        .round_file(state, round, Material::Coverage)?
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| missing(Material::Coverage.what()))?;
+    let snapshot =
+        ObjectId::from_hex(dispatch.snapshot.as_bytes()).map_err(|_| missing("the snapshot id"))?;
+    let mode = match parts.mode.as_str() {
+        "plan" => Mode::Plan,
+        "code-vs-plan" => Mode::CodeVsPlan,
+        _ => Mode::Code,
+    };
+    let members = bind_members(
+        surfaces,
+        &state.manifest,
+        records,
+        settings,
+        Some(&dispatch.reviewers),
+    )?;
+    let parallelism = parallelism(&members, settings);
+    Ok(Plan {
+        run_id: state.run_id.clone(),
+        round,
+        mode,
+        snapshot,
+        diff: String::from_utf8_lossy(&diff).into_owned(),
+        coverage,
+        parts,
+        members,
+        parallelism,
+        attempt_base: 2 * count_dispatches(records, round),
+        resumes: Some(dispatch_id.to_owned()),
+        templates,
+        reask,
+    })
+}
+
+fn build_packet(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: ObjectId,
+    options: &packet::Options,
+) -> Result<packet::Packet, Error> {
+    let mut differ = crate::diff::Differ::new(repo, crate::diff::Options::from_config(repo)?)?;
+    let changes = differ.changes(old, new)?;
+    packet::check_blindness(
+        changes
+            .iter()
+            .flat_map(|c| [c.old_path.as_slice(), c.new_path.as_slice()])
+            .filter(|p| !p.is_empty()),
+        &options.exclude,
+    )?;
+    Ok(packet::build_from_changes(&mut differ, &changes, options)?)
+}
+
+fn coder_records_of_round(
+    records: &[model::Record],
+    round: u32,
+) -> impl Iterator<Item = &model::Coder> {
+    model::coder_rounds(records)
+        .into_iter()
+        .filter(move |(n, _, _)| *n == round)
+        .map(|(_, _, coder)| coder)
+}
+
+fn count_dispatches(records: &[model::Record], round: u32) -> u32 {
+    records
+        .iter()
+        .filter(|r| matches!(&r.body, Body::ReviewDispatch(d) if d.round == round))
+        .count() as u32
+}
+
+/// Binds each reviewer of the round: the panel, or the command, or the run's reviewer.
+/// `names` fixes the members (a resumed dispatch binds the ones it dispatched).
+fn bind_members(
+    surfaces: &Surfaces,
+    manifest: &Manifest,
+    records: &[model::Record],
+    settings: &Settings,
+    names: Option<&[String]>,
+) -> Result<Vec<Member>, Error> {
+    let wanted: Vec<String> = match names {
+        Some(names) => names.to_vec(),
+        None if !settings.panel.is_empty() => settings.panel.clone(),
+        None if settings.reviewer_command.is_some() => vec!["command".to_owned()],
+        None => vec![manifest.reviewer.clone()],
+    };
+    let mut members = Vec::new();
+    for name in wanted {
+        let report = review::probe(
+            surfaces,
+            &ProbeRequest {
+                configured: &name,
+                reviewer_command: settings.reviewer_command.as_deref(),
+                path_env: settings.path_env.as_deref(),
+            },
+        )?;
+        let bound = report.clone().into_bound()?;
+        let resume_session = if bound.supports_resume() {
+            last_session_of(records, &bound.name)
+        } else {
+            None
+        };
+        members.push(Member {
+            bound,
+            report,
+            resume_session,
+        });
+    }
+    Ok(members)
+}
+
+fn last_session_of(records: &[model::Record], realization: &str) -> Option<String> {
+    records.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) => review
+            .reviewers
+            .iter()
+            .find(|a| a.tool == realization && a.verdict.is_some())
+            .and_then(|a| a.session_id.clone()),
+        _ => None,
+    })
+}
+
+fn parallelism(members: &[Member], settings: &Settings) -> review::Parallelism {
+    let bound: Vec<&BoundRealization> = members.iter().map(|m| &m.bound).collect();
+    review::panel_parallelism(&bound, settings.max_parallel)
+}

@@ -1,0 +1,259 @@
+//! Recording a round: the dispatch record (with the packet it sends) before any reviewer is
+//! spawned, and afterwards the outcome with every attempt's material and the reviewers'
+//! measured spend. The store's layout is named through [`Material`], never spelled here.
+
+use serde::Serialize;
+
+use super::{MemberResult, Plan, RoundOutcome, Settings};
+use crate::model::{Body, Refusal, Review, ReviewAttempt, ReviewDispatch, Verdict};
+use crate::ops::Error;
+use crate::review::{self, ProbeReport};
+use crate::spend::NewSession;
+use crate::store::{Append, Content, Material, Repo};
+
+/// Stores the dispatch record (and the packet it sends) before any reviewer is spawned.
+/// Fails loudly when it cannot be written: then nothing may be spawned.
+pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String, Error> {
+    let prompt = plan.prompt(plan.attempt_base + 1);
+    let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
+    let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
+    let names: Vec<String> = plan.members.iter().map(|m| m.bound.name.clone()).collect();
+    let subject = match &plan.resumes {
+        Some(_) => format!(
+            "review {}: re-dispatched to {}",
+            plan.round,
+            names.join(", ")
+        ),
+        None => format!("review {}: dispatched to {}", plan.round, names.join(", ")),
+    };
+    let body = Body::ReviewDispatch(ReviewDispatch {
+        round: plan.round,
+        reviewers: names,
+        snapshot: plan.snapshot.to_string(),
+        mode: plan.mode.as_str().to_owned(),
+        again: settings.again,
+    });
+    let round = plan.round;
+    let appended = repo.append(&plan.run_id, |state| {
+        if state.manifest.is_finished() {
+            return Err(Refusal::FinishedMeanwhile {
+                run_id: plan.run_id.to_string(),
+            });
+        }
+        let mut append = Append::record(body.clone(), subject.clone());
+        append.round = Some(round);
+        append.put(
+            round,
+            Material::Prompt,
+            Content::Blob(prompt.clone().into_bytes()),
+        );
+        append.put(
+            round,
+            Material::Diff,
+            Content::Blob(plan.diff.clone().into_bytes()),
+        );
+        append.put(round, Material::Coverage, Content::Blob(coverage.clone()));
+        append.put(round, Material::Context, Content::Blob(context.clone()));
+        append.put(round, Material::Snapshot, Content::Tree(plan.snapshot));
+        Ok(append)
+    })?;
+    Ok(appended.record.id)
+}
+
+/// Combines the members' results into the round's verdict and stores the outcome record
+/// with every attempt's material, plus cost measurements of the reviewers' sessions.
+pub fn record(
+    repo: &Repo,
+    plan: &Plan,
+    dispatch_id: &str,
+    results: Vec<MemberResult>,
+    settings: &Settings,
+    sources: Option<&crate::spend::Sources>,
+) -> Result<RoundOutcome, Error> {
+    let verdicts: Vec<Option<Verdict>> = results.iter().map(|r| r.verdict).collect();
+    let verdict = review::panel_verdict(&verdicts, settings.quorum);
+    let panel = results.len() > 1;
+    let mut findings = Vec::new();
+    for r in &results {
+        for f in &r.findings {
+            let mut f = f.clone();
+            f.n = findings.len() as u32 + 1;
+            if panel {
+                f.text = format!("({}) {}", r.name, f.text);
+            }
+            findings.push(f);
+        }
+    }
+    let failed: Vec<&MemberResult> = results.iter().filter(|r| r.verdict.is_none()).collect();
+    let outcome = match (verdict, failed.first()) {
+        (Some(_), _) => "completed".to_owned(),
+        (None, Some(f)) => f.outcome.as_str().to_owned(),
+        (None, None) => "failed-validation".to_owned(),
+    };
+    let error = match verdict {
+        Some(_) => None,
+        None => Some(
+            failed
+                .iter()
+                .filter_map(|r| r.error.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+                + if failed.len() < results.len() {
+                    " (partial panel: the others' results are kept, below the quorum)"
+                } else {
+                    ""
+                },
+        ),
+    }
+    .filter(|e| !e.is_empty());
+    let fallback_used = results.iter().any(|r| r.fallback_used);
+    let coverage_warning = plan
+        .coverage
+        .summary
+        .clone()
+        .filter(|_| plan.coverage.is_partial());
+    let reviewers: Vec<ReviewAttempt> = results
+        .iter()
+        .map(|r| ReviewAttempt {
+            reviewer: r.name.clone(),
+            tool: r.name.clone(),
+            outcome: r.outcome.as_str().to_owned(),
+            verdict: r.verdict,
+            session_id: r.session_id.clone(),
+            attempts: r.attempts.len() as u32,
+            duration_ms: r.attempts.iter().map(|a| a.duration_ms).sum(),
+            error: r.error.clone(),
+        })
+        .collect();
+    let body = Body::Review(Review {
+        dispatch: dispatch_id.to_owned(),
+        round: plan.round,
+        verdict,
+        outcome: outcome.clone(),
+        tool: results
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+        findings: findings.clone(),
+        reviewers,
+        fallback_used,
+        snapshot: plan.snapshot.to_string(),
+        coverage_warning,
+        error: error.clone(),
+    });
+
+    let mut output = Vec::new();
+    let mut attempts_json = Vec::new();
+    for r in &results {
+        for (i, a) in r.attempts.iter().enumerate() {
+            output.extend_from_slice(
+                format!(
+                    "===== {} attempt {} · {} · exit {} · {} ms =====\n",
+                    r.name,
+                    i + 1,
+                    a.outcome,
+                    a.exit_code.map_or_else(
+                        || a.signal
+                            .map_or("none".to_owned(), |s| format!("signal {s}")),
+                        |c| c.to_string()
+                    ),
+                    a.duration_ms
+                )
+                .as_bytes(),
+            );
+            output.extend_from_slice(&a.stdout);
+            if !a.stdout.ends_with(b"\n") {
+                output.push(b'\n');
+            }
+            attempts_json.push(serde_json::json!({ "reviewer": r.name, "attempt": a }));
+        }
+    }
+    let result_json = serde_json::json!({
+        "v": 1,
+        "round": plan.round,
+        "verdict": verdict,
+        "outcome": outcome,
+        "findings": findings,
+        "fallback_used": fallback_used,
+        "coverage": plan.coverage,
+        "parallelism": plan.parallelism,
+    });
+    let probes: Vec<&ProbeReport> = plan.members.iter().map(|m| &m.report).collect();
+    let files = [
+        (Material::Output, Content::Blob(output)),
+        (Material::Attempts, Content::Blob(pretty(&attempts_json))),
+        (Material::Result, Content::Blob(pretty(&result_json))),
+        (Material::Probe, Content::Blob(pretty(&probes))),
+    ];
+    let subject = match verdict {
+        Some(v) => format!(
+            "review {}: {} ({}, {} finding{})",
+            plan.round,
+            v.as_str(),
+            results
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            findings.len(),
+            if findings.len() == 1 { "" } else { "s" }
+        ),
+        None => format!("review {}: no verdict ({outcome})", plan.round),
+    };
+    // The reviewers' sessions, measured now and stored with the outcome.
+    let spend = sources.map(|sources| {
+        let new: Vec<NewSession> = results
+            .iter()
+            .filter_map(|r| {
+                r.session_id.as_ref().map(|id| NewSession {
+                    id: id.clone(),
+                    role: "reviewer",
+                    agent: r.name.clone(),
+                })
+            })
+            .collect();
+        let manifest = repo
+            .load(&plan.run_id)
+            .map(|s| s.manifest)
+            .unwrap_or_else(|_| crate::model::Manifest::empty());
+        crate::spend::measure_including(&manifest, &new, sources)
+    });
+    let round = plan.round;
+    repo.append(&plan.run_id, |state| {
+        let mut append = Append::record(body.clone(), subject.clone());
+        append.round = Some(round);
+        append.verdict = verdict.map(|v| v.as_str().to_owned());
+        for (material, content) in &files {
+            append.put(round, *material, content.clone());
+        }
+        if let Some(spend) = &spend {
+            append.also = crate::spend::growth_records(&state.manifest, spend, round)
+                .into_iter()
+                .map(|mut b| {
+                    if let Body::Cost(c) = &mut b {
+                        c.round = round;
+                    }
+                    b
+                })
+                .collect();
+        }
+        Ok(append)
+    })?;
+    Ok(RoundOutcome {
+        round: plan.round,
+        verdict,
+        outcome,
+        findings,
+        members: results,
+        fallback_used,
+        coverage: plan.coverage.clone(),
+        error,
+    })
+}
+
+fn pretty(value: &impl Serialize) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).expect("JSON values serialize");
+    bytes.push(b'\n');
+    bytes
+}

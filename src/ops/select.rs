@@ -1,0 +1,58 @@
+//! Which run a command acts on: the one named on the command line (validated before use),
+//! else the newest unfinished run whose branch is the current branch. Commands that also
+//! read a finished run (`status`, `finish`, `pr-body`) fall back to the newest run there.
+
+use super::{Context, Error};
+use crate::model::RunId;
+
+/// The run named by `explicit` (a positional argument) or `--run`, checked to exist.
+pub fn named(ctx: &Context, explicit: Option<&str>) -> Result<Option<RunId>, Error> {
+    let Some(id) = explicit.or(ctx.run_flag()) else {
+        return Ok(None);
+    };
+    let id = RunId::parse(id)?;
+    if ctx.repo.run_tip(&id)?.is_none() {
+        return Err(crate::store::Error::UnknownRun {
+            run_id: id.to_string(),
+        }
+        .into());
+    }
+    Ok(Some(id))
+}
+
+/// The run named on the command line, else the newest unfinished run on the current branch.
+pub fn active(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
+    if let Some(id) = named(ctx, explicit)? {
+        return Ok(id);
+    }
+    let branch = ctx.repo.head()?.branch_name().to_owned();
+    newest_on_branch(ctx, &branch, |finished| !finished)?.ok_or(Error::NoActiveRun { branch })
+}
+
+/// The run named on the command line, else the newest unfinished run on the current branch,
+/// else the newest finished one there (a PR body and a status are wanted after `finish`).
+pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
+    if let Some(id) = named(ctx, explicit)? {
+        return Ok(id);
+    }
+    let branch = ctx.repo.head()?.branch_name().to_owned();
+    if let Some(id) = newest_on_branch(ctx, &branch, |finished| !finished)? {
+        return Ok(id);
+    }
+    newest_on_branch(ctx, &branch, |_| true)?.ok_or(Error::NoActiveRun { branch })
+}
+
+/// The newest run on `branch` whose finished state `wanted` accepts.
+fn newest_on_branch(
+    ctx: &Context,
+    branch: &str,
+    wanted: impl Fn(bool) -> bool,
+) -> Result<Option<RunId>, Error> {
+    for id in ctx.repo.list_runs()?.into_iter().rev() {
+        let m = ctx.load(&id)?.manifest;
+        if m.branch == branch && wanted(m.is_finished()) {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}

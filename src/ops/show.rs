@@ -1,0 +1,145 @@
+//! Reading a run back: its manifest and transcript, one round's records and stored material
+//! (`show`), and what changed between two reviewed snapshots (`diff`).
+
+use super::{Context, Error};
+use crate::model::{Body, Manifest, Record, RunId};
+use crate::store::{Material, RunState};
+
+/// One round's records, each with the projection as of that record (for rendering).
+pub struct RoundRecords {
+    pub run_id: RunId,
+    pub round: u32,
+    pub records: Vec<(Record, Manifest)>,
+}
+
+/// The run named `run` (validated), loaded.
+pub fn run(ctx: &Context, run: &str) -> Result<RunState, Error> {
+    let run_id = super::select::named(ctx, Some(run))?.expect("a name was given");
+    ctx.load(&run_id)
+}
+
+/// The run's transcript (the HANDOFF view's content).
+pub fn transcript(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
+    Ok(crate::view::transcript(&ctx.repo, run_id)?)
+}
+
+fn check_round(state: &RunState, round: u32) -> Result<(), Error> {
+    if round == 0 || round > state.manifest.current_coder_round().unwrap_or(0) {
+        return Err(Error::NoSuchRound {
+            run_id: state.run_id.to_string(),
+            round,
+        });
+    }
+    Ok(())
+}
+
+/// The stored `material` of round `round`.
+pub fn material(
+    state: &RunState,
+    ctx: &Context,
+    round: u32,
+    material: Material,
+) -> Result<Vec<u8>, Error> {
+    check_round(state, round)?;
+    ctx.repo
+        .round_file(state, round, material)?
+        .ok_or_else(|| Error::MissingMaterial {
+            run_id: state.run_id.to_string(),
+            round,
+            what: material.what().to_owned(),
+        })
+}
+
+/// The records of round `round`: its coder records, dispatches and reviews.
+pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<RoundRecords, Error> {
+    check_round(state, round)?;
+    let records = ctx.repo.records(state)?;
+    let coder_ids: Vec<&str> = crate::model::coder_rounds(&records)
+        .into_iter()
+        .filter(|(n, _, _)| *n == round)
+        .map(|(_, r, _)| r.id.as_str())
+        .collect();
+    let mut manifest = Manifest::empty();
+    let mut out = Vec::new();
+    for record in &records {
+        manifest.apply(record);
+        let in_round = match &record.body {
+            Body::Coder(_) => coder_ids.contains(&record.id.as_str()),
+            Body::Review(review) => review.round == round,
+            Body::ReviewDispatch(dispatch) => dispatch.round == round,
+            _ => false,
+        };
+        if in_round {
+            out.push((record.clone(), manifest.clone()));
+        }
+    }
+    Ok(RoundRecords {
+        run_id: state.run_id.clone(),
+        round,
+        records: out,
+    })
+}
+
+/// The `git diff` text between round `since`'s reviewed snapshot (default: the round before,
+/// or the run's base for round 1) and round `round`'s; with the number of files.
+pub fn diff(
+    ctx: &Context,
+    state: &RunState,
+    round: u32,
+    since: Option<u32>,
+) -> Result<(String, usize), Error> {
+    let snapshot_of = |n: u32| -> Result<gix::ObjectId, Error> {
+        ctx.repo
+            .round_snapshot(state, n)?
+            .ok_or_else(|| Error::NoSnapshot {
+                run_id: state.run_id.to_string(),
+                round: n,
+            })
+    };
+    let new = snapshot_of(round)?;
+    let old = match since {
+        Some(m) if m >= round => {
+            return Err(Error::Usage(
+                "--since-round must name an earlier round than --round".into(),
+            ));
+        }
+        Some(m) => Some(snapshot_of(m)?),
+        None if round > 1 => Some(snapshot_of(round - 1)?),
+        None => match &state.manifest.base {
+            Some(base) => {
+                let commit = gix::ObjectId::from_hex(base.as_bytes()).map_err(|_| {
+                    crate::store::Error::CorruptRun {
+                        run_id: state.run_id.to_string(),
+                        detail: "its base is not a commit id".into(),
+                    }
+                })?;
+                Some(ctx.repo.commit_tree(commit)?)
+            }
+            None => None,
+        },
+    };
+    let repo = ctx.repo.gix();
+    let options = crate::diff::Options::from_config(repo)?;
+    let files = crate::diff::diff_trees(repo, old, new, &options)?;
+    let mut text = Vec::new();
+    crate::diff::render(&files, &mut text).map_err(|source| Error::Render { source })?;
+    Ok((String::from_utf8_lossy(&text).into_owned(), files.len()))
+}
+
+/// Every run's manifest, newest first.
+pub fn runs(ctx: &Context) -> Result<Vec<Manifest>, Error> {
+    ctx.repo
+        .list_runs()?
+        .into_iter()
+        .rev()
+        .map(|id| Ok(ctx.load(&id)?.manifest))
+        .collect()
+}
+
+/// The active run's transcript, with the HANDOFF view rewritten when missing or stale.
+pub fn handoff(ctx: &Context) -> Result<(RunId, Option<std::path::PathBuf>, String), Error> {
+    let run_id = super::select::active(ctx, None)?;
+    let path = ctx.refresh_handoff(&run_id)?;
+    let text = transcript(ctx, &run_id)?;
+    Ok((run_id, path, text))
+}

@@ -1,0 +1,129 @@
+//! Starting a run (SPEC §4 `start`): refuse a dirty work tree or an unborn HEAD, then create
+//! the run with its start record and its HANDOFF view.
+
+use gix::ObjectId;
+
+use super::{Context, Error};
+use crate::model::{Body, RunId, Start};
+use crate::store::{Append, Head};
+use crate::util::time;
+
+/// What `start` was asked for; `None` means "from configuration".
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub task: String,
+    pub base: Option<String>,
+    pub coder: Option<String>,
+    pub reviewer: Option<String>,
+    pub max_rounds: Option<u32>,
+    pub budget_usd: Option<f64>,
+}
+
+/// The run that was created.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub run_id: RunId,
+    pub ref_name: String,
+    pub handoff_path: Option<std::path::PathBuf>,
+    pub max_rounds: u32,
+    pub coder: String,
+    pub reviewer: String,
+    pub base: ObjectId,
+    pub branch: String,
+    pub task: String,
+}
+
+/// Creates a run on the current branch.
+pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
+    let task = request.task.trim();
+    if task.is_empty() {
+        return Err(Error::Usage("--task must not be empty".into()));
+    }
+    let max_rounds = request.max_rounds.unwrap_or(ctx.options.max_rounds);
+    if max_rounds == 0 {
+        return Err(Error::Usage("--max-rounds must be at least 1".into()));
+    }
+    let budget_usd = request.budget_usd.or(ctx.options.budget_usd);
+    if budget_usd.is_some_and(|b| !b.is_finite() || b < 0.0) {
+        return Err(Error::Usage(
+            "--budget-usd must be a non-negative number".into(),
+        ));
+    }
+    let coder = request
+        .coder
+        .clone()
+        .unwrap_or_else(|| ctx.options.coder.clone());
+    let reviewer = request
+        .reviewer
+        .clone()
+        .unwrap_or_else(|| ctx.options.reviewer.clone());
+    for (flag, value) in [("--coder", &coder), ("--reviewer", &reviewer)] {
+        if !is_tool_name(value) {
+            return Err(Error::Usage(format!(
+                "{flag} '{}' is not a tool name (letters, digits, '-', '_', '.')",
+                value.escape_debug()
+            )));
+        }
+    }
+
+    let work_dir = ctx.repo.work_dir()?.to_path_buf();
+    let head = ctx.repo.head()?;
+    if let Head::Branch { name, commit: None } = &head {
+        return Err(Error::UnbornHead {
+            branch: name.clone(),
+        });
+    }
+    let base = match &request.base {
+        Some(rev) => ctx.repo.resolve_commit(rev)?,
+        None => head.commit().expect("unborn HEAD was refused above"),
+    };
+    progress("checking that the work tree is clean…");
+    if let Some(dirty) = crate::worktree::first_dirty(&ctx.repo)? {
+        return Err(Error::Dirty {
+            path: dirty.path,
+            what: dirty.what.to_string(),
+        });
+    }
+
+    let run_id = RunId::generate(time::now_unix());
+    let start = Start {
+        run_id: run_id.to_string(),
+        task: task.to_owned(),
+        cwd: work_dir.display().to_string(),
+        branch: head.branch_name().to_owned(),
+        base: Some(base.to_string()),
+        coder: coder.clone(),
+        reviewer: reviewer.clone(),
+        max_rounds,
+        budget_usd,
+        config: ctx.options.to_record(),
+    };
+    let subject = format!("start: {}", crate::util::first_line_clipped(task, 60));
+    let appended = ctx.repo.create_run(
+        &run_id,
+        Some(base),
+        Append::record(Body::Start(start), subject),
+    )?;
+    if ctx.options.handoff_file {
+        crate::view::ensure_excluded(&ctx.repo)?;
+    }
+    let handoff_path = ctx.refresh_handoff(&run_id)?;
+    Ok(Report {
+        ref_name: crate::store::run_ref(&run_id),
+        run_id,
+        handoff_path,
+        max_rounds,
+        coder,
+        reviewer,
+        base,
+        branch: appended.state.manifest.branch,
+        task: task.to_owned(),
+    })
+}
+
+/// A coder or reviewer name as runs record it.
+fn is_tool_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
