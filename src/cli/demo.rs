@@ -2,10 +2,9 @@
 
 use std::fmt::Write as _;
 
-use clap::Parser as _;
 use serde_json::json;
 
-use super::{Cli, CommandError, Report, Ui};
+use super::{CommandError, Report};
 
 /// Run a complete loop in a temporary repository, offline, with the built-in reviewer.
 ///
@@ -16,7 +15,11 @@ use super::{Cli, CommandError, Report, Ui};
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-pub fn run(ui: &Ui, _args: &Args) -> Result<Report, CommandError> {
+/// Runs the demo; `command` runs one `git pair` command line (argv without the program).
+pub fn run(
+    _args: &Args,
+    command: &dyn Fn(&[&str]) -> Result<Report, CommandError>,
+) -> Result<Report, CommandError> {
     let fail = |e: crate::demo::Error| CommandError::failed(format!("demo: {e}"));
     let dir = crate::demo::create().map_err(fail)?;
     let dir_text = dir.display().to_string();
@@ -34,12 +37,11 @@ pub fn run(ui: &Ui, _args: &Args) -> Result<Report, CommandError> {
             .collect::<Vec<_>>()
             .join(" ");
         let _ = writeln!(transcript, "$ git pair {shown}");
-        let argv = ["git pair", "-C", dir_text.as_str()]
+        let argv: Vec<&str> = ["-C", dir_text.as_str()]
             .into_iter()
-            .chain(args.iter().copied());
-        let cli =
-            Cli::try_parse_from(argv).map_err(|e| CommandError::failed(format!("demo: {e}")))?;
-        let report = super::run(&cli, ui)?;
+            .chain(args.iter().copied())
+            .collect();
+        let report = command(&argv)?;
         for line in report.human.lines() {
             let _ = writeln!(transcript, "  {line}");
         }

@@ -228,7 +228,7 @@ impl From<crate::review::Error> for CommandError {
             E::NothingBinds { .. } => CommandError::failed(message).with_hint(
                 "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
             ),
-            E::UnknownRealization { .. } => CommandError::failed(message)
+            E::Surface(crate::review::surface::SurfaceError::UnknownRealization { .. }) => CommandError::failed(message)
                 .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer <name>"),
             E::InvalidReviewerCommand { .. } => CommandError::usage(message),
             _ => CommandError::failed(message),

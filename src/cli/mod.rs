@@ -117,7 +117,11 @@ pub fn main() -> ExitCode {
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
     let ctx = || open(cli);
     match &cli.command {
-        Command::Demo(args) => demo::run(&Ui::new(false), args),
+        Command::Demo(args) => demo::run(args, &|argv| {
+            let cli = Cli::try_parse_from(std::iter::once("git pair").chain(argv.iter().copied()))
+                .map_err(|e| CommandError::failed(format!("demo: {e}")))?;
+            run(&cli, &Ui::new(false))
+        }),
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),

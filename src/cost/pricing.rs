@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::CostError;
+use super::error::CostError;
 use super::tokens::TokenCounts;
 
 const BUILTIN: &str = include_str!("pricing.json");

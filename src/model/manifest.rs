@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SCHEMA_VERSION;
-use super::record::{Body, Finding, Record, Verdict};
+use super::record::{Body, Coder, Finding, Record, SCHEMA_VERSION, Verdict};
 
 /// Who acted in a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -507,6 +506,30 @@ impl Manifest {
             None => (1, true),
         }
     }
+}
+
+/// Every coder record of `records` (in stored order) with the round it belongs to.
+pub fn coder_rounds(records: &[Record]) -> Vec<(u32, &Record, &Coder)> {
+    let mut projection: Option<Manifest> = None;
+    let mut out = Vec::new();
+    for record in records {
+        let needs_fold =
+            projection.is_some() || matches!(&record.body, Body::Coder(c) if c.round.is_none());
+        if needs_fold {
+            // Only old records lack the round: fold from the start once one is met.
+            let manifest = projection.get_or_insert_with(|| {
+                Manifest::project(records.iter().take_while(|r| r.id != record.id))
+            });
+            manifest.apply(record);
+        }
+        if let Body::Coder(coder) = &record.body {
+            let round = coder
+                .round
+                .or_else(|| projection.as_ref().and_then(Manifest::current_coder_round));
+            out.push((round.unwrap_or(1), record, coder));
+        }
+    }
+    out
 }
 
 /// Refuses a `coder-done` the loop's rules do not allow.

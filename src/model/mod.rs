@@ -11,13 +11,10 @@ mod run_id;
 
 pub use manifest::{
     Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
-    check_finish, check_review,
+    check_finish, check_review, coder_rounds,
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
-    ReviewAttempt, ReviewDispatch, Start, Verdict, coder_rounds,
+    ReviewAttempt, ReviewDispatch, SCHEMA_VERSION, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};
-
-/// The schema version every stored JSON document carries as `"v"`.
-pub const SCHEMA_VERSION: u32 = 1;

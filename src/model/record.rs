@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SCHEMA_VERSION;
+/// The schema version every stored JSON document carries as `"v"`.
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// A reviewer's verdict. Anything else is not a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,32 +106,6 @@ pub struct Coder {
     /// none: [`coder_rounds`] then derives it by projecting the records in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
-}
-
-/// Every coder record of `records` (in stored order) with the round it belongs to.
-pub fn coder_rounds(records: &[Record]) -> Vec<(u32, &Record, &Coder)> {
-    let mut projection: Option<super::Manifest> = None;
-    let mut out = Vec::new();
-    for record in records {
-        let needs_fold =
-            projection.is_some() || matches!(&record.body, Body::Coder(c) if c.round.is_none());
-        if needs_fold {
-            // Only old records lack the round: fold from the start once one is met.
-            let manifest = projection.get_or_insert_with(|| {
-                super::Manifest::project(records.iter().take_while(|r| r.id != record.id))
-            });
-            manifest.apply(record);
-        }
-        if let Body::Coder(coder) = &record.body {
-            let round = coder.round.or_else(|| {
-                projection
-                    .as_ref()
-                    .and_then(super::Manifest::current_coder_round)
-            });
-            out.push((round.unwrap_or(1), record, coder));
-        }
-    }
-    out
 }
 
 /// A review was dispatched; written before any reviewer is spawned.

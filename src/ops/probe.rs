@@ -11,7 +11,7 @@ pub fn probe(
     reviewer_command: Option<Vec<String>>,
 ) -> Result<Vec<ProbeReport>, Error> {
     let o = &ctx.options;
-    let surfaces = Surfaces::load(o.surface_file.as_deref())?;
+    let surfaces = Surfaces::load(o.surface_file.as_deref()).map_err(crate::review::Error::from)?;
     let command = reviewer_command.or_else(|| o.reviewer_command.clone());
     let names: Vec<String> = if command.is_some() {
         vec!["command".to_owned()]

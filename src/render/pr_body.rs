@@ -269,15 +269,10 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
             _ => None,
         })
         .collect();
-    let mut manifest = Manifest::empty();
-    let mut responses: Vec<(u32, crate::model::Response)> = Vec::new();
-    for record in records {
-        manifest.apply(record);
-        if let Body::Coder(c) = &record.body {
-            let round = manifest.current_coder_round().unwrap_or(0);
-            responses.extend(c.responses.iter().map(|r| (round, r.clone())));
-        }
-    }
+    let responses: Vec<(u32, &crate::model::Response)> = crate::model::coder_rounds(records)
+        .into_iter()
+        .flat_map(|(round, _, c)| c.responses.iter().map(move |r| (round, r)))
+        .collect();
     let key = |f: &crate::model::Finding| {
         format!(
             "{}|{}",

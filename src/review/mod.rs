@@ -5,6 +5,7 @@
 //! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
 //! the caller.
 
+pub mod binding;
 pub mod builtin;
 mod error;
 pub mod panel;
@@ -22,11 +23,12 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+pub use binding::{BoundRealization, Candidate, ProbeReport};
 pub use builtin::{BuiltinOptions, BuiltinReview};
 pub use error::Error;
 pub use panel::{Parallelism, panel_parallelism, panel_verdict};
 pub use parse::{Finding, Parsed, Severity, Verdict, parse_answer};
-pub use probe::{BoundRealization, ProbeReport, ProbeRequest, probe};
+pub use probe::{ProbeRequest, probe};
 pub use surface::{RealizationKind, Surfaces};
 
 use crate::process::{self, Cancel, End, Limits, Spawn};

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::review::binding::BoundRealization;
 use crate::review::parse::Verdict;
-use crate::review::probe::BoundRealization;
 
 /// The round's verdict from each panel member's verdict (`None` for a member whose review
 /// failed). APPROVED only if at least `quorum` members completed (all of them when `None`)

@@ -4,13 +4,39 @@
 //! No vendor flag or vendor field name may appear in this file: they all come from the data.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::review::Error;
+/// The surface document cannot be used, or names no such reviewer.
+#[derive(Debug, thiserror::Error)]
+pub enum SurfaceError {
+    /// The surface file named by `pair.surfaceFile` could not be read.
+    #[error("cannot read reviewer surface file {path}: {source}")]
+    ReadSurfaceFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The surface document is not the JSON shape git pair reads.
+    #[error("reviewer surfaces from {origin} do not parse: {source}")]
+    ParseSurfaces {
+        origin: String,
+        source: serde_json::Error,
+    },
+    /// The surface document parses but contradicts itself (unknown placeholder, missing
+    /// capability, a fallback naming nothing, …).
+    #[error("reviewer surfaces from {origin}: realization `{realization}`: {reason}")]
+    InvalidSurfaces {
+        origin: String,
+        realization: String,
+        reason: String,
+    },
+    /// The configured reviewer names no realization in the surface document.
+    #[error("unknown reviewer `{name}` (known: {known})")]
+    UnknownRealization { name: String, known: String },
+}
 
 /// The surfaces document shipped with git pair.
 pub const SHIPPED_SURFACES: &str = include_str!("../../data/surfaces.json");
@@ -264,29 +290,30 @@ pub struct ArgvValues {
 
 impl Surfaces {
     /// The document shipped with git pair, validated.
-    pub fn shipped() -> Result<Surfaces, Error> {
+    pub fn shipped() -> Result<Surfaces, SurfaceError> {
         Surfaces::from_json(SHIPPED_SURFACES, "shipped data/surfaces.json")
     }
 
     /// The document at `path` (from `pair.surfaceFile`) when given, else the shipped one.
-    pub fn load(path: Option<&Path>) -> Result<Surfaces, Error> {
+    pub fn load(path: Option<&Path>) -> Result<Surfaces, SurfaceError> {
         match path {
             None => Surfaces::shipped(),
             Some(path) => {
-                let text =
-                    std::fs::read_to_string(path).map_err(|source| Error::ReadSurfaceFile {
+                let text = std::fs::read_to_string(path).map_err(|source| {
+                    SurfaceError::ReadSurfaceFile {
                         path: path.to_path_buf(),
                         source,
-                    })?;
+                    }
+                })?;
                 Surfaces::from_json(&text, &path.display().to_string())
             }
         }
     }
 
     /// Parses and validates a surfaces document; `origin` names it in errors.
-    pub fn from_json(text: &str, origin: &str) -> Result<Surfaces, Error> {
+    pub fn from_json(text: &str, origin: &str) -> Result<Surfaces, SurfaceError> {
         let mut surfaces: Surfaces =
-            serde_json::from_str(text).map_err(|source| Error::ParseSurfaces {
+            serde_json::from_str(text).map_err(|source| SurfaceError::ParseSurfaces {
                 origin: origin.to_owned(),
                 source,
             })?;
@@ -296,10 +323,10 @@ impl Surfaces {
     }
 
     /// The realization called `name`.
-    pub fn get(&self, name: &str) -> Result<&Realization, Error> {
+    pub fn get(&self, name: &str) -> Result<&Realization, SurfaceError> {
         self.realizations
             .get(name)
-            .ok_or_else(|| Error::UnknownRealization {
+            .ok_or_else(|| SurfaceError::UnknownRealization {
                 name: name.to_owned(),
                 known: self
                     .realizations
@@ -317,15 +344,15 @@ impl Surfaces {
         text
     }
 
-    fn invalid(&self, realization: &str, reason: impl Into<String>) -> Error {
-        Error::InvalidSurfaces {
+    fn invalid(&self, realization: &str, reason: impl Into<String>) -> SurfaceError {
+        SurfaceError::InvalidSurfaces {
             origin: self.origin.clone(),
             realization: realization.to_owned(),
             reason: reason.into(),
         }
     }
 
-    fn validate(&self) -> Result<(), Error> {
+    fn validate(&self) -> Result<(), SurfaceError> {
         if self.v != 1 {
             return Err(self.invalid("-", format!("unsupported document version {}", self.v)));
         }
@@ -341,7 +368,7 @@ impl Surfaces {
         Ok(())
     }
 
-    fn validate_one(&self, name: &str, r: &Realization) -> Result<(), Error> {
+    fn validate_one(&self, name: &str, r: &Realization) -> Result<(), SurfaceError> {
         let bad = |reason: String| self.invalid(name, reason);
         if r.max_concurrency == 0 {
             return Err(bad("max_concurrency must be at least 1".into()));
@@ -838,7 +865,7 @@ mod tests {
         let typo = SHIPPED_SURFACES.replacen("\"fallback_to_fresh\"", "\"fallback_to_fersh\"", 1);
         assert!(matches!(
             Surfaces::from_json(&typo, "t"),
-            Err(Error::ParseSurfaces { .. })
+            Err(SurfaceError::ParseSurfaces { .. })
         ));
     }
 

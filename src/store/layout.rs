@@ -1,9 +1,7 @@
 //! The layout inside a run's tree: where each round's stored material lives. The only code
 //! that spells these paths; everything else names material by [`Material`].
 
-use gix::ObjectId;
-
-use super::{Append, Content, Error, Repo, RunState};
+use crate::model::{Manifest, RunId};
 
 /// One kind of stored material of a reviewed round (`reviews/<n>/…`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,26 +63,56 @@ impl Material {
     }
 }
 
-impl Append {
-    /// Stores `content` as `material` of round `round` with this record.
-    pub fn put(&mut self, round: u32, material: Material, content: Content) {
-        self.files.push((material.path(round), content));
-    }
+/// The namespace of run refs.
+pub const RUNS_PREFIX: &str = "refs/pair/runs/";
+pub(crate) const MANIFEST: &str = "manifest.json";
+pub(crate) const RECORDS: &str = "records";
+/// The full ref name of a run.
+pub fn run_ref(run_id: &RunId) -> String {
+    format!("{RUNS_PREFIX}{run_id}")
 }
 
-impl Repo {
-    /// The bytes of `material` of round `round`, if stored.
-    pub fn round_file(
-        &self,
-        state: &RunState,
-        round: u32,
-        material: Material,
-    ) -> Result<Option<Vec<u8>>, Error> {
-        self.run_file(state, &material.path(round))
-    }
+/// Orders record file names by their numeric seq, then by name, so the order is the same on
+/// every machine.
+pub(crate) fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let seq = |name: &str| -> u64 {
+        name.split('-')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(u64::MAX)
+    };
+    seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
+}
 
-    /// The work-tree snapshot reviewed in round `round`, if stored.
-    pub fn round_snapshot(&self, state: &RunState, round: u32) -> Result<Option<ObjectId>, Error> {
-        self.run_subtree(state, &Material::Snapshot.path(round))
+/// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
+/// with the run and is rewritten on every append) and a final newline.
+pub(crate) fn manifest_json(manifest: &Manifest) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_order_by_numeric_seq_then_name() {
+        let mut names = vec![
+            "000010-coder-a.json",
+            "000002-coder-b.json",
+            "000002-coder-a.json",
+            "1000000-coder-z.json",
+        ];
+        names.sort_by(|a, b| record_order(a, b));
+        assert_eq!(
+            names,
+            [
+                "000002-coder-a.json",
+                "000002-coder-b.json",
+                "000010-coder-a.json",
+                "1000000-coder-z.json"
+            ]
+        );
     }
 }

@@ -17,7 +17,9 @@ use gix::object::tree::EntryKind;
 use gix::objs::tree::{Entry, EntryMode};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
-use super::{Error, MANIFEST, RECORDS, Repo, record_order};
+use super::cas::{is_lock_held, retry_lost_races};
+use super::layout::{MANIFEST, RECORDS, RUNS_PREFIX, manifest_json, record_order, run_ref};
+use super::{Error, Repo};
 use crate::model::{Body, Manifest, Record, RunId};
 
 /// Where the losing copy of a record file that two sides hold with different bytes goes
@@ -117,7 +119,7 @@ impl Repo {
     /// another writer moved it meanwhile, the decision is made again from the new tip.
     pub fn integrate_run(&self, run_id: &RunId, other: ObjectId) -> Result<Integration, Error> {
         let _writer = self.lock_run(run_id)?;
-        super::retry_lost_races(
+        retry_lost_races(
             |_| {
                 let local = self.run_tip(run_id)?;
                 let (integration, new) = match local {
@@ -229,7 +231,7 @@ impl Repo {
                 .upsert(format!("{RECORD_CONFLICTS}/{name}"), EntryKind::Blob, *id)
                 .map_err(Error::git("keep a conflicting record copy"))?;
         }
-        let manifest_blob = self.write_blob(&super::manifest_json(&manifest))?;
+        let manifest_blob = self.write_blob(&manifest_json(&manifest))?;
         editor
             .upsert(MANIFEST, EntryKind::Blob, manifest_blob)
             .map_err(Error::git("add manifest.json to a merged run tree"))?;
@@ -280,10 +282,10 @@ impl Repo {
     /// Every run ref with its tip, read in one pass.
     pub fn run_tips(&self) -> Result<BTreeMap<RunId, ObjectId>, Error> {
         Ok(self
-            .refs_under(super::RUNS_PREFIX)?
+            .refs_under(RUNS_PREFIX)?
             .into_iter()
             .filter_map(|(name, id)| {
-                let run_id = RunId::parse(name.strip_prefix(super::RUNS_PREFIX)?).ok()?;
+                let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
                 Some((run_id, id))
             })
             .collect())
@@ -393,7 +395,7 @@ impl Repo {
                     expected: PreviousValue::MustNotExist,
                     new: gix::refs::Target::Object(*tip),
                 },
-                name: super::run_ref(run_id)
+                name: run_ref(run_id)
                     .try_into()
                     .expect("validated run ids make valid ref names"),
                 deref: false,
@@ -401,7 +403,7 @@ impl Repo {
             .collect();
         match self.repo.edit_references_as(edits, None) {
             Ok(_) => Ok(true),
-            Err(err) if err.is_conflict() || super::is_lock_held(&err) => Ok(false),
+            Err(err) if err.is_conflict() || is_lock_held(&err) => Ok(false),
             Err(source) => Err(Error::Git {
                 action: "create run refs".into(),
                 source,
@@ -486,7 +488,7 @@ impl Repo {
         let existing = read_packed_refs(&packed_path)?;
         let new: Vec<(String, ObjectId)> = runs
             .iter()
-            .map(|(run_id, tip)| (super::run_ref(run_id), *tip))
+            .map(|(run_id, tip)| (run_ref(run_id), *tip))
             .collect();
         for (name, _) in &new {
             if self.common_dir().join(name).symlink_metadata().is_ok() {

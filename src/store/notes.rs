@@ -13,6 +13,7 @@ use gix::bstr::ByteSlice;
 use gix::note::plumbing::State;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
+use super::cas::{is_lock_held, retry_lost_races};
 use super::merge::Integration;
 use super::{Error, Repo};
 
@@ -117,7 +118,7 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
             line: line.escape_debug().to_string(),
         });
     }
-    super::retry_lost_races(
+    retry_lost_races(
         |_| {
             let parent = tip(repo)?;
             let root = match parent {
@@ -167,7 +168,7 @@ pub fn tip(repo: &Repo) -> Result<Option<ObjectId>, Error> {
 /// fast-forward, nothing, or — when the two diverged — a merge commit with both as parents
 /// whose notes are the per-object sorted line union. Compare-and-swap, redone on a race.
 pub fn integrate(repo: &Repo, other: ObjectId) -> Result<Integration, Error> {
-    super::retry_lost_races(
+    retry_lost_races(
         |_| {
             let local = tip(repo)?;
             let (integration, new) = match local {
@@ -306,7 +307,7 @@ fn move_notes_ref(repo: &Repo, expected: Option<ObjectId>, new: ObjectId) -> Res
         .map_err(Error::git("read the committer identity"))?;
     match repo.repo.edit_references_as([edit], Some(committer)) {
         Ok(_) => Ok(()),
-        Err(err) if err.is_conflict() || super::is_lock_held(&err) => Err(Error::LostRace {
+        Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
             run_id: NOTES_REF.into(),
         }),
         Err(source) => Err(Error::Git {

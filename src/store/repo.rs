@@ -56,10 +56,25 @@ impl Repo {
     /// Finds the repository containing `start` (honouring `GIT_DIR`/`GIT_WORK_TREE`, as hooks
     /// need), like git does.
     pub fn discover(start: &Path) -> Result<Repo, Error> {
-        let mut repo =
+        let repo =
             gix::discover_with_environment_overrides(start).map_err(|_| Error::NotARepository {
                 path: absolute(start).display().to_string(),
             })?;
+        Repo::from_gix(repo)
+    }
+
+    /// Opens the repository at `path` ignoring the environment (`GIT_DIR`, …) and the global
+    /// and system configuration: for tests and tools that must not see the user's setup.
+    pub fn open_isolated(path: &Path) -> Result<Repo, Error> {
+        let repo = gix::open_opts(path, gix::open::Options::isolated()).map_err(|_| {
+            Error::NotARepository {
+                path: absolute(path).display().to_string(),
+            }
+        })?;
+        Repo::from_gix(repo)
+    }
+
+    fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
         // Run commits need a committer; a machine without user.name/email still gets one.
         if repo.committer().is_none() {
             repo.committer_or_set_fallback("git-pair", "git-pair@localhost")

@@ -45,6 +45,18 @@ pub fn first_line_clipped(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// A test-only environment switch (`GIT_PAIR_TEST_*`): its value in debug builds, which the
+/// test suite drives; release builds never read it, so no setting in a user's environment can
+/// disable a safety mechanism.
+pub fn test_switch(name: &str) -> Option<String> {
+    debug_assert!(name.starts_with("GIT_PAIR_TEST_"));
+    if cfg!(debug_assertions) {
+        std::env::var(name).ok()
+    } else {
+        None
+    }
+}
+
 /// Rounds dollars to 1/100 of a cent for compact JSON; a negative zero becomes zero.
 pub fn round_usd(usd: f64) -> f64 {
     (usd * 10_000.0).round() / 10_000.0 + 0.0

@@ -2,7 +2,7 @@
 
 use git_pair::diff::{self, Options};
 
-use crate::support::{self, assert_same_bytes, git_ok, git_str, oid};
+use crate::common::{self, assert_same_bytes, git_ok, git_str, oid};
 
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -18,7 +18,7 @@ fn compare(repo_path: &std::path::Path, repo: &gix::Repository, old: Option<&str
 }
 
 fn compare_history(repo_path: &std::path::Path) -> usize {
-    let repo = support::open(repo_path);
+    let repo = common::open(repo_path);
     let commits = git_str(repo_path, &["rev-list", "--reverse", "HEAD"]);
     let mut previous: Option<String> = None;
     let mut count = 0;
@@ -32,15 +32,15 @@ fn compare_history(repo_path: &std::path::Path) -> usize {
 
 #[test]
 fn every_diff_case_matches_git() {
-    let fixture = support::fixture("diff-cases", &[]);
+    let fixture = common::fixture("diff-cases", &[]);
     let compared = compare_history(&fixture.path);
     assert!(compared >= 30, "the fixture has one commit per case");
 }
 
 #[test]
 fn diff_against_an_unborn_base_is_against_the_empty_tree() {
-    let fixture = support::fixture("diff-cases", &[]);
-    let repo = support::open(&fixture.path);
+    let fixture = common::fixture("diff-cases", &[]);
+    let repo = common::open(&fixture.path);
     let head = git_str(&fixture.path, &["rev-parse", "HEAD"]);
     compare(&fixture.path, &repo, None, &head);
 }
@@ -53,7 +53,7 @@ fn diff_against_an_unborn_base_is_against_the_empty_tree() {
 #[test]
 fn long_generated_history_matches_git_commit_by_commit() {
     for seed in ["42", "7"] {
-        let fixture = support::fixture("long-history", &["300", seed]);
+        let fixture = common::fixture("long-history", &["300", seed]);
         let compared = compare_history(&fixture.path);
         assert_eq!(compared, 301, "seed {seed}");
     }
@@ -65,7 +65,7 @@ fn long_generated_history_matches_git_commit_by_commit() {
 fn stress_more_generated_histories() {
     let seeds = std::env::var("STRESS_SEEDS").unwrap_or_else(|_| "1 2 3".to_owned());
     for seed in seeds.split_whitespace() {
-        let fixture = support::fixture("long-history", &["400", seed]);
+        let fixture = common::fixture("long-history", &["400", seed]);
         compare_history(&fixture.path);
     }
 }
@@ -91,7 +91,7 @@ fn abbreviations_grow_when_another_object_shares_the_prefix() {
         })
         .expect("a 28-bit collision exists among 2^32 candidates");
 
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     std::fs::write(temp.path.join("f"), "base\n").expect("write");
     git_ok(&temp.path, &["add", "f"]);
     git_ok(&temp.path, &["commit", "-qm", "base"]);
@@ -114,7 +114,7 @@ fn abbreviations_grow_when_another_object_shares_the_prefix() {
             .any(|l| l.starts_with("index ") && l.len() > "index 1234567..1234567 100644".len()),
         "the fixture really needs a longer abbreviation"
     );
-    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+    compare(&temp.path, &common::open(&temp.path), Some(&parent), &head);
     git_ok(&temp.path, &["repack", "-qad"]);
     git_ok(&temp.path, &["prune-packed"]);
     let loose = temp
@@ -123,7 +123,7 @@ fn abbreviations_grow_when_another_object_shares_the_prefix() {
         .join(&other_id[..2])
         .join(&other_id[2..]);
     assert!(!loose.exists(), "the colliding blob is now packed");
-    compare(&temp.path, &support::open(&temp.path), Some(&parent), &head);
+    compare(&temp.path, &common::open(&temp.path), Some(&parent), &head);
 }
 
 /// Renames around the 50% threshold: sources deleted and destinations added in one commit,
@@ -133,7 +133,7 @@ fn abbreviations_grow_when_another_object_shares_the_prefix() {
 /// pairing and every `similarity index` must equal git's.
 #[test]
 fn renames_near_the_threshold_pair_like_git() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     let mut base = String::new();
     let mut change = String::new();
     for (n, shared) in (40..=60).enumerate() {
@@ -153,13 +153,13 @@ fn renames_near_the_threshold_pair_like_git() {
     // Competing sources for one destination, and a unique-basename pair below 75%.
     base.push_str("mkdir -p a b c && seq 1 60 >a/data.txt && seq 1 60 | sed 's/5/five/' >b/data.txt && seq 1 40 >c/unique.txt\n");
     change.push_str("rm a/data.txt b/data.txt c/unique.txt && mkdir -p d && seq 1 61 >d/data.txt && { seq 1 28; seq 100 115; } >d/unique.txt\n");
-    support::sh(
+    common::sh(
         &temp.path,
         &format!(
             "{base}git add -A && git commit -qm sources\n{change}git add -A && git commit -qm renames"
         ),
     );
-    let repo = support::open(&temp.path);
+    let repo = common::open(&temp.path);
     let head = git_str(&temp.path, &["rev-parse", "HEAD"]);
     let parent = git_str(&temp.path, &["rev-parse", "HEAD~1"]);
     let git = git_ok(&temp.path, &["diff", "--stat", &parent, &head]);

@@ -1,6 +1,7 @@
 //! Integration tests: the built `git-pair` binary and the library against real temporary
 //! repositories, with state read back by real `git`. One binary, one module per area.
 
+mod architecture;
 mod common;
 mod concurrency;
 mod cost;
@@ -9,7 +10,7 @@ mod finish;
 mod loop_state;
 mod packet;
 mod review;
+mod reviewers;
 mod snapshot;
 mod start;
-mod support;
 mod sync;

@@ -9,10 +9,10 @@ use std::path::Path;
 use git_pair::diff::{self, Differ};
 use git_pair::packet::{self, Options, Packet};
 
-use crate::support::{self, git_command, git_ok, git_str, oid, sh};
+use crate::common::{self, git_command, git_ok, git_str, oid, sh};
 
 fn packet_between(repo_path: &Path, old: Option<&str>, new: &str, options: &Options) -> Packet {
-    let repo = support::open(repo_path);
+    let repo = common::open(repo_path);
     let old = old.map(|rev| oid(&git_str(repo_path, &["rev-parse", rev])));
     let new = oid(&git_str(repo_path, &["rev-parse", new]));
     let mut differ = Differ::new(&repo, diff::Options::default()).expect("differ");
@@ -56,7 +56,7 @@ fn commit_all(repo: &Path, message: &str) {
 
 #[test]
 fn under_budget_the_packet_is_git_diff() {
-    let fixture = support::fixture("diff-cases", &[]);
+    let fixture = common::fixture("diff-cases", &[]);
     let commits = git_str(&fixture.path, &["rev-list", "--reverse", "HEAD"]);
     let options = Options::default();
     let mut previous: Option<String> = None;
@@ -87,7 +87,7 @@ fn under_budget_the_packet_is_git_diff() {
 
 #[test]
 fn blindness_refuses_before_anything_else() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         "printf 'a\\n' >a.txt && git add -A && git commit -qm base && printf 'transcript\\n' >HANDOFF.md && mkdir -p .pair/working && printf 'w\\n' >.pair/working/notes",
@@ -120,7 +120,7 @@ fn blindness_refuses_before_anything_else() {
 }
 
 fn packet_between_err(repo_path: &Path, old: &str, new: &str, options: &Options) -> packet::Error {
-    let repo = support::open(repo_path);
+    let repo = common::open(repo_path);
     let old = oid(&git_str(repo_path, &["rev-parse", old]));
     let new = oid(&git_str(repo_path, &["rev-parse", new]));
     let files = diff::diff_trees(&repo, Some(old), new, &diff::Options::default()).expect("diff");
@@ -129,7 +129,7 @@ fn packet_between_err(repo_path: &Path, old: &str, new: &str, options: &Options)
 
 #[test]
 fn over_budget_tiers_apply_in_order() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         r#"
@@ -238,7 +238,7 @@ fn fast_import(repo: &Path, commits: &[Vec<(String, Vec<u8>)>]) {
 
 #[test]
 fn twenty_thousand_changed_files_stay_within_budget() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     let files = |version: &str| -> Vec<(String, Vec<u8>)> {
         (0..20_000)
             .map(|i| {
@@ -272,7 +272,7 @@ fn twenty_thousand_changed_files_stay_within_budget() {
 
 #[test]
 fn fifty_megabyte_files() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     let line = |i: usize| {
         format!("line {i:08} of a large generated text file, padded to look like data\n")
     };
@@ -306,7 +306,7 @@ fn fifty_megabyte_files() {
 
 #[test]
 fn binary_and_non_utf8_files() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         "printf 'PNG\\0\\1\\2' >img.png && printf 'caf\\351\\n' >latin1.txt && printf 'ok\\n' >ok.txt && git add -A && git commit -qm base && printf 'PNG\\0\\3' >img.png && printf 'cr\\350me\\n' >>latin1.txt && printf 'still ok\\n' >>ok.txt && printf '\\0\\0' >new.bin && git add -A && git commit -qm change",
@@ -324,7 +324,7 @@ fn binary_and_non_utf8_files() {
 
 #[test]
 fn symlinks() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         "printf 'x\\n' >target && ln -s target link && ln -s target will-be-file && git add -A && git commit -qm base && rm link && ln -s elsewhere link && rm will-be-file && printf 'file now\\n' >will-be-file && ln -s \"$(printf 'caf\\351')\" odd-link && git add -A && git commit -qm change",
@@ -343,7 +343,7 @@ fn symlinks() {
 
 #[test]
 fn submodules() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         r#"
@@ -363,7 +363,7 @@ git -c protocol.file.allow=always submodule add -q ../subrepo sub >/dev/null 2>&
 
 #[test]
 fn file_directory_changes() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         "printf 'f\\n' >thing && mkdir dir && printf 'd\\n' >dir/inner && git add -A && git commit -qm base && rm thing && mkdir thing && printf 'now inside\\n' >thing/file && rm -r dir && printf 'now a file\\n' >dir && git add -A && git commit -qm swap",
@@ -375,7 +375,7 @@ fn file_directory_changes() {
 
 #[test]
 fn unborn_base_diffs_against_the_empty_tree() {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     sh(
         &temp.path,
         "printf 'a\\n' >a && mkdir d && printf 'b\\n' >d/b && git add -A && git commit -qm first",

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use git_pair::snapshot;
 
-use crate::support::{self, git_command, git_ok, git_str, sh};
+use crate::common::{self, git_command, git_ok, git_str, sh};
 
 /// git's answer: `git add -A` into a copy of the index, then `git write-tree`.
 fn git_snapshot(repo: &Path) -> String {
@@ -56,11 +56,11 @@ fn worktree_state(repo: &Path) -> (Option<Vec<u8>>, String) {
 
 /// Sets up a repository with `script`, then checks our snapshot against git's.
 fn check(name: &str, script: &str) {
-    let temp = support::empty_repo();
+    let temp = common::empty_repo();
     let repo_path = &temp.path;
     sh(repo_path, script);
     let before = worktree_state(repo_path);
-    let ours = snapshot::write_worktree_tree(&support::open(repo_path))
+    let ours = snapshot::write_worktree_tree(&common::open(repo_path))
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .to_string();
     let after = worktree_state(repo_path);

@@ -352,7 +352,7 @@ fn the_merge_is_deterministic_commutative_and_idempotent() {
         path(&b.repo),
         &format!("+refs/pair/runs/{run_id}:refs/test/b"),
     ]);
-    let repo = Repo::discover(&a.repo).expect("open");
+    let repo = Repo::open_isolated(&a.repo).expect("open");
     let run = RunId::parse(&run_id).expect("id");
     let l = oid(&tip(a, &run_id));
     let r = oid(&a.git(&["rev-parse", "refs/test/b"]));
@@ -448,7 +448,7 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
     let run = RunId::parse(&run_id).expect("id");
     let mut snapshots = Vec::new();
     for (env, side) in [(a, "A"), (b, "B")] {
-        let repo = Repo::discover(&env.repo).expect("open");
+        let repo = Repo::open_isolated(&env.repo).expect("open");
         // A reviewed snapshot: a tree with a file that differs per side.
         let blob = repo
             .write_blob(format!("code from {side}\n").as_bytes())
@@ -559,7 +559,7 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
         "pair-run=20261129-231500-aaaaaa verdict=APPROVED rounds=1",
         &head,
     ]);
-    let repo_b = Repo::discover(&b.repo).expect("open");
+    let repo_b = Repo::open_isolated(&b.repo).expect("open");
     let line_b =
         "pair-run=20261129-231500-bbbbbb verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42";
     assert!(notes::add_line(&repo_b, oid(&head), line_b).expect("add"));
@@ -629,7 +629,7 @@ fn notes_merge_by_line_union_and_real_git_reads_them() {
         &head,
     ]);
     assert!(
-        notes::read(&Repo::discover(&a.repo).expect("open"), oid(&head))
+        notes::read(&Repo::open_isolated(&a.repo).expect("open"), oid(&head))
             .expect("read")
             .expect("note")
             .contains("pair-run=later")

@@ -3,7 +3,7 @@
 //! cannot be read is CHANGES_REQUESTED with a `[process]` finding, never an approval. Stores
 //! nothing: every attempt comes back as data.
 
-use super::{Member, MemberResult, Plan, Settings, run_options};
+use super::plan::{Member, MemberResult, Plan, Settings, run_options};
 use crate::model::{Finding, Verdict};
 use crate::review::{self, Attempt, Outcome};
 

@@ -4,7 +4,7 @@
 
 use gix::ObjectId;
 
-use super::{Member, Plan, PromptParts, Settings, StoredPrior};
+use super::plan::{Member, Plan, PromptParts, Settings, StoredPrior};
 use crate::model::{self, Body, Manifest, Response, RunId, Verdict};
 use crate::ops::Error;
 use crate::packet;
@@ -19,7 +19,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
     let state = repo.load(run_id)?;
     let m = &state.manifest;
     let records = repo.records(&state)?;
-    let surfaces = Surfaces::load(settings.surface_file.as_deref())?;
+    let surfaces =
+        Surfaces::load(settings.surface_file.as_deref()).map_err(crate::review::Error::from)?;
     let templates = Templates::with_override(settings.prompt_template.as_deref())?;
     let reask = surfaces.reask_instruction();
 

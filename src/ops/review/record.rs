@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{MemberResult, Plan, RoundOutcome, Settings};
+use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
 use crate::model::{Body, Refusal, Review, ReviewAttempt, ReviewDispatch, Verdict};
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};

@@ -1,0 +1,485 @@
+//! A run's commit chain: reading a run (tip, tree, manifest, records, stored files) and
+//! appending records with compare-and-swap, reloading and re-applying after a lost race. A
+//! kernel writer lock per run queues this tool's own writers; objects are written before the
+//! ref moves, so a crash leaves the old state or the new one.
+
+use gix::ObjectId;
+use gix::object::tree::EntryKind;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::cas::{is_lock_held, retry_lost_races, test_hold_before_ref_update};
+use super::layout::{
+    MANIFEST, Material, RECORDS, RUNS_PREFIX, manifest_json, record_order, run_ref,
+};
+use super::{Error, Repo};
+use crate::model::{Body, Manifest, Record, Refusal, RunId};
+
+/// A ref lock file older than this, found while we hold the run's writer lock, was left by
+/// a killed process (live writers hold ref locks for microseconds).
+const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A run as read from its ref: the tip commit, its tree, and the stored projection.
+#[derive(Debug, Clone)]
+pub struct RunState {
+    pub run_id: RunId,
+    pub tip: ObjectId,
+    pub tree: ObjectId,
+    pub manifest: Manifest,
+}
+
+/// Content to place in the run's tree beside the record.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// A file with these bytes.
+    Blob(Vec<u8>),
+    /// An existing tree (a snapshot), kept reachable by the run.
+    Tree(ObjectId),
+}
+
+/// What a writer wants to append: a record body plus files, and how the commit reads.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub body: Body,
+    /// More records stored in the same commit, after `body` (e.g. cost measurements).
+    pub also: Vec<Body>,
+    /// Paths relative to the run tree's root (e.g. `reviews/2/prompt.md`).
+    pub files: Vec<(String, Content)>,
+    /// Commit subject, one line.
+    pub subject: String,
+    /// `Pair-Round:` trailer.
+    pub round: Option<u32>,
+    /// `Pair-Verdict:` trailer.
+    pub verdict: Option<String>,
+}
+
+impl Append {
+    /// An append of just a record.
+    pub fn record(body: Body, subject: impl Into<String>) -> Self {
+        Append {
+            body,
+            also: Vec::new(),
+            files: Vec::new(),
+            subject: subject.into(),
+            round: None,
+            verdict: None,
+        }
+    }
+}
+
+/// The result of a successful append.
+#[derive(Debug, Clone)]
+pub struct Appended {
+    pub state: RunState,
+    /// The main record (`Append::body`).
+    pub record: Record,
+    /// The records of `Append::also`, in order.
+    pub also: Vec<Record>,
+    /// How many times the writer lost a race and re-applied.
+    pub retries: u32,
+}
+
+impl Append {
+    /// Stores `content` as `material` of round `round` with this record.
+    pub fn put(&mut self, round: u32, material: Material, content: Content) {
+        self.files.push((material.path(round), content));
+    }
+}
+
+impl Repo {
+    /// Lists every run id under `refs/pair/runs/`, oldest first (ids sort by time).
+    pub fn list_runs(&self) -> Result<Vec<RunId>, Error> {
+        let platform = self
+            .repo
+            .references()
+            .map_err(Error::git("list run refs"))?;
+        let iter = platform
+            .prefixed(RUNS_PREFIX)
+            .map_err(Error::git("list run refs"))?;
+        let mut runs = Vec::new();
+        for reference in iter {
+            let reference = reference.map_err(|e| Error::Git {
+                action: "read a run ref".into(),
+                source: gix::Error::from_error(e),
+            })?;
+            let name = reference.name().as_bstr().to_string();
+            if let Some(id) = name
+                .strip_prefix(RUNS_PREFIX)
+                .and_then(|id| RunId::parse(id).ok())
+            {
+                runs.push(id);
+            }
+        }
+        runs.sort();
+        Ok(runs)
+    }
+
+    /// The tip of a run's ref, or `None` when the run does not exist.
+    pub fn run_tip(&self, run_id: &RunId) -> Result<Option<ObjectId>, Error> {
+        let name = run_ref(run_id);
+        let reference = self
+            .repo
+            .try_find_reference(name.as_str())
+            .map_err(Error::git("read a run ref"))?;
+        Ok(reference.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    }
+
+    /// Loads a run: tip, tree and manifest.
+    pub fn load(&self, run_id: &RunId) -> Result<RunState, Error> {
+        let tip = self.run_tip(run_id)?.ok_or_else(|| Error::UnknownRun {
+            run_id: run_id.to_string(),
+        })?;
+        self.load_at(run_id, tip)
+    }
+
+    /// Loads a run as of commit `tip`.
+    pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
+        if let Some((tree, manifest)) = self.manifests.borrow().get(&tip) {
+            return Ok(RunState {
+                run_id: run_id.clone(),
+                tip,
+                tree: *tree,
+                manifest: manifest.clone(),
+            });
+        }
+        let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
+        let manifest = match self.blob_at(tree, MANIFEST)? {
+            Some(bytes) => {
+                serde_json::from_slice::<Manifest>(&bytes).map_err(|source| Error::CorruptRun {
+                    run_id: run_id.to_string(),
+                    detail: format!("manifest.json does not parse: {source}"),
+                })?
+            }
+            None => {
+                return Err(Error::CorruptRun {
+                    run_id: run_id.to_string(),
+                    detail: format!("commit {tip} has no manifest.json"),
+                });
+            }
+        };
+        self.remember(tip, tree, &manifest);
+        Ok(RunState {
+            run_id: run_id.clone(),
+            tip,
+            tree,
+            manifest,
+        })
+    }
+
+    fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {
+        self.manifests
+            .borrow_mut()
+            .insert(tip, (tree, manifest.clone()));
+    }
+
+    /// Reads every record of a run in stored order (by seq, then file name).
+    pub fn records(&self, state: &RunState) -> Result<Vec<Record>, Error> {
+        self.records_in_tree(&state.run_id, state.tree)
+    }
+
+    /// Reads the records of the run tree `tree`.
+    pub fn records_in_tree(&self, run_id: &RunId, tree: ObjectId) -> Result<Vec<Record>, Error> {
+        let mut entries = self.tree_entries(tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        entries
+            .into_iter()
+            .map(|(name, oid)| {
+                let bytes = self.blob(oid)?;
+                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
+                    run_id: run_id.to_string(),
+                    path: format!("{RECORDS}/{name}"),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// Reads the record file `name` (inside `records/`) of the run tree `tree`.
+    pub fn record_named(
+        &self,
+        run_id: &RunId,
+        tree: ObjectId,
+        name: &str,
+    ) -> Result<Option<Record>, Error> {
+        // A record file name is unique (its id), so one written by this process is the same
+        // in every tree that holds it: no need to read the records tree back.
+        if let Some(record) = self.written_records.borrow().get(name) {
+            return Ok(Some(record.clone()));
+        }
+        let Some(bytes) = self.blob_at(tree, &format!("{RECORDS}/{name}"))? else {
+            return Ok(None);
+        };
+        Record::from_json(&bytes)
+            .map(Some)
+            .map_err(|source| Error::CorruptRecord {
+                run_id: run_id.to_string(),
+                path: format!("{RECORDS}/{name}"),
+                source,
+            })
+    }
+
+    /// Reads a stored file of a run by path (e.g. `reviews/1/diff.patch`).
+    pub fn run_file(&self, state: &RunState, path: &str) -> Result<Option<Vec<u8>>, Error> {
+        self.blob_at(state.tree, path)
+    }
+
+    /// The tree id stored at `path` in the run (e.g. a reviewed snapshot).
+    pub fn run_subtree(&self, state: &RunState, path: &str) -> Result<Option<ObjectId>, Error> {
+        let tree = self
+            .repo
+            .find_tree(state.tree)
+            .map_err(Error::git("read a run tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a run tree"))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// Creates a run whose first record is `start`; its first commit's parent is the base
+    /// commit so the base stays reachable from the run's ref.
+    pub fn create_run(
+        &self,
+        run_id: &RunId,
+        base: Option<ObjectId>,
+        append: Append,
+    ) -> Result<Appended, Error> {
+        let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+        let records = new_records(0, &now, &append);
+        let manifest = Manifest::project(&records);
+        let empty = ObjectId::empty_tree(self.repo.object_hash());
+        let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
+        let message = commit_message(run_id, &records, &append);
+        let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
+        self.move_ref(run_id, None, commit)?;
+        Ok(Appended {
+            state: RunState {
+                run_id: run_id.clone(),
+                tip: commit,
+                tree,
+                manifest,
+            },
+            record: records[0].clone(),
+            also: records[1..].to_vec(),
+            retries: 0,
+        })
+    }
+
+    /// Appends one record to a run with compare-and-swap, reloading and re-running `build`
+    /// whenever another writer moved the ref first. `build` may refuse; then nothing is stored.
+    pub fn append(
+        &self,
+        run_id: &RunId,
+        mut build: impl FnMut(&RunState) -> Result<Append, Refusal>,
+    ) -> Result<Appended, Error> {
+        // Writers of this tool queue on a kernel lock (released when a process dies, unlike
+        // a lock file); the compare-and-swap below still guards against every other writer.
+        let _writer = self.lock_run(run_id)?;
+        retry_lost_races(
+            |retries| {
+                let state = self.load(run_id)?;
+                let append = build(&state).map_err(Error::Refused)?;
+                let now = crate::util::time::rfc3339(crate::util::time::now_unix());
+                let records = new_records(state.manifest.last_seq, &now, &append);
+                let mut manifest = state.manifest.clone();
+                for record in &records {
+                    manifest.apply(record);
+                }
+                let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
+                let message = commit_message(run_id, &records, &append);
+                let commit = self.write_commit(&message, tree, vec![state.tip])?;
+                test_hold_before_ref_update();
+                self.move_ref(run_id, Some(state.tip), commit)?;
+                self.remember(commit, tree, &manifest);
+                self.written_records
+                    .borrow_mut()
+                    .extend(records.iter().map(|r| (r.file_name(), r.clone())));
+                Ok(Appended {
+                    state: RunState {
+                        run_id: run_id.clone(),
+                        tip: commit,
+                        tree,
+                        manifest,
+                    },
+                    record: records[0].clone(),
+                    also: records[1..].to_vec(),
+                    retries,
+                })
+            },
+            || self.clear_stale_ref_lock(run_id),
+            |attempts| Error::Contention {
+                run_id: run_id.to_string(),
+                attempts,
+            },
+        )
+    }
+
+    /// Moves `refs/pair/runs/<id>` from `expected` (None: must not exist) to `new`.
+    /// A concurrent writer is reported as [`Error::LostRace`], never overwritten.
+    pub fn move_ref(
+        &self,
+        run_id: &RunId,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<(), Error> {
+        let expected = match expected {
+            Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: "git-pair".into(),
+                },
+                expected,
+                new: gix::refs::Target::Object(new),
+            },
+            name: run_ref(run_id)
+                .try_into()
+                .expect("validated run ids make valid ref names"),
+            deref: false,
+        };
+        match self.repo.edit_references_as([edit], None) {
+            Ok(_) => Ok(()),
+            Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+                run_id: run_id.to_string(),
+            }),
+            Err(source) => Err(Error::Git {
+                action: format!("update {}", run_ref(run_id)),
+                source,
+            }),
+        }
+    }
+
+    /// Takes this tool's per-run writer lock (`.git/pair/locks/<id>`), waiting for it.
+    ///
+    /// Test-only (debug builds): `GIT_PAIR_TEST_NO_WRITER_LOCK=1` skips it, so tests can drive the
+    /// compare-and-swap retry path with real concurrency.
+    pub fn lock_run(&self, run_id: &RunId) -> Result<Option<std::fs::File>, Error> {
+        if crate::util::test_switch("GIT_PAIR_TEST_NO_WRITER_LOCK").is_some() {
+            return Ok(None);
+        }
+        let dir = self.pair_dir().join("locks");
+        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        let path = dir.join(run_id.as_str());
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("open lock file", &path))?;
+        file.lock().map_err(Error::io("lock", &path))?;
+        Ok(Some(file))
+    }
+
+    /// Removes the run ref's lock file when a killed writer left it behind. Only called
+    /// while holding the writer lock, so no writer of ours can own it.
+    pub(crate) fn clear_stale_ref_lock(&self, run_id: &RunId) {
+        let lock = self.common_dir().join(format!("{}.lock", run_ref(run_id)));
+        let stale = std::fs::metadata(&lock)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_REF_LOCK);
+        if stale {
+            let _ = std::fs::remove_file(&lock);
+        }
+    }
+
+    fn write_state_tree(
+        &self,
+        base_tree: ObjectId,
+        records: &[Record],
+        manifest: &Manifest,
+        files: &[(String, Content)],
+    ) -> Result<ObjectId, Error> {
+        let manifest_json = manifest_json(manifest);
+        // gix's high-level tree editor checks that every entry of every tree it writes exists
+        // (a stat per entry): O(records) per append. Every id here was just written or comes
+        // from a tree already in the repository, so the plain editor is used.
+        let root: gix::objs::Tree = if base_tree == ObjectId::empty_tree(self.repo.object_hash()) {
+            gix::objs::Tree::empty()
+        } else {
+            self.repo
+                .find_tree(base_tree)
+                .map_err(Error::git("read a run tree"))?
+                .decode()
+                .map_err(Error::git("decode a run tree"))?
+                .into()
+        };
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let mut upsert = |path: &str, kind: EntryKind, id: ObjectId| -> Result<(), Error> {
+            editor
+                .upsert(path.split('/'), kind, id)
+                .map(|_| ())
+                .map_err(|e| Error::Git {
+                    action: format!("add {path} to a run tree"),
+                    source: gix::Error::from_error(e),
+                })
+        };
+        for record in records {
+            let record_blob = self.write_blob(&record.to_json())?;
+            upsert(
+                &format!("{RECORDS}/{}", record.file_name()),
+                EntryKind::Blob,
+                record_blob,
+            )?;
+        }
+        let manifest_blob = self.write_blob(&manifest_json)?;
+        upsert(MANIFEST, EntryKind::Blob, manifest_blob)?;
+        for (path, content) in files {
+            let (kind, id) = match content {
+                Content::Blob(bytes) => (EntryKind::Blob, self.write_blob(bytes)?),
+                Content::Tree(id) => (EntryKind::Tree, *id),
+            };
+            upsert(path, kind, id)?;
+        }
+        editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(Error::git("write a run tree"))
+    }
+
+    /// The bytes of `material` of round `round`, if stored.
+    pub fn round_file(
+        &self,
+        state: &RunState,
+        round: u32,
+        material: Material,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        self.run_file(state, &material.path(round))
+    }
+
+    /// The work-tree snapshot reviewed in round `round`, if stored.
+    pub fn round_snapshot(&self, state: &RunState, round: u32) -> Result<Option<ObjectId>, Error> {
+        self.run_subtree(state, &Material::Snapshot.path(round))
+    }
+}
+
+/// The records of one append, numbered after `last_seq`, all stamped `now`.
+fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
+    std::iter::once(&append.body)
+        .chain(&append.also)
+        .zip(last_seq + 1..)
+        .map(|(body, seq)| Record::new(seq, now.to_owned(), body.clone()))
+        .collect()
+}
+
+fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String {
+    let subject = append.subject.lines().next().unwrap_or("record").trim();
+    let mut message = format!("{subject}\n\nPair-Run: {run_id}\n");
+    for record in records {
+        message.push_str(&format!("Pair-Record: {}\n", record.file_name()));
+    }
+    if let Some(round) = append.round {
+        message.push_str(&format!("Pair-Round: {round}\n"));
+    }
+    if let Some(verdict) = append
+        .verdict
+        .as_deref()
+        .filter(|v| crate::util::is_single_line(v))
+    {
+        message.push_str(&format!("Pair-Verdict: {verdict}\n"));
+    }
+    message
+}
