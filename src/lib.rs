@@ -12,6 +12,7 @@ pub mod config;
 pub mod cost;
 pub mod demo;
 pub mod diff;
+pub mod hooks;
 pub mod model;
 pub mod packet;
 pub mod render;
