@@ -6,3 +6,4 @@
 //! (`core.hooksPath` honoured) and the run's state, and renders the results.
 
 pub mod install;
+pub mod trailers;
