@@ -5,5 +5,6 @@
 //! Nothing here runs git, reads refs or prints: the caller resolves the hooks directory
 //! (`core.hooksPath` honoured) and the run's state, and renders the results.
 
+pub mod agent_stop;
 pub mod install;
 pub mod trailers;
