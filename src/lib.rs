@@ -18,6 +18,7 @@ pub mod packet;
 pub mod render;
 pub mod review;
 pub mod round;
+pub mod skill;
 pub mod snapshot;
 pub mod spend;
 pub mod store;
