@@ -112,7 +112,8 @@ pub struct Context<'a> {
     /// The directory git runs hooks from (`core.hooksPath`, resolved, or `.git/hooks`).
     pub hooks_dir: &'a Path,
     /// A directory owned by git pair, outside the work tree (e.g. `.git/pair/hooks-backup`),
-    /// holding what each hook file was before the first install.
+    /// holding what each hook file was before the first install, in one subdirectory per
+    /// hooks directory (so a `core.hooksPath` that changed between installs keeps both).
     pub backup_dir: &'a Path,
 }
 
@@ -237,6 +238,7 @@ pub fn uninstall(ctx: &Context, hooks: &[Hook]) -> Result<UninstallReport, Error
         });
     }
     // Best effort: an empty backup directory is litter, a non-empty one is kept.
+    let _ = fs::remove_dir(backup_subdir(ctx));
     let _ = fs::remove_dir(ctx.backup_dir);
     Ok(UninstallReport { hooks: report })
 }
@@ -672,11 +674,13 @@ enum OriginalMeta {
     Symlink { target: PathBuf },
 }
 
-/// The backup's metadata file, `<backup_dir>/<hook>.json`.
+/// The backup's metadata file, `<backup_dir>/<key>/<hook>.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct BackupMeta {
     v: u32,
     hook: Hook,
+    /// The hooks directory, for people reading the backup (the key is its hash).
+    hooks_dir: PathBuf,
     original: OriginalMeta,
     strategy: Strategy,
     /// SHA-1 of the hook file as installed with the block removed: a different value at
@@ -691,10 +695,20 @@ struct Backup {
     bytes_path: PathBuf,
 }
 
+/// This hooks directory's backups: `<backup_dir>/<first 16 hex of the SHA-1 of its path>`.
+fn backup_subdir(ctx: &Context) -> PathBuf {
+    // Components drop a trailing slash and `.` parts, so one directory has one key.
+    let normalized: PathBuf = ctx.hooks_dir.components().collect();
+    let mut key = sha1_hex(normalized.as_os_str().as_encoded_bytes());
+    key.truncate(16);
+    ctx.backup_dir.join(key)
+}
+
 fn backup_paths(ctx: &Context, hook: Hook) -> (PathBuf, PathBuf) {
+    let dir = backup_subdir(ctx);
     (
-        ctx.backup_dir.join(format!("{}.json", hook.name())),
-        ctx.backup_dir.join(format!("{}.orig", hook.name())),
+        dir.join(format!("{}.json", hook.name())),
+        dir.join(format!("{}.orig", hook.name())),
     )
 }
 
@@ -708,7 +722,6 @@ fn save_backup(
     installed: &[u8],
 ) -> Result<(), Error> {
     let (meta_path, bytes_path) = backup_paths(ctx, hook);
-    fs::create_dir_all(ctx.backup_dir).map_err(Error::io("create directory", ctx.backup_dir))?;
     let original = match original {
         Original::Absent => OriginalMeta::Absent,
         Original::Symlink { target } => OriginalMeta::Symlink { target },
@@ -727,6 +740,7 @@ fn save_backup(
     let meta = BackupMeta {
         v: BACKUP_VERSION,
         hook,
+        hooks_dir: ctx.hooks_dir.to_path_buf(),
         original,
         strategy,
         installed_outside_sha1: sha1_hex(&outside),
@@ -828,6 +842,10 @@ mod tests {
 
         fn path(&self, hook: Hook) -> PathBuf {
             self.hooks.join(hook.name())
+        }
+
+        fn backup_file(&self, name: impl AsRef<Path>) -> PathBuf {
+            backup_subdir(&self.ctx()).join(name)
         }
 
         fn write(&self, hook: Hook, content: &str, mode: u32) {
@@ -1064,14 +1082,14 @@ mod tests {
         dirs.write(Hook::CommitMsg, PYTHON_HOOK, 0o750);
         dirs.install(&Hook::ALL, false);
         let after_first = dirs.snapshot();
-        let backup_first = fs::read(dirs.backup.join("pre-commit.json")).expect("backup");
+        let backup_first = fs::read(dirs.backup_file("pre-commit.json")).expect("backup");
         assert_eq!(
             dirs.install(&Hook::ALL, false),
             vec![Installed::AlreadyInstalled; 3]
         );
         assert_eq!(dirs.snapshot(), after_first);
         assert_eq!(
-            fs::read(dirs.backup.join("pre-commit.json")).expect("backup"),
+            fs::read(dirs.backup_file("pre-commit.json")).expect("backup"),
             backup_first
         );
     }
@@ -1367,7 +1385,7 @@ mod tests {
         fs::write(dirs.path(Hook::CommitMsg), &fresh_edit).expect("edit");
 
         let outcomes = dirs.uninstall(&Hook::ALL);
-        let backup = |hook: Hook| Some(dirs.backup.join(format!("{}.json", hook.name())));
+        let backup = |hook: Hook| Some(dirs.backup_file(format!("{}.json", hook.name())));
         assert_eq!(
             outcomes,
             vec![
@@ -1390,7 +1408,7 @@ mod tests {
         assert!(!dirs.path(Hook::PostCommit).exists());
         // The original stays available.
         assert_eq!(
-            fs::read_to_string(dirs.backup.join("pre-commit.orig")).expect("orig"),
+            fs::read_to_string(dirs.backup_file("pre-commit.orig")).expect("orig"),
             FAILING_SH
         );
     }
@@ -1425,7 +1443,7 @@ mod tests {
             dirs.uninstall(&[Hook::PreCommit, Hook::CommitMsg]),
             vec![
                 Uninstalled::Missing {
-                    backup: dirs.backup.join("pre-commit.json")
+                    backup: dirs.backup_file("pre-commit.json")
                 },
                 Uninstalled::Removed
             ]
@@ -1505,6 +1523,42 @@ mod tests {
             install(&dirs.ctx(), &[Hook::PreCommit], Options::default()).expect_err("refused");
         assert!(matches!(err, Error::ChainedExists { .. }), "{err}");
         assert_eq!(dirs.snapshot(), before);
+    }
+
+    #[test]
+    fn a_changed_hooks_path_keeps_each_directorys_backup() {
+        let dirs = Dirs::new();
+        let husky = dirs.hooks.parent().expect("parent").join("husky-hooks");
+        fs::create_dir_all(&husky).expect("husky");
+        fs::write(husky.join("pre-commit"), FAILING_SH).expect("write");
+        fs::set_permissions(husky.join("pre-commit"), fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let husky_ctx = Context {
+            hooks_dir: &husky,
+            backup_dir: &dirs.backup,
+        };
+        dirs.install(&[Hook::PreCommit], false);
+        install(&husky_ctx, &[Hook::PreCommit], Options::default()).expect("install");
+        assert_ne!(backup_subdir(&husky_ctx), backup_subdir(&dirs.ctx()));
+
+        let restored = uninstall(&husky_ctx, &[Hook::PreCommit]).expect("uninstall");
+        assert_eq!(restored.hooks[0].outcome, Uninstalled::Restored);
+        assert_eq!(
+            fs::read_to_string(husky.join("pre-commit")).expect("read"),
+            FAILING_SH
+        );
+        assert_eq!(
+            dirs.uninstall(&[Hook::PreCommit]),
+            vec![Uninstalled::Removed]
+        );
+        assert!(!dirs.backup.exists());
+
+        let slash = dirs.hooks.join("");
+        let with_slash = Context {
+            hooks_dir: &slash,
+            backup_dir: &dirs.backup,
+        };
+        assert_eq!(backup_subdir(&with_slash), backup_subdir(&dirs.ctx()));
     }
 
     #[test]
