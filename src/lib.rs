@@ -1,23 +1,32 @@
 //! git pair: a coder ↔ reviewer loop for AI coding agents whose whole state lives in git.
 //!
-//! The data of one review flows one way: `cli` (users, terminals, exit codes) →
-//! `worktree`/`snapshot` (work tree → tree objects, diffs) → `review` (packet, reviewers,
-//! parsing) → `store` (the only code touching `refs/pair` and `refs/notes/pair`) → `render`
-//! (HANDOFF transcript, PR body). `model` holds the versioned records and the projections
-//! computed from them; it knows nothing about git. `config` reads `pair.*` settings once;
-//! `cost` prices agent sessions from their own logs; `view` keeps rendered files current.
+//! Layers call one way (checked by `tests/it/architecture.rs`: no import cycle):
+//! - `cli`: clap definitions, one file per command (args → one `ops` call → render), errors
+//!   classified once (`cli/error.rs`), the `Ui` that alone prints.
+//! - `ops`: one module per operation (start, coder-done, review, finish, select, sync, …): the
+//!   rules of the loop and the order of steps, nothing about terminals.
+//! - domain modules: `store` (the only code touching `refs/pair` and `refs/notes/pair`, and
+//!   the layout inside a run), `model` (records and the manifest projected from them; pure),
+//!   `worktree`/`snapshot`/`diff` (work tree → tree objects → git-identical diffs), `packet`
+//!   (the bounded review packet), `review` (realizations as data, probing, parsing, the
+//!   built-in reviewer), `render` (HANDOFF transcript, PR body; pure), `cost`/`spend` (agent
+//!   logs priced), `sync` (push/pull), `hooks`/`skill` (git and agent hooks, skill folders),
+//!   `view` (rendered files kept current), `config` (`pair.*` settings).
+//! - `process`: the one place that spawns anything (reviewers, `gh`, `git` for transport).
 
 pub mod cli;
 pub mod config;
 pub mod cost;
 pub mod demo;
 pub mod diff;
+pub mod hooks;
 pub mod model;
 pub mod ops;
 pub mod packet;
 pub mod process;
 pub mod render;
 pub mod review;
+pub mod skill;
 pub mod snapshot;
 pub mod spend;
 pub mod store;

@@ -9,6 +9,7 @@ mod diff;
 mod finish;
 mod loop_state;
 mod packet;
+mod plugin;
 mod review;
 mod reviewers;
 mod snapshot;

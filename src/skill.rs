@@ -1,0 +1,522 @@
+//! Installs the `pair-loop` skill where Claude Code and Codex find skills without plugins
+//! (`git pair skill install`): user-wide, or inside one repository. The skill's files are
+//! embedded in the binary, so an installed `git-pair` carries them.
+//!
+//! Filesystem only: the caller passes the home directory (and `CLAUDE_CONFIG_DIR`) or the
+//! repository root; nothing here runs git or prints. A file the user edited is never
+//! overwritten without `force`; a file an earlier git pair wrote is updated.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The skill's folder name, and its `name` in the front matter.
+pub const SKILL_NAME: &str = "pair-loop";
+
+/// One file of the skill, relative to its folder.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillFile {
+    pub path: &'static str,
+    pub contents: &'static str,
+}
+
+/// Every file of `skills/pair-loop/`, as built into this binary.
+pub const FILES: &[SkillFile] = &[SkillFile {
+    path: "SKILL.md",
+    contents: include_str!("../skills/pair-loop/SKILL.md"),
+}];
+
+/// Beside the skill's files: what git pair wrote there (file → SHA-1), so that a later
+/// install can tell its own older files from the user's edits.
+const RECORD_FILE: &str = ".git-pair.json";
+const RECORD_VERSION: u32 = 1;
+
+/// What went wrong installing the skill.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{} changed since git pair installed it; not overwriting (pass --force to replace it)",
+        paths.join(", ")
+    )]
+    Edited { paths: Vec<String> },
+}
+
+impl Error {
+    fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.display().to_string();
+        move |source| Error::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+/// An agent that reads skills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    Claude,
+    Codex,
+}
+
+impl Agent {
+    /// Both agents: what `skill install` without `--claude`/`--codex` means.
+    pub const ALL: [Agent; 2] = [Agent::Claude, Agent::Codex];
+}
+
+/// Where to install.
+#[derive(Debug, Clone, Copy)]
+pub enum Location<'a> {
+    /// For every repository of this user.
+    User {
+        home: &'a Path,
+        /// `CLAUDE_CONFIG_DIR`, when set: Claude Code then reads skills from there instead
+        /// of `~/.claude`.
+        claude_config_dir: Option<&'a Path>,
+    },
+    /// For one repository (`--project`): under its root, to be committed or not.
+    Project { root: &'a Path },
+}
+
+/// How to install.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Replace files the user changed since git pair installed them.
+    pub force: bool,
+}
+
+/// The folder `agent` reads the skill from at `location`: Claude Code
+/// `${CLAUDE_CONFIG_DIR:-~/.claude}/skills/` or `<repo>/.claude/skills/`; Codex
+/// `~/.agents/skills/` (read whatever `CODEX_HOME` is) or `<repo>/.agents/skills/`.
+pub fn skill_dir(agent: Agent, location: &Location) -> PathBuf {
+    let skills = match (agent, location) {
+        (
+            Agent::Claude,
+            Location::User {
+                home,
+                claude_config_dir,
+            },
+        ) => claude_config_dir
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| home.join(".claude"))
+            .join("skills"),
+        (Agent::Claude, Location::Project { root }) => root.join(".claude").join("skills"),
+        (Agent::Codex, Location::User { home, .. }) => home.join(".agents").join("skills"),
+        (Agent::Codex, Location::Project { root }) => root.join(".agents").join("skills"),
+    };
+    skills.join(SKILL_NAME)
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileOutcome {
+    /// The file was not there.
+    Created,
+    /// The file was there with this content: not written.
+    Unchanged,
+    /// An earlier git pair wrote a different version: replaced.
+    Updated,
+    /// The user had changed it and `force` replaced it.
+    Overwritten,
+}
+
+/// One written (or checked) file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub outcome: FileOutcome,
+}
+
+/// The skill as installed for one agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Installed {
+    pub agent: Agent,
+    /// The skill's folder.
+    pub dir: PathBuf,
+    pub files: Vec<FileReport>,
+}
+
+/// Installs the skill for each of `agents` at `location`. Idempotent; refuses, before
+/// writing anything, when a file the user changed would be replaced and `force` is off.
+pub fn install(
+    agents: &[Agent],
+    location: &Location,
+    options: Options,
+) -> Result<Vec<Installed>, Error> {
+    let mut plans = Vec::new();
+    let mut edited = Vec::new();
+    for &agent in agents {
+        let dir = skill_dir(agent, location);
+        let record = Record::read(&dir);
+        let mut files = Vec::new();
+        for file in FILES {
+            let path = dir.join(file.path);
+            let outcome = match fs::read(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileOutcome::Created,
+                Err(e) => return Err(Error::io("read", &path)(e)),
+                Ok(existing) if existing == file.contents.as_bytes() => FileOutcome::Unchanged,
+                Ok(existing) if record.wrote(file.path, &existing) => FileOutcome::Updated,
+                Ok(_) if options.force => FileOutcome::Overwritten,
+                Ok(_) => {
+                    edited.push(path.display().to_string());
+                    continue;
+                }
+            };
+            files.push((file, FileReport { path, outcome }));
+        }
+        plans.push((agent, dir, record, files));
+    }
+    if !edited.is_empty() {
+        return Err(Error::Edited { paths: edited });
+    }
+
+    let mut installed = Vec::new();
+    for (agent, dir, record, files) in plans {
+        for (file, report) in &files {
+            if report.outcome != FileOutcome::Unchanged {
+                write_atomically(&report.path, file.contents.as_bytes())?;
+            }
+        }
+        let wanted = Record::of_files();
+        if record != wanted {
+            let mut json =
+                serde_json::to_vec_pretty(&wanted).expect("a map of strings always serializes");
+            json.push(b'\n');
+            write_atomically(&dir.join(RECORD_FILE), &json)?;
+        }
+        installed.push(Installed {
+            agent,
+            dir,
+            files: files.into_iter().map(|(_, report)| report).collect(),
+        });
+    }
+    Ok(installed)
+}
+
+/// The record file's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    v: u32,
+    /// File (relative to the skill's folder) → SHA-1 of what git pair wrote.
+    files: BTreeMap<String, String>,
+}
+
+impl Record {
+    /// The record in `dir`; an absent or unreadable one records nothing.
+    fn read(dir: &Path) -> Record {
+        fs::read(dir.join(RECORD_FILE))
+            .ok()
+            .and_then(|json| serde_json::from_slice::<Record>(&json).ok())
+            .filter(|record| record.v == RECORD_VERSION)
+            .unwrap_or_default()
+    }
+
+    /// The record of this binary's files.
+    fn of_files() -> Record {
+        Record {
+            v: RECORD_VERSION,
+            files: FILES
+                .iter()
+                .map(|f| (f.path.to_owned(), sha1_hex(f.contents.as_bytes())))
+                .collect(),
+        }
+    }
+
+    /// Whether git pair wrote exactly `content` as `path`.
+    fn wrote(&self, path: &str, content: &[u8]) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|sha1| *sha1 == sha1_hex(content))
+    }
+}
+
+fn sha1_hex(bytes: &[u8]) -> String {
+    sha1_smol::Sha1::from(bytes).digest().to_string()
+}
+
+/// Writes `bytes` to `path` (mode 0644, directories created) through a temporary file and a
+/// rename, so an agent never reads half a skill.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
+    let mut file = tempfile::Builder::new()
+        .prefix(".git-pair-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(Error::io("create a temporary file in", dir))?;
+    file.write_all(bytes)
+        .map_err(Error::io("write", file.path()))?;
+    file.as_file()
+        .set_permissions(fs::Permissions::from_mode(0o644))
+        .map_err(Error::io("set the mode of", file.path()))?;
+    file.persist(path)
+        .map_err(|e| Error::io("replace", path)(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Home {
+        _tmp: tempfile::TempDir,
+        home: PathBuf,
+        repo: PathBuf,
+    }
+
+    impl Home {
+        fn new() -> Home {
+            let tmp = tempfile::tempdir().expect("temp dir");
+            let home = tmp.path().join("home");
+            let repo = tmp.path().join("repo");
+            fs::create_dir_all(&home).expect("home");
+            fs::create_dir_all(&repo).expect("repo");
+            Home {
+                _tmp: tmp,
+                home,
+                repo,
+            }
+        }
+
+        fn user(&self) -> Location<'_> {
+            Location::User {
+                home: &self.home,
+                claude_config_dir: None,
+            }
+        }
+
+        fn project(&self) -> Location<'_> {
+            Location::Project { root: &self.repo }
+        }
+    }
+
+    fn outcomes(installed: &[Installed]) -> Vec<FileOutcome> {
+        installed
+            .iter()
+            .flat_map(|i| i.files.iter().map(|f| f.outcome))
+            .collect()
+    }
+
+    fn skill_md(dir: &Path) -> String {
+        fs::read_to_string(dir.join("SKILL.md")).expect("SKILL.md")
+    }
+
+    #[test]
+    fn every_file_of_the_skill_folder_is_embedded() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("skills")
+            .join(SKILL_NAME);
+        let mut on_disk: Vec<String> = fs::read_dir(&folder)
+            .expect("skill folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = FILES.iter().map(|f| f.path.to_owned()).collect();
+        embedded.sort();
+        assert_eq!(embedded, on_disk);
+        let skill = FILES
+            .iter()
+            .find(|f| f.path == "SKILL.md")
+            .expect("SKILL.md");
+        assert!(
+            skill
+                .contents
+                .starts_with(&format!("---\nname: {SKILL_NAME}\ndescription: "))
+        );
+    }
+
+    #[test]
+    fn each_agent_and_scope_has_its_folder() {
+        let h = Home::new();
+        let config = h.home.join("claude-config");
+        let with_config = Location::User {
+            home: &h.home,
+            claude_config_dir: Some(&config),
+        };
+        let cases = [
+            (
+                Agent::Claude,
+                h.user(),
+                h.home.join(".claude/skills/pair-loop"),
+            ),
+            (Agent::Claude, with_config, config.join("skills/pair-loop")),
+            (
+                Agent::Claude,
+                h.project(),
+                h.repo.join(".claude/skills/pair-loop"),
+            ),
+            (
+                Agent::Codex,
+                h.user(),
+                h.home.join(".agents/skills/pair-loop"),
+            ),
+            (
+                Agent::Codex,
+                with_config,
+                h.home.join(".agents/skills/pair-loop"),
+            ),
+            (
+                Agent::Codex,
+                h.project(),
+                h.repo.join(".agents/skills/pair-loop"),
+            ),
+        ];
+        for (agent, location, want) in cases {
+            assert_eq!(skill_dir(agent, &location), want, "{agent:?} {location:?}");
+        }
+    }
+
+    #[test]
+    fn installs_for_both_agents_and_returns_the_paths() {
+        let h = Home::new();
+        let installed = install(&Agent::ALL, &h.user(), Options::default()).expect("install");
+        let dirs: Vec<&Path> = installed.iter().map(|i| i.dir.as_path()).collect();
+        assert_eq!(
+            dirs,
+            [
+                h.home.join(".claude/skills/pair-loop"),
+                h.home.join(".agents/skills/pair-loop")
+            ]
+        );
+        assert_eq!(outcomes(&installed), [FileOutcome::Created; 2]);
+        for i in &installed {
+            assert_eq!(i.files[0].path, i.dir.join("SKILL.md"));
+            assert_eq!(skill_md(&i.dir), FILES[0].contents);
+        }
+        assert!(!h.repo.join(".claude").exists());
+    }
+
+    #[test]
+    fn project_install_for_one_agent_touches_only_its_folder() {
+        let h = Home::new();
+        let installed =
+            install(&[Agent::Codex], &h.project(), Options::default()).expect("install");
+        assert_eq!(installed.len(), 1);
+        assert_eq!(
+            skill_md(&h.repo.join(".agents/skills/pair-loop")),
+            FILES[0].contents
+        );
+        assert!(!h.repo.join(".claude").exists());
+        assert!(!h.home.join(".agents").exists());
+    }
+
+    #[test]
+    fn installing_twice_writes_nothing() {
+        let h = Home::new();
+        install(&Agent::ALL, &h.user(), Options::default()).expect("first");
+        let dir = skill_dir(Agent::Claude, &h.user());
+        let record = fs::read(dir.join(RECORD_FILE)).expect("record");
+        let modified = fs::metadata(dir.join("SKILL.md"))
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let again = install(&Agent::ALL, &h.user(), Options::default()).expect("second");
+        assert_eq!(outcomes(&again), [FileOutcome::Unchanged; 2]);
+        assert_eq!(fs::read(dir.join(RECORD_FILE)).expect("record"), record);
+        assert_eq!(
+            fs::metadata(dir.join("SKILL.md"))
+                .and_then(|m| m.modified())
+                .expect("mtime"),
+            modified
+        );
+    }
+
+    #[test]
+    fn a_user_edit_is_refused_before_anything_is_written_unless_forced() {
+        let h = Home::new();
+        install(&[Agent::Claude], &h.user(), Options::default()).expect("first");
+        let claude = skill_dir(Agent::Claude, &h.user());
+        let edited = format!("{}\nMy own rule.\n", FILES[0].contents);
+        fs::write(claude.join("SKILL.md"), &edited).expect("edit");
+
+        let err = install(&Agent::ALL, &h.user(), Options::default()).expect_err("refused");
+        match &err {
+            Error::Edited { paths } => {
+                assert_eq!(paths, &[claude.join("SKILL.md").display().to_string()])
+            }
+            other => panic!("{other}"),
+        }
+        assert!(err.to_string().contains("--force"), "{err}");
+        assert_eq!(skill_md(&claude), edited);
+        assert!(
+            !skill_dir(Agent::Codex, &h.user()).exists(),
+            "nothing is written when one file is refused"
+        );
+
+        let forced = install(&Agent::ALL, &h.user(), Options { force: true }).expect("forced");
+        assert_eq!(
+            outcomes(&forced),
+            [FileOutcome::Overwritten, FileOutcome::Created]
+        );
+        assert_eq!(skill_md(&claude), FILES[0].contents);
+    }
+
+    #[test]
+    fn a_file_without_a_record_counts_as_the_users() {
+        let h = Home::new();
+        let dir = skill_dir(Agent::Codex, &h.project());
+        fs::create_dir_all(&dir).expect("dir");
+        fs::write(dir.join("SKILL.md"), "---\nname: pair-loop\n---\nmine\n").expect("write");
+        assert!(matches!(
+            install(&[Agent::Codex], &h.project(), Options::default()),
+            Err(Error::Edited { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_an_earlier_git_pair_wrote_is_updated_without_force() {
+        let h = Home::new();
+        let dir = skill_dir(Agent::Claude, &h.project());
+        let older = "---\nname: pair-loop\ndescription: older\n---\nolder text\n";
+        fs::create_dir_all(&dir).expect("dir");
+        fs::write(dir.join("SKILL.md"), older).expect("write");
+        let record = Record {
+            v: RECORD_VERSION,
+            files: [("SKILL.md".to_owned(), sha1_hex(older.as_bytes()))].into(),
+        };
+        fs::write(
+            dir.join(RECORD_FILE),
+            serde_json::to_vec(&record).expect("json"),
+        )
+        .expect("record");
+        fs::write(dir.join("notes.md"), "the user's own file").expect("extra");
+
+        let installed =
+            install(&[Agent::Claude], &h.project(), Options::default()).expect("install");
+        assert_eq!(outcomes(&installed), [FileOutcome::Updated]);
+        assert_eq!(skill_md(&dir), FILES[0].contents);
+        assert_eq!(Record::read(&dir), Record::of_files());
+        assert_eq!(
+            fs::read_to_string(dir.join("notes.md")).expect("extra"),
+            "the user's own file"
+        );
+    }
+
+    #[test]
+    fn reports_serialize_for_json_output() {
+        let report = Installed {
+            agent: Agent::Codex,
+            dir: PathBuf::from("/h/.agents/skills/pair-loop"),
+            files: vec![FileReport {
+                path: PathBuf::from("/h/.agents/skills/pair-loop/SKILL.md"),
+                outcome: FileOutcome::Created,
+            }],
+        };
+        assert_eq!(
+            serde_json::to_string(&report).expect("json"),
+            r#"{"agent":"codex","dir":"/h/.agents/skills/pair-loop","files":[{"path":"/h/.agents/skills/pair-loop/SKILL.md","outcome":"created"}]}"#
+        );
+    }
+}
