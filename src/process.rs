@@ -169,6 +169,17 @@ pub struct Finished {
     pub duration: Duration,
 }
 
+/// A callback told about each process started (see [`run_observed`]), shareable across the
+/// threads of a reviewer panel.
+#[derive(Clone)]
+pub struct OnStart(pub Arc<dyn Fn(Started) + Send + Sync>);
+
+impl std::fmt::Debug for OnStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnStart(..)")
+    }
+}
+
 /// Runs one process to its end under `limits`. Never fails: a spawn error, a non-zero exit,
 /// a hang and a cancellation are all described by the returned [`Finished`].
 pub fn run(spawn: &Spawn, limits: &Limits, cancel: &Cancel) -> Finished {

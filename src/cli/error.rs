@@ -200,6 +200,9 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::ReviewRunning { .. } => Some(
+                "wait for it to finish (git pair status says wait:review until then); it records its own verdict",
+            ),
             Refusal::NotApproved { .. } => {
                 Some("run git pair review, or override deliberately with git pair finish --force")
             }

@@ -43,9 +43,9 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     let report = ops::review::review(ctx, &settings, args.dry_run, &|message| {
         ui.progress(message)
     })?;
-    let (outcome, plan) = match report {
+    let (outcome, plan, next) = match report {
         ops::review::Report::DryRun(plan, argv) => return Ok(dry_run(&plan, &argv)),
-        ops::review::Report::Recorded(outcome, plan) => (outcome, plan),
+        ops::review::Report::Recorded(outcome, plan, next) => (outcome, plan, next),
     };
     let coverage = coverage_json(&plan.coverage);
     let outcomes: Vec<_> = outcome
@@ -69,6 +69,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         "outcomes": outcomes,
         "fallback_used": outcome.fallback_used,
         "coverage": coverage,
+        "next_action": next.as_str(),
     });
     let Some(verdict) = outcome.verdict else {
         let message = outcome
@@ -106,12 +107,16 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     {
         human.push_str(&format!("coverage: {summary}\n"));
     }
-    human.push_str(match verdict {
-        crate::model::Verdict::Approved => "next: git pair finish\n",
-        crate::model::Verdict::ChangesRequested => {
-            "next: fix the findings, then git pair coder-done --summary \"…\"\n"
-        }
-    });
+    if outcome.outcome == "failed-validation" {
+        human.push_str(
+            "the reviewer's answer could not be read (a [process] finding, not a problem in the code)\n",
+        );
+        human.push_str(
+            "next: review — git pair review (again; if it keeps failing, fix the reviewer: git pair probe)\n",
+        );
+    } else {
+        human.push_str(&format!("next: {}\n", super::render::next_step(next)));
+    }
     let mut report = Report::new(json, human);
     report.notes = plan
         .members

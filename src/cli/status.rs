@@ -52,20 +52,7 @@ fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
     for conflict in &m.conflicts {
         out.push_str(&format!("conflict: {conflict}\n"));
     }
-    let what = match next {
-        NextAction::Code => "code — make the change, then: git pair coder-done --summary \"…\"",
-        NextAction::Review => "review — git pair review",
-        NextAction::Finish => "finish — git pair finish",
-        NextAction::StopRoundCap => "stop:round-cap — the round cap is reached; ask the human",
-        NextAction::StopBudget => "stop:budget — the budget is spent; ask the human",
-        NextAction::StopStalled => {
-            "stop:stalled — the same findings stayed open two rounds; ask the human"
-        }
-        NextAction::ResumeReview => {
-            "resume:review — a review was interrupted; git pair review resumes it"
-        }
-        NextAction::Done => "done — the run is finished",
-    };
+    let what = super::render::next_step(next);
     out.push_str(&format!("next: {what}\n"));
     out
 }

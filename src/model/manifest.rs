@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{Body, Coder, Finding, Record, SCHEMA_VERSION, Verdict};
+use super::record::{Body, Coder, Finding, Record, Runner, SCHEMA_VERSION, Verdict};
 
 /// Who acted in a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +62,19 @@ pub struct PendingReview {
     pub dispatch: String,
     pub round: u32,
     pub at: String,
+    /// The process that dispatched it, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<Runner>,
+}
+
+/// What the projection cannot know by itself, observed when a command runs: the spend as
+/// measured now, and whether the process of a pending review is still alive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// The budget is spent (live measurement, or the stored one).
+    pub budget_alert: bool,
+    /// The pending review's process is alive right now.
+    pub review_running: bool,
 }
 
 /// What the loop should do next; the skill follows it.
@@ -81,13 +94,15 @@ pub enum NextAction {
     StopStalled,
     #[serde(rename = "resume:review")]
     ResumeReview,
+    #[serde(rename = "wait:review")]
+    WaitReview,
     #[serde(rename = "done")]
     Done,
 }
 
 impl NextAction {
     /// Every value, for documentation and for the skill's coverage test.
-    pub const ALL: [NextAction; 8] = [
+    pub const ALL: [NextAction; 9] = [
         NextAction::Code,
         NextAction::Review,
         NextAction::Finish,
@@ -95,6 +110,7 @@ impl NextAction {
         NextAction::StopBudget,
         NextAction::StopStalled,
         NextAction::ResumeReview,
+        NextAction::WaitReview,
         NextAction::Done,
     ];
 
@@ -108,6 +124,7 @@ impl NextAction {
             NextAction::StopBudget => "stop:budget",
             NextAction::StopStalled => "stop:stalled",
             NextAction::ResumeReview => "resume:review",
+            NextAction::WaitReview => "wait:review",
             NextAction::Done => "done",
         }
     }
@@ -173,7 +190,7 @@ pub enum Refusal {
     #[error("run {run_id} is already finished")]
     AlreadyFinished { run_id: String },
     #[error(
-        "round cap reached: run {run_id} allows {max_rounds} rounds and round {max_rounds} was reviewed"
+        "round cap reached: run {run_id} allows {max_rounds} rounds, and round {max_rounds} has been reviewed"
     )]
     RoundCap { run_id: String, max_rounds: u32 },
     #[error("nothing to review yet in run {run_id}")]
@@ -184,6 +201,8 @@ pub enum Refusal {
     NotApproved { run_id: String, last: String },
     #[error("run {run_id} already has PR #{number}; a run never gets a second PR")]
     SecondPr { run_id: String, number: u64 },
+    #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]
+    ReviewRunning { run_id: String, host: String, pid: u32 },
 }
 
 impl Manifest {
@@ -313,6 +332,7 @@ impl Manifest {
                     dispatch: record.id.clone(),
                     round: dispatch.round,
                     at: record.at.clone(),
+                    runner: dispatch.runner.clone(),
                 });
             }
             Body::Review(review) => {
@@ -396,7 +416,10 @@ impl Manifest {
             Body::Pr { number } => self.pr = Some(*number),
             Body::Unknown { .. } => {}
         }
-        self.next_action = self.next_action_with(self.stored_budget_alert());
+        self.next_action = self.next_action(Observed {
+            budget_alert: self.stored_budget_alert(),
+            review_running: false,
+        });
     }
 
     /// The highest coder round, if any.
@@ -473,15 +496,21 @@ impl Manifest {
         }
     }
 
-    /// `next_action` given whether the budget is at alert (live spend may exceed the stored one).
-    pub fn next_action_with(&self, budget_alert: bool) -> NextAction {
+    /// What to do next (SPEC §5): the one function every command takes its next step from.
+    /// When several hold, the first of `done`, `wait:review`, `resume:review`, `stop:budget`,
+    /// `stop:round-cap`, `stop:stalled` wins, then the plain values.
+    pub fn next_action(&self, observed: Observed) -> NextAction {
         if self.is_finished() {
             return NextAction::Done;
         }
         if self.pending_review.is_some() {
-            return NextAction::ResumeReview;
+            return if observed.review_running {
+                NextAction::WaitReview
+            } else {
+                NextAction::ResumeReview
+            };
         }
-        if budget_alert {
+        if observed.budget_alert || self.stored_budget_alert() {
             return NextAction::StopBudget;
         }
         let Some(round) = self.current_coder_round() else {
@@ -492,10 +521,19 @@ impl Manifest {
         }
         match self.last_verdict() {
             Some(Verdict::Approved) => NextAction::Finish,
-            _ if self.is_stalled() => NextAction::StopStalled,
+            // The reviewer's answer could not be read: review again, not "fix the findings".
+            _ if self.last_review_failed_to_answer() => NextAction::Review,
             _ if round >= self.max_rounds => NextAction::StopRoundCap,
+            _ if self.is_stalled() => NextAction::StopStalled,
             _ => NextAction::Code,
         }
+    }
+
+    /// Whether the last completed review is a `[process]` CHANGES_REQUESTED: the reviewer
+    /// gave no readable verdict, even when asked again.
+    pub fn last_review_failed_to_answer(&self) -> bool {
+        self.last_review()
+            .is_some_and(|e| e.outcome.as_deref() == Some("failed-validation"))
     }
 
     /// The round a `coder-done` now would record into, and whether it opens it.
@@ -561,7 +599,7 @@ pub fn check_review(manifest: &Manifest, again: bool) -> Result<(), Refusal> {
             run_id: manifest.run_id.clone(),
         });
     };
-    if manifest.is_reviewed(round) && !again {
+    if manifest.is_reviewed(round) && !again && !manifest.last_review_failed_to_answer() {
         return Err(Refusal::AlreadyReviewed {
             run_id: manifest.run_id.clone(),
             round,
@@ -693,6 +731,7 @@ mod tests {
                 snapshot: String::new(),
                 mode: "code".into(),
                 again: false,
+                runner: None,
             }),
         );
         m.apply(&dispatch);
@@ -824,6 +863,6 @@ mod tests {
         for a in NextAction::ALL {
             assert_eq!(serde_json::to_value(a).expect("ser"), a.as_str());
         }
-        assert_eq!(values.len(), 8);
+        assert_eq!(values.len(), 9);
     }
 }

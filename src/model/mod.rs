@@ -10,11 +10,11 @@ mod record;
 mod run_id;
 
 pub use manifest::{
-    Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
+    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
     check_finish, check_review, coder_rounds,
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
-    ReviewAttempt, ReviewDispatch, SCHEMA_VERSION, Start, Verdict,
+    ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

@@ -119,6 +119,21 @@ pub struct ReviewDispatch {
     pub mode: String,
     #[serde(default)]
     pub again: bool,
+    /// The `git pair review` process that dispatched it, to tell a running review from one
+    /// whose process died. Absent in records written before it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<Runner>,
+}
+
+/// A process as recorded: which machine, which pid, and when it started (so a later process
+/// reusing the pid is not mistaken for it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runner {
+    pub host: String,
+    pub pid: u32,
+    /// Kernel start time (clock ticks since boot), where the OS tells it.
+    #[serde(default)]
+    pub start_time: Option<u64>,
 }
 
 /// One reviewer's part of a review round.

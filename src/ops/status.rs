@@ -1,7 +1,9 @@
-//! The state of a run and the one thing to do next (SPEC §5), with its spend measured live.
+//! The state of a run and the one thing to do next (SPEC §5): the stored projection plus what
+//! only a running command can observe — the spend measured now, and whether a pending
+//! review's process is alive. Every command that prints a next step takes it from here.
 
 use super::{Context, Error};
-use crate::model::{Manifest, NextAction, RunId};
+use crate::model::{Manifest, NextAction, Observed, Runner, RunId};
 use crate::spend::RunSpend;
 
 /// A run's state as `status` shows it.
@@ -18,13 +20,43 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
     let run_id = super::select::latest(ctx, None)?;
     let manifest = ctx.load(&run_id)?.manifest;
     let spend = crate::spend::measure(&manifest, &ctx.spend_sources()?);
-    let next = manifest.next_action_with(spend.level == Some(crate::cost::Level::Alert));
+    let next = manifest.next_action(observed(&manifest, Some(&spend)));
     Ok(Report {
         run_id,
         manifest,
         spend,
         next,
     })
+}
+
+/// The next action of `manifest` as of now, measuring its spend (a spend that cannot be
+/// measured counts as what the run stored).
+pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
+    let spend = ctx
+        .spend_sources()
+        .ok()
+        .map(|sources| crate::spend::measure(manifest, &sources));
+    manifest.next_action(observed(manifest, spend.as_ref()))
+}
+
+/// What the projection cannot know by itself.
+fn observed(manifest: &Manifest, spend: Option<&RunSpend>) -> Observed {
+    Observed {
+        budget_alert: spend.is_some_and(|s| s.level == Some(crate::cost::Level::Alert)),
+        review_running: manifest
+            .pending_review
+            .as_ref()
+            .and_then(|p| p.runner.as_ref())
+            .is_some_and(is_running_here),
+    }
+}
+
+/// Whether `runner` is a live process on this machine. A process recorded on another machine
+/// cannot be checked from here: it counts as not running (`resume:review`).
+pub fn is_running_here(runner: &Runner) -> bool {
+    runner.host == crate::process::host_name()
+        && runner.pid != std::process::id()
+        && crate::process::is_alive(runner.pid, runner.start_time)
 }
 
 /// The active run's spend against its budget (`budget-check`).

@@ -106,6 +106,9 @@ pub struct RunOptions {
     pub handle_sigint: bool,
     /// Built-in reviewer settings.
     pub builtin: BuiltinOptions,
+    /// Told the pid of every reviewer process started, so a later command can kill one that
+    /// outlived a killed `git pair`.
+    pub on_start: Option<process::OnStart>,
 }
 
 impl Default for RunOptions {
@@ -122,6 +125,7 @@ impl Default for RunOptions {
             cancel: None,
             handle_sigint: true,
             builtin: BuiltinOptions::default(),
+            on_start: None,
         }
     }
 }
@@ -255,7 +259,12 @@ pub fn run_attempt(
     attempt.structured_output = prepared.structured;
     attempt.argv = prepared.argv();
 
-    let finished = process::run(
+    let on_start = |started: process::Started| {
+        if let Some(hook) = &options.on_start {
+            (hook.0)(started);
+        }
+    };
+    let finished = process::run_observed(
         &Spawn {
             program: prepared.program.clone(),
             args: prepared.args.clone(),
@@ -276,6 +285,7 @@ pub fn run_attempt(
             flag: options.cancel.clone(),
             on_sigint: options.handle_sigint,
         },
+        &on_start,
     );
     let output_file_bytes = std::fs::read(&prepared.output_file).ok();
     let seen = bound.realization.interpret(

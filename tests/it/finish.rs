@@ -246,16 +246,7 @@ fn the_skill_names_only_real_commands_and_handles_every_next_action() {
         skill.starts_with("---\nname: pair-loop\ndescription: "),
         "front matter"
     );
-    for action in [
-        "code",
-        "review",
-        "finish",
-        "stop:round-cap",
-        "stop:budget",
-        "stop:stalled",
-        "resume:review",
-        "done",
-    ] {
+    for action in git_pair::model::NextAction::ALL.map(|a| a.as_str()) {
         assert!(
             skill.contains(&format!("| `{action}` |")),
             "the skill does not handle next_action {action}"

@@ -471,6 +471,7 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
                 snapshot: snapshot.to_string(),
                 mode: "code".into(),
                 again: false,
+                runner: None,
             }),
             vec![
                 (

@@ -12,9 +12,11 @@ use crate::review::{self, Attempt, Outcome};
 pub fn execute(
     plan: &Plan,
     settings: &Settings,
+    on_start: Option<crate::process::OnStart>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Vec<MemberResult> {
-    let options = run_options(settings);
+    let mut options = run_options(settings);
+    options.on_start = on_start;
     let limit = plan.parallelism.limit.max(1);
     let mut results: Vec<Option<MemberResult>> = vec![None; plan.members.len()];
     for (chunk_index, chunk) in plan.members.chunks(limit).enumerate() {

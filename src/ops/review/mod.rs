@@ -5,6 +5,7 @@
 //! is one way; progress goes through a callback.
 
 mod execute;
+mod live;
 mod plan;
 mod prepare;
 mod record;
@@ -21,8 +22,9 @@ use super::{Context, Error};
 pub enum Report {
     /// `--dry-run`: what would be sent, to whom; nothing stored or spawned.
     DryRun(Box<Plan>, Vec<(String, Vec<String>)>),
-    /// The recorded round (its verdict may be `None`: no reviewer gave one).
-    Recorded(Box<RoundOutcome>, Box<Plan>),
+    /// The recorded round (its verdict may be `None`: no reviewer gave one), and the run's
+    /// next action after it.
+    Recorded(Box<RoundOutcome>, Box<Plan>, crate::model::NextAction),
 }
 
 /// Runs the review round of the active run: prepare, record the dispatch, run the reviewers,
@@ -55,8 +57,19 @@ pub fn review(
             plan.parallelism.bound_by
         ));
     }
+    if let Some(interrupted) = &plan.resumes {
+        // The interrupted review's `git pair` is dead; whatever reviewer it left running
+        // must not run beside the new one (with a vendor CLI that is spend).
+        let killed = live::Live::new(&ctx.repo, plan.run_id.as_str(), interrupted).kill_leftovers();
+        if killed > 0 {
+            progress(&format!(
+                "stopped {killed} reviewer process group(s) left running by the interrupted review"
+            ));
+        }
+    }
     let dispatch_id = dispatch(&ctx.repo, &plan, settings).map_err(Error::dispatch)?;
-    let results = execute(&plan, settings, progress);
+    let live = live::Live::new(&ctx.repo, plan.run_id.as_str(), &dispatch_id);
+    let results = execute(&plan, settings, Some(live.recorder()), progress);
     let sources = ctx.spend_sources().ok();
     let outcome = record(
         &ctx.repo,
@@ -66,6 +79,8 @@ pub fn review(
         settings,
         sources.as_ref(),
     )?;
+    live.clear();
     ctx.refresh_handoff(&run_id)?;
-    Ok(Report::Recorded(Box::new(outcome), Box::new(plan)))
+    let next = super::status::next_action(ctx, &ctx.load(&run_id)?.manifest);
+    Ok(Report::Recorded(Box::new(outcome), Box::new(plan), next))
 }

@@ -25,6 +25,18 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
     let reask = surfaces.reask_instruction();
 
     if let Some(pending) = &m.pending_review {
+        if let Some(runner) = pending
+            .runner
+            .as_ref()
+            .filter(|r| crate::ops::status::is_running_here(r))
+        {
+            return Err(model::Refusal::ReviewRunning {
+                run_id: run_id.to_string(),
+                host: runner.host.clone(),
+                pid: runner.pid,
+            }
+            .into());
+        }
         return resume(
             repo,
             &state,

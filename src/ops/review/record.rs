@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
-use crate::model::{Body, Refusal, Review, ReviewAttempt, ReviewDispatch, Verdict};
+use crate::model::{Body, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, Verdict};
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};
 use crate::spend::NewSession;
@@ -32,6 +32,11 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         snapshot: plan.snapshot.to_string(),
         mode: plan.mode.as_str().to_owned(),
         again: settings.again,
+        runner: Some(Runner {
+            host: crate::process::host_name(),
+            pid: std::process::id(),
+            start_time: crate::process::start_time(std::process::id()),
+        }),
     });
     let round = plan.round;
     let appended = repo.append(&plan.run_id, |state| {
@@ -85,7 +90,15 @@ pub fn record(
         }
     }
     let failed: Vec<&MemberResult> = results.iter().filter(|r| r.verdict.is_none()).collect();
+    // A verdict that only the fail-closed rule produced (no reviewer's answer could be read)
+    // is not a review of the code: the round's outcome says so, and the next step is to
+    // review again, not to "fix the findings".
+    let unreadable = results
+        .iter()
+        .filter(|r| r.verdict.is_some())
+        .all(|r| r.outcome == review::Outcome::FailedValidation);
     let outcome = match (verdict, failed.first()) {
+        (Some(_), _) if unreadable => "failed-validation".to_owned(),
         (Some(_), _) => "completed".to_owned(),
         (None, Some(f)) => f.outcome.as_str().to_owned(),
         (None, None) => "failed-validation".to_owned(),
