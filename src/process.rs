@@ -571,16 +571,33 @@ pub fn is_alive(pid: u32, recorded_start: Option<u64>) -> bool {
     }
 }
 
-/// Kills the process group led by `pid` when that leader is still the process that was
-/// recorded (same start time); returns whether it was alive. Used before re-running work
-/// whose earlier runner died, so a resumed review never runs beside an orphan.
+/// Kills the process group led by `pid` when it is still the group that was recorded;
+/// returns whether anything of it was alive. Used before re-running work whose earlier runner
+/// died, so a resumed review never runs beside an orphan.
+///
+/// The group is ours when its leader is alive with the recorded start time, or when no
+/// process holds the pid any more but the group still has members (the kernel never hands
+/// out a pid that still names a process group, so such a group can only be the old one). A
+/// pid now held by another process is left alone.
 pub fn kill_group_if_alive(pid: u32, recorded_start: Option<u64>) -> bool {
-    if !is_alive(pid, recorded_start) {
+    let Some(raw) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    let leader_exists = rustix::process::test_kill_process(raw).is_ok();
+    let ours = if leader_exists {
+        is_alive(pid, recorded_start)
+    } else {
+        rustix::process::test_kill_process_group(raw).is_ok()
+    };
+    if !ours {
         return false;
     }
     signal_group(pid, Signal::TERM);
     let until = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < until && is_alive(pid, recorded_start) {
+    while Instant::now() < until && rustix::process::test_kill_process_group(raw).is_ok() {
         std::thread::sleep(Duration::from_millis(10));
     }
     signal_group(pid, Signal::KILL);

@@ -114,6 +114,12 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
     Ok(tree)
 }
 
+/// The snapshot's tree id, computed without writing any object (to compare the work tree
+/// with a stored tree).
+pub fn worktree_tree_id(repo: &gix::Repository) -> Result<ObjectId, Error> {
+    snapshot_into(&repo.clone().with_object_memory())
+}
+
 /// Up to this many new objects are written loose; more go into one pack.
 const LOOSE_LIMIT: usize = 256;
 

@@ -200,6 +200,9 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::EmptyChange { .. } => Some(
+                "make the change first (an empty change is never reviewed), then git pair coder-done --summary \"…\"",
+            ),
             Refusal::ReviewRunning { .. } => Some(
                 "wait for it to finish (git pair status says wait:review until then); it records its own verdict",
             ),

@@ -201,8 +201,14 @@ pub enum Refusal {
     NotApproved { run_id: String, last: String },
     #[error("run {run_id} already has PR #{number}; a run never gets a second PR")]
     SecondPr { run_id: String, number: u64 },
+    #[error("nothing to review in run {run_id}: the work tree equals the base ({base})")]
+    EmptyChange { run_id: String, base: String },
     #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]
-    ReviewRunning { run_id: String, host: String, pid: u32 },
+    ReviewRunning {
+        run_id: String,
+        host: String,
+        pid: u32,
+    },
 }
 
 impl Manifest {

@@ -10,8 +10,8 @@ mod record;
 mod run_id;
 
 pub use manifest::{
-    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
-    check_finish, check_review, coder_rounds,
+    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SessionSpend,
+    check_coder_done, check_finish, check_review, coder_rounds,
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,

@@ -90,12 +90,47 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
         Ok(append)
     })?;
     ctx.refresh_handoff(&run_id)?;
+    warnings.extend(unchanged_warnings(ctx, &appended.state)?);
     let round = appended.state.manifest.current_coder_round().unwrap_or(1);
     Ok(Report {
         run_id,
         round,
         warnings,
     })
+}
+
+/// Warns when the work tree holds nothing new: it equals the run's base (nothing to review)
+/// or the snapshot the reviewer last saw (the same change would be reviewed again).
+fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<Vec<String>, Error> {
+    let work_tree = crate::snapshot::worktree_tree_id(ctx.repo.gix())?;
+    let mut warnings = Vec::new();
+    let base_tree = match state.manifest.base.as_deref() {
+        Some(base) => gix::ObjectId::from_hex(base.as_bytes())
+            .ok()
+            .map(|commit| ctx.repo.commit_tree(commit))
+            .transpose()?,
+        None => None,
+    };
+    if base_tree == Some(work_tree) {
+        let base = state.manifest.base.as_deref().unwrap_or_default();
+        warnings.push(format!(
+            "warning: the work tree equals the run's base ({}): there is nothing to review; make the change here first",
+            base.get(..12).unwrap_or(base)
+        ));
+        return Ok(warnings);
+    }
+    let records = ctx.repo.records(state)?;
+    let last_reviewed = records.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if review.verdict.is_some() => Some(review),
+        _ => None,
+    });
+    if let Some(review) = last_reviewed.filter(|r| r.snapshot == work_tree.to_string()) {
+        warnings.push(format!(
+            "warning: nothing changed since the snapshot reviewed in round {}: the reviewer would see the same change",
+            review.round
+        ));
+    }
+    Ok(warnings)
 }
 
 /// Reads a `--responses` file: `[{"finding": 1, "status": "addressed|deferred|disputed", "reason": "…"}]`.

@@ -3,7 +3,7 @@
 //! review's process is alive. Every command that prints a next step takes it from here.
 
 use super::{Context, Error};
-use crate::model::{Manifest, NextAction, Observed, Runner, RunId};
+use crate::model::{Manifest, NextAction, Observed, RunId, Runner};
 use crate::spend::RunSpend;
 
 /// A run's state as `status` shows it.

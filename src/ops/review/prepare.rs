@@ -62,6 +62,13 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok())
         .map(|commit| repo.commit_tree(commit))
         .transpose()?;
+    if base == Some(snapshot) && settings.plan.is_none() {
+        return Err(model::Refusal::EmptyChange {
+            run_id: run_id.to_string(),
+            base: m.base.clone().unwrap_or_default(),
+        }
+        .into());
+    }
     let options = packet::Options {
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),

@@ -1,0 +1,220 @@
+//! The loop tells the truth (SPEC §2–§5): what the run's state and its advice say matches what
+//! happened — a finished run shows `done`, an empty change is never reviewed, one review runs
+//! at a time, a killed review leaves no reviewer behind, and every command agrees on the next
+//! step.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{TestEnv, assert_one_error_line, fixtures};
+
+fn cmd(script: &str) -> String {
+    format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join(script).display()
+    )
+}
+
+fn review(env: &TestEnv, script: &str) -> crate::common::Output {
+    let command = cmd(script);
+    env.pair(&["review", "--reviewer-cmd", command.as_str(), "--json"])
+}
+
+/// Polls `cond` until it holds or `within` passes.
+fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is dead for this purpose: /proc shows its state as Z.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            !after.trim_start().starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+fn read_pid(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+#[test]
+fn status_after_finish_shows_the_finished_run_as_done() {
+    let env = TestEnv::new();
+    let run_id = env.start("ship it");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    assert_eq!(review(&env, "approve.sh").code, 0);
+    env.pair_json(&["finish"]);
+    let out = env.pair(&["status", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["run_id"], run_id.as_str());
+    assert_eq!(v["next_action"], "done");
+    let human = env.pair(&["status"]);
+    assert!(human.stdout.contains("next: done"), "{human}");
+}
+
+#[test]
+fn an_empty_change_is_never_reviewed() {
+    let env = TestEnv::new();
+    let run_id = env.start("nothing yet");
+    let out = env.pair(&["coder-done", "--summary", "claimed work", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains("the work tree equals the run's base"),
+        "{out}"
+    );
+    let before = env.pair_refs();
+    let out = review(&env, "approve.sh");
+    assert_one_error_line(&out, 1, "the work tree equals the base");
+    assert_eq!(
+        out.json()["error"]
+            .as_str()
+            .map(|e| e.contains("equals the base")),
+        Some(true)
+    );
+    assert_eq!(env.pair_refs(), before, "a refused review stores nothing");
+    assert_eq!(env.manifest(&run_id)["next_action"], "review");
+
+    // After a reviewed round, a coder-done with no new change is flagged too.
+    env.write("a.txt", "a\n");
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    let out = env.pair(&["coder-done", "--summary", "no change really"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr
+            .contains("nothing changed since the snapshot reviewed in round 1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_second_review_waits_while_the_first_reviewer_is_alive() {
+    let env = TestEnv::new();
+    env.start("one review at a time");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let pid_file = env.home.join("reviewer.pid");
+    let hang = cmd("hang.sh");
+    let mut first = env.pair_cmd(&["review", "--reviewer-cmd", &hang, "--timeout", "120"]);
+    first
+        .env("STUB_PID_FILE", &pid_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut first = first.spawn().expect("spawn the first review");
+    assert!(
+        eventually(Duration::from_secs(20), || pid_file.exists()),
+        "the first reviewer never started"
+    );
+    let reviewer = read_pid(&pid_file).expect("reviewer pid");
+
+    let before = env.pair_refs();
+    let out = review(&env, "approve.sh");
+    assert_one_error_line(&out, 1, "is running right now");
+    assert!(out.stderr.contains(&format!("pid {}", first.id())), "{out}");
+    assert_eq!(env.pair_refs(), before, "the refused review stored nothing");
+    assert_eq!(env.pair_json(&["status"])["next_action"], "wait:review");
+
+    // SIGKILL of `git pair review`: its reviewer dies with it, and the review can resume.
+    first.kill().expect("kill the first review");
+    first.wait().expect("reap");
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(reviewer)),
+        "the reviewer outlived its git pair"
+    );
+    assert_eq!(env.pair_json(&["status"])["next_action"], "resume:review");
+    let out = review(&env, "approve.sh");
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["verdict"], "APPROVED");
+}
+
+#[test]
+fn a_resumed_review_first_kills_what_the_killed_one_left_running() {
+    let env = TestEnv::new();
+    env.start("no orphan reviewers");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let pid_file = env.home.join("grandchild.pid");
+    let forking = cmd("fork-and-hang.sh");
+    let mut first = env.pair_cmd(&["review", "--reviewer-cmd", &forking, "--timeout", "120"]);
+    first
+        .env("STUB_PID_FILE", &pid_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut first = first.spawn().expect("spawn the review");
+    assert!(eventually(Duration::from_secs(20), || pid_file.exists()));
+    let grandchild = read_pid(&pid_file).expect("grandchild pid");
+    first.kill().expect("kill git pair review");
+    first.wait().expect("reap");
+    // The reviewer's own child ignores SIGTERM and is not the direct child of git pair: it
+    // survives, in the reviewer's process group.
+    assert!(
+        alive(grandchild),
+        "the stub's grandchild should still be running"
+    );
+
+    let out = review(&env, "approve.sh");
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        eventually(Duration::from_secs(10), || !alive(grandchild)),
+        "resume did not kill the orphaned reviewer group"
+    );
+    assert_eq!(out.json()["verdict"], "APPROVED");
+}
+
+#[test]
+fn every_command_gives_the_same_next_step_at_the_round_cap() {
+    let env = TestEnv::new();
+    env.pair_json(&["start", "--task", "capped", "--max-rounds", "2"]);
+    env.write("a.txt", "1\n");
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    env.write("a.txt", "2\n");
+    env.pair_json(&["coder-done", "--summary", "two"]);
+    // The same findings again: stalled and capped at once; the cap wins (SPEC §5).
+    let out = review(&env, "request-changes.sh");
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["next_action"], "stop:round-cap");
+    assert_eq!(env.pair_json(&["status"])["next_action"], "stop:round-cap");
+    let human = env.pair(&[
+        "review",
+        "--reviewer-cmd",
+        &cmd("request-changes.sh"),
+        "--again",
+    ]);
+    assert!(human.stdout.contains("next: stop:round-cap"), "{human}");
+    assert!(!human.stdout.contains("fix the findings, then"), "{human}");
+    let out = env.pair(&["coder-done", "--summary", "three"]);
+    assert_one_error_line(&out, 1, "allows 2 rounds, and round 2 has been reviewed");
+}
+
+#[test]
+fn an_unreadable_answer_asks_for_another_review_not_for_fixes() {
+    let env = TestEnv::new();
+    env.start("garbage in");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let out = env.pair(&["review", "--reviewer-cmd", &cmd("garbage.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.contains("[process]"), "{out}");
+    assert!(!out.stdout.contains("fix the findings"), "{out}");
+    assert!(out.stdout.contains("next: review"), "{out}");
+    assert_eq!(env.pair_json(&["status"])["next_action"], "review");
+    // Reviewing again needs no --again.
+    let out = review(&env, "approve.sh");
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["verdict"], "APPROVED");
+    assert_eq!(out.json()["next_action"], "finish");
+}
