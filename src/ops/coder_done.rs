@@ -124,7 +124,7 @@ fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<V
         Body::Review(review) if review.verdict.is_some() => Some(review),
         _ => None,
     });
-    if let Some(review) = last_reviewed.filter(|r| r.snapshot == work_tree.to_string()) {
+    if let Some(review) = last_reviewed.filter(|r| r.snapshot == work_tree) {
         warnings.push(format!(
             "warning: nothing changed since the snapshot reviewed in round {}: the reviewer would see the same change",
             review.round
