@@ -225,17 +225,25 @@ pub fn write_atomically_via(scratch: &Path, path: &Path, bytes: &[u8]) -> Result
         Ok(file)
     };
     let file = temp_in(scratch).or_else(|_| temp_in(dir))?;
+    // Temporary files are private (0600); what git pair renders is an ordinary file.
+    set_mode_0644(file.path());
     match file.persist(path) {
         Ok(_) => Ok(()),
         Err(e) if e.error.raw_os_error() == Some(18) => {
             // EXDEV: scratch is on another file system; write beside the target instead.
-            temp_in(dir)?
-                .persist(path)
+            let file = temp_in(dir)?;
+            set_mode_0644(file.path());
+            file.persist(path)
                 .map(|_| ())
                 .map_err(|e| Error::io("replace", path)(e.error))
         }
         Err(e) => Err(Error::io("replace", path)(e.error)),
     }
+}
+
+fn set_mode_0644(path: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
 }
 
 /// [`write_atomically_via`] with the temporary file beside `path`.
@@ -265,9 +273,41 @@ pub fn ensure_excluded(repo: &Repo) -> Result<(), Error> {
     write_atomically(&path, content.as_bytes())
 }
 
-/// The handoff path for a repository's work tree.
+/// Where the HANDOFF view goes: `HANDOFF.md` at the work tree's root when git pair owns that
+/// path (nothing is there, or a view it wrote), else `.git/pair/HANDOFF.md` — a user's file,
+/// tracked or not, is never overwritten (SPEC §3).
 pub fn handoff_path(repo: &Repo) -> Result<PathBuf, Error> {
-    Ok(repo.work_dir()?.join(HANDOFF_FILE))
+    let in_tree = repo.work_dir()?.join(HANDOFF_FILE);
+    if owns_work_tree_view(repo, &in_tree)? {
+        Ok(in_tree)
+    } else {
+        Ok(repo.pair_dir().join(HANDOFF_FILE))
+    }
+}
+
+/// The first line of every view git pair writes (see [`handoff::header`]).
+const VIEW_MARK: &[u8] = "# Pair-Loop Handoff — ".as_bytes();
+
+fn owns_work_tree_view(repo: &Repo, path: &Path) -> Result<bool, Error> {
+    if repo.is_tracked(HANDOFF_FILE)? {
+        return Ok(false);
+    }
+    let mut head = [0u8; 64];
+    match std::fs::File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(Error::io("open", path)(e)),
+        Ok(mut file) => {
+            let mut read = 0;
+            while read < VIEW_MARK.len() {
+                match std::io::Read::read(&mut file, &mut head[read..]) {
+                    Ok(0) => break,
+                    Ok(n) => read += n,
+                    Err(e) => return Err(Error::io("read", path)(e)),
+                }
+            }
+            Ok(head[..read].starts_with(VIEW_MARK))
+        }
+    }
 }
 
 /// The transcript of a run at its current tip.

@@ -75,6 +75,10 @@ impl Context {
             return Ok(None);
         }
         let path = crate::view::handoff_path(&self.repo)?;
+        if path.starts_with(self.repo.work_dir()?) {
+            // Only a view in the work tree needs hiding from `git status`.
+            crate::view::ensure_excluded(&self.repo)?;
+        }
         crate::view::refresh_handoff(&self.repo, run_id, &path)?;
         Ok(Some(path))
     }

@@ -104,9 +104,6 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         Some(base),
         Append::record(Body::Start(start), subject),
     )?;
-    if ctx.options.handoff_file {
-        crate::view::ensure_excluded(&ctx.repo)?;
-    }
     let handoff_path = ctx.refresh_handoff(&run_id)?;
     Ok(Report {
         ref_name: crate::store::run_ref(&run_id),

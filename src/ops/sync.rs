@@ -62,9 +62,7 @@ fn refresh_handoff(ctx: &Context, pulled: &PullReport) -> (Option<PathBuf>, Opti
     let Ok(run_id) = super::select::active(ctx, None) else {
         return (None, None);
     };
-    let result = crate::view::ensure_excluded(&ctx.repo)
-        .map_err(Error::from)
-        .and_then(|()| ctx.refresh_handoff(&run_id));
+    let result = ctx.refresh_handoff(&run_id);
     match result {
         Ok(path) => (path, None),
         Err(err) => (

@@ -91,6 +91,17 @@ impl Repo {
         })
     }
 
+    /// Whether the index tracks `path` (repository-relative).
+    pub fn is_tracked(&self, path: &str) -> Result<bool, Error> {
+        let index = self
+            .repo
+            .index_or_empty()
+            .map_err(Error::git("read the index"))?;
+        Ok(index
+            .entry_by_path(gix::bstr::BStr::new(path.as_bytes()))
+            .is_some())
+    }
+
     /// The underlying gix repository, for the snapshot and work-tree code.
     pub fn gix(&self) -> &gix::Repository {
         &self.repo

@@ -218,3 +218,42 @@ fn an_unreadable_answer_asks_for_another_review_not_for_fixes() {
     assert_eq!(out.json()["verdict"], "APPROVED");
     assert_eq!(out.json()["next_action"], "finish");
 }
+
+#[test]
+fn a_handoff_file_git_pair_does_not_own_is_never_overwritten() {
+    // Tracked by the repository: the view goes under .git/pair instead.
+    let env = TestEnv::new();
+    env.write("HANDOFF.md", "# Our team's handoff notes\n");
+    env.git(&["add", "HANDOFF.md"]);
+    env.git(&["commit", "-q", "-m", "notes"]);
+    let out = env.pair(&["start", "--task", "t", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let path = out.json()["handoff_path"].as_str().expect("path").to_owned();
+    assert!(path.ends_with(".git/pair/HANDOFF.md"), "{path}");
+    assert_eq!(env.read("HANDOFF.md"), "# Our team's handoff notes\n");
+    assert_eq!(env.git(&["status", "--porcelain"]), "");
+    assert!(std::fs::read_to_string(&path).expect("view").starts_with("# Pair-Loop Handoff — "));
+
+    // Untracked and not ours (ignored by the user): left alone too, and not hidden by us.
+    let env = TestEnv::new();
+    env.write(".gitignore", "HANDOFF.md\n");
+    env.git(&["add", ".gitignore"]);
+    env.git(&["commit", "-q", "-m", "ignore"]);
+    env.write("HANDOFF.md", "mine\n");
+    let out = env.pair(&["start", "--task", "t", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(env.read("HANDOFF.md"), "mine\n");
+    let exclude = std::fs::read_to_string(env.repo.join(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("HANDOFF.md"), "{exclude}");
+
+    // Ours: written in the work tree, mode 0644, excluded.
+    let env = TestEnv::new();
+    env.start("t");
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(env.repo.join("HANDOFF.md"))
+        .expect("view")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+    assert_eq!(env.git(&["status", "--porcelain"]), "");
+}
