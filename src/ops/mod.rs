@@ -75,7 +75,7 @@ impl Context {
             return Ok(None);
         }
         let path = crate::view::handoff_path(&self.repo)?;
-        if path.starts_with(self.repo.work_dir()?) {
+        if path == self.repo.work_dir()?.join(crate::view::HANDOFF_FILE) {
             // Only a view in the work tree needs hiding from `git status`.
             crate::view::ensure_excluded(&self.repo)?;
         }
