@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// Paths a reviewer must never see, whatever the configuration adds.
-pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
+pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = crate::packet::ALWAYS_EXCLUDED;
 
 /// The settings in force, after defaults; command-line flags override them in the command layer.
 #[derive(Debug, Clone, PartialEq)]
