@@ -15,7 +15,7 @@ pub use manifest::{
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
-    ReviewAttempt, ReviewDispatch, Start, Verdict,
+    ReviewAttempt, ReviewDispatch, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};
 
