@@ -98,7 +98,8 @@ fn timestamps(count: usize) -> Result<()> {
     let millis: Vec<i64> = (0..count)
         .map(|_| 1_700_000_000_000 + rng.below(200_000_000_000) as i64)
         .collect();
-    let shapes: [(&str, fn(i64) -> String); 3] = [
+    type Shape = fn(i64) -> String;
+    let shapes: [(&str, Shape); 3] = [
         ("millis_z", |ms| iso(ms - ms % 1000 + 1 + ms % 999)),
         ("seconds_z", |ms| iso(ms - ms % 1000)),
         ("offset", |ms| {
