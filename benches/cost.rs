@@ -129,6 +129,19 @@ fn timestamps(count: usize) -> Result<()> {
         assert!(Timestamp::parse(&texts[0]).is_some(), "{name}");
         write!(out, "\"parse_{name}_ns\":{ns:.1},\"{name}_odd\":{sum},")?;
     }
+    // The general ISO 8601 parser the calendar comes from, on the hot shape, for reference.
+    let texts: Vec<String> = millis.iter().map(|&ms| shapes[0].1(ms)).collect();
+    let (ns, _) = best_ns(&mut || {
+        texts
+            .iter()
+            .map(|t| {
+                std::hint::black_box(t)
+                    .parse::<jiff::Timestamp>()
+                    .map_or(0, |t| t.as_millisecond() & 1)
+            })
+            .sum()
+    });
+    write!(out, "\"jiff_parse_millis_z_ns\":{ns:.1},")?;
     let (ns, _) = best_ns(&mut || {
         millis
             .iter()
