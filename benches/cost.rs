@@ -6,6 +6,7 @@
 //!   cost gen <dir> <bytes> [seed]        write <dir>/claude and <dir>/codex, print picks as JSON
 //!   cost price <session-id> [cache-dir]  price with CLAUDE_CONFIG_DIR / CODEX_HOME, print JSON
 //!   cost throughput <file> [runs]        cold full parse of one Claude log, print MB/s
+//!   cost timestamps [count]              ns per `Timestamp::parse` / format, per stamp shape
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
 
@@ -32,10 +33,13 @@ fn main() -> std::process::ExitCode {
             Path::new(&args[1]),
             args.get(2).map_or(5, |s| s.parse().expect("runs")),
         ),
+        Some("timestamps") => timestamps(args.get(1).map_or(1_000_000, |s| {
+            s.parse().expect("count is a number")
+        })),
         // `cargo bench` without arguments: nothing to do.
         None => Ok(()),
         _ => Err(
-            "usage: cost gen <dir> <bytes> [seed] | price <id> [cache] | throughput <file> [runs]"
+            "usage: cost gen <dir> <bytes> [seed] | price <id> [cache] | throughput <file> [runs] | timestamps [count]"
                 .into(),
         ),
     };
@@ -83,6 +87,69 @@ fn throughput(file: &Path, runs: usize) -> Result<()> {
         bytes / 1e6 / best,
         total
     );
+    Ok(())
+}
+
+/// Times `Timestamp::parse` on `count` distinct stamps of each shape the log readers meet
+/// (Claude's `…:SS.mmmZ`, whole seconds, Codex-style offsets), and formatting; best of 5.
+fn timestamps(count: usize) -> Result<()> {
+    use git_pair::cost::Timestamp;
+    let mut rng = Rng(7);
+    let millis: Vec<i64> = (0..count)
+        .map(|_| 1_700_000_000_000 + rng.below(200_000_000_000) as i64)
+        .collect();
+    type Shape = fn(i64) -> String;
+    let shapes: [(&str, Shape); 3] = [
+        ("millis_z", |ms| iso(ms - ms % 1000 + 1 + ms % 999)),
+        ("seconds_z", |ms| iso(ms - ms % 1000)),
+        ("offset", |ms| {
+            let z = iso(ms - ms % 1000 + 1 + ms % 999);
+            format!("{}+00:00", &z[..z.len() - 1])
+        }),
+    ];
+    let best_ns = |f: &mut dyn FnMut() -> i64| {
+        let mut best = f64::MAX;
+        let mut check = 0;
+        for _ in 0..5 {
+            let start = Instant::now();
+            check = std::hint::black_box(f());
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        (best * 1e9 / count as f64, check)
+    };
+    let mut out = String::from("{");
+    for (name, shape) in shapes {
+        let texts: Vec<String> = millis.iter().map(|&ms| shape(ms)).collect();
+        let (ns, sum) = best_ns(&mut || {
+            texts
+                .iter()
+                .map(|t| Timestamp::parse(std::hint::black_box(t)).map_or(0, |t| t.0 & 1))
+                .sum()
+        });
+        assert!(Timestamp::parse(&texts[0]).is_some(), "{name}");
+        write!(out, "\"parse_{name}_ns\":{ns:.1},\"{name}_odd\":{sum},")?;
+    }
+    // The general ISO 8601 parser the calendar comes from, on the hot shape, for reference.
+    let texts: Vec<String> = millis.iter().map(|&ms| shapes[0].1(ms)).collect();
+    let (ns, _) = best_ns(&mut || {
+        texts
+            .iter()
+            .map(|t| {
+                std::hint::black_box(t)
+                    .parse::<jiff::Timestamp>()
+                    .map_or(0, |t| t.as_millisecond() & 1)
+            })
+            .sum()
+    });
+    write!(out, "\"jiff_parse_millis_z_ns\":{ns:.1},")?;
+    let (ns, _) = best_ns(&mut || {
+        millis
+            .iter()
+            .map(|&ms| Timestamp(std::hint::black_box(ms)).to_string().len() as i64)
+            .sum()
+    });
+    write!(out, "\"format_ns\":{ns:.1},\"count\":{count}}}")?;
+    println!("{out}");
     Ok(())
 }
 

@@ -1,10 +1,11 @@
 //! `pair.*` configuration: every key of SPEC §12 read once into [`Options`], validated, with
-//! defaults. Pure: values come through a lookup function, so parsing is tested without git.
+//! defaults. Booleans and integers are git's (gix's typed config values). Pure: values come
+//! through a lookup function, so parsing is tested without git.
 
 use std::path::PathBuf;
 
 /// Paths a reviewer must never see, whatever the configuration adds.
-pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
+pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = crate::packet::ALWAYS_EXCLUDED;
 
 /// The settings in force, after defaults; command-line flags override them in the command layer.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,17 +72,26 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Reads every `pair.*` key through `values` (all values of a key, in file order).
-    pub fn from_lookup(values: impl Fn(&str) -> Vec<String>) -> Result<Options, Error> {
+    /// Reads every `pair.*` key through `values`: every occurrence of a key in file order,
+    /// `None` for one written without `=` (`[pair] handoffFile`, which git reads as true).
+    pub fn from_lookup(values: impl Fn(&str) -> Vec<Option<String>>) -> Result<Options, Error> {
         let last = |key: &str| values(key).pop();
+        // Outside booleans, a key without `=` has the empty value.
+        let texts = |key: &str| -> Vec<String> {
+            values(key)
+                .into_iter()
+                .map(Option::unwrap_or_default)
+                .collect()
+        };
+        let last_text = |key: &str| texts(key).pop();
         let mut o = Options::default();
-        if let Some(v) = last("pair.coder").filter(|v| !v.trim().is_empty()) {
+        if let Some(v) = last_text("pair.coder").filter(|v| !v.trim().is_empty()) {
             o.coder = v.trim().to_owned();
         }
-        if let Some(v) = last("pair.reviewer").filter(|v| !v.trim().is_empty()) {
+        if let Some(v) = last_text("pair.reviewer").filter(|v| !v.trim().is_empty()) {
             o.reviewer = v.trim().to_owned();
         }
-        if let Some(v) = last("pair.reviewers") {
+        if let Some(v) = last_text("pair.reviewers") {
             o.reviewers = v
                 .split(',')
                 .map(str::trim)
@@ -90,52 +100,52 @@ impl Options {
                 .collect();
         }
         if let Some(v) = last("pair.maxRounds") {
-            o.max_rounds = positive_u32("pair.maxRounds", &v)?;
+            o.max_rounds = positive_u32("pair.maxRounds", v)?;
         }
-        if let Some(v) = last("pair.budgetUsd") {
+        if let Some(v) = last_text("pair.budgetUsd") {
             o.budget_usd = Some(non_negative_f64("pair.budgetUsd", &v)?);
         }
-        if let Some(v) = last("pair.budgetWarnRatio") {
+        if let Some(v) = last_text("pair.budgetWarnRatio") {
             o.budget_warn_ratio = ratio("pair.budgetWarnRatio", &v)?;
         }
-        if let Some(v) = last("pair.reviewerCommand") {
+        if let Some(v) = last_text("pair.reviewerCommand") {
             o.reviewer_command = Some(parse_argv("pair.reviewerCommand", &v)?);
         }
         if let Some(v) = last("pair.reviewTimeout") {
-            o.review_timeout_secs = u64::from(positive_u32("pair.reviewTimeout", &v)?);
+            o.review_timeout_secs = u64::from(positive_u32("pair.reviewTimeout", v)?);
         }
         if let Some(v) = last("pair.diffBudgetBytes") {
-            o.diff_budget_bytes = u64::from(positive_u32("pair.diffBudgetBytes", &v)?);
+            o.diff_budget_bytes = u64::from(positive_u32("pair.diffBudgetBytes", v)?);
         }
-        for pattern in values("pair.review.exclude") {
+        for pattern in texts("pair.review.exclude") {
             let pattern = pattern.trim().to_owned();
             if !pattern.is_empty() && !o.review_exclude.contains(&pattern) {
                 o.review_exclude.push(pattern);
             }
         }
         if let Some(v) = last("pair.maxParallel") {
-            o.max_parallel = Some(positive_u32("pair.maxParallel", &v)?);
+            o.max_parallel = Some(positive_u32("pair.maxParallel", v)?);
         }
         if let Some(v) = last("pair.quorum") {
-            o.quorum = Some(positive_u32("pair.quorum", &v)?);
+            o.quorum = Some(positive_u32("pair.quorum", v)?);
         }
-        o.pricing_file = last("pair.pricingFile").map(PathBuf::from);
-        o.surface_file = last("pair.surfaceFile").map(PathBuf::from);
-        o.prompt_template = last("pair.promptTemplate").map(PathBuf::from);
+        o.pricing_file = last_text("pair.pricingFile").map(PathBuf::from);
+        o.surface_file = last_text("pair.surfaceFile").map(PathBuf::from);
+        o.prompt_template = last_text("pair.promptTemplate").map(PathBuf::from);
         if let Some(v) = last("pair.handoffFile") {
-            o.handoff_file = boolean("pair.handoffFile", &v)?;
+            o.handoff_file = boolean("pair.handoffFile", v)?;
         }
-        for path in values("pair.neverCommit") {
+        for path in texts("pair.neverCommit") {
             if !path.trim().is_empty() && !o.never_commit.contains(&path) {
                 o.never_commit.push(path.trim().to_owned());
             }
         }
-        if let Some(v) = last("pair.handoffThreshold") {
+        if let Some(v) = last_text("pair.handoffThreshold") {
             o.handoff_threshold = ratio("pair.handoffThreshold", &v)?;
         }
-        o.trusted_checks = values("pair.trustedChecks");
+        o.trusted_checks = texts("pair.trustedChecks");
         if let Some(v) = last("pair.review.redactSecrets") {
-            o.redact_secrets = boolean("pair.review.redactSecrets", &v)?;
+            o.redact_secrets = boolean("pair.review.redactSecrets", v)?;
         }
         Ok(o)
     }
@@ -170,23 +180,14 @@ fn bad(key: &str, value: &str, expected: &'static str) -> Error {
     }
 }
 
-/// Parses a git integer (`10`, `10k`, `2m`, `1g`).
-fn git_integer(value: &str) -> Option<u64> {
-    let v = value.trim();
-    let (digits, factor) = match v.chars().last()?.to_ascii_lowercase() {
-        'k' => (&v[..v.len() - 1], 1024),
-        'm' => (&v[..v.len() - 1], 1024 * 1024),
-        'g' => (&v[..v.len() - 1], 1024 * 1024 * 1024),
-        _ => (v, 1),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(factor)
-}
-
-fn positive_u32(key: &str, value: &str) -> Result<u32, Error> {
-    git_integer(value)
+/// A git integer (`10`, `10k`, `2m`, `1g`, `0x10`) that is positive and fits a `u32`; a key
+/// without `=` has no integer value.
+fn positive_u32(key: &str, value: Option<String>) -> Result<u32, Error> {
+    let value = value.unwrap_or_default();
+    gix::config::Integer::from_bytes::<u32>(value.as_str())
+        .ok()
         .filter(|&n| n > 0)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| bad(key, value, "a positive integer"))
+        .ok_or_else(|| bad(key, &value, "a positive integer"))
 }
 
 fn non_negative_f64(key: &str, value: &str) -> Result<f64, Error> {
@@ -207,11 +208,14 @@ fn ratio(key: &str, value: &str) -> Result<f64, Error> {
         .ok_or_else(|| bad(key, value, "a ratio between 0 and 1"))
 }
 
-fn boolean(key: &str, value: &str) -> Result<bool, Error> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "on" | "1" | "" => Ok(true),
-        "false" | "no" | "off" | "0" => Ok(false),
-        _ => Err(bad(key, value, "a boolean (true/false)")),
+/// A git boolean: a key without `=` is true, an empty value false, then `true/yes/on`,
+/// `false/no/off` in any case, or a number (non-zero is true), as `git config --type=bool`.
+fn boolean(key: &str, value: Option<String>) -> Result<bool, Error> {
+    match value {
+        None => Ok(true),
+        Some(value) => gix::config::Boolean::try_from(value.as_str())
+            .map(bool::from)
+            .map_err(|_| bad(key, &value, "a boolean (true/false)")),
     }
 }
 
@@ -234,10 +238,18 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Vec<String> {
-        let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Vec<Option<String>> + use<> {
+        let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|&(k, v)| (k, Some(v))).collect();
+        occurrences(&pairs)
+    }
+
+    /// Like [`lookup`], with `None` for a key written without `=`.
+    fn occurrences(pairs: &[(&str, Option<&str>)]) -> impl Fn(&str) -> Vec<Option<String>> + use<> {
+        let mut map: HashMap<String, Vec<Option<String>>> = HashMap::new();
         for (k, v) in pairs {
-            map.entry(k.to_string()).or_default().push(v.to_string());
+            map.entry(k.to_string())
+                .or_default()
+                .push(v.map(str::to_owned));
         }
         move |k| map.get(k).cloned().unwrap_or_default()
     }
@@ -292,10 +304,82 @@ mod tests {
             ("pair.reviewerCommand", "rev --x"),
             ("pair.reviewerCommand", "[]"),
             ("pair.reviewTimeout", "soon"),
+            ("pair.diffBudgetBytes", "1t"),
+            ("pair.diffBudgetBytes", "8g"),
+            ("pair.maxRounds", "-2"),
+            ("pair.maxRounds", ""),
+            ("pair.review.redactSecrets", "yes please"),
         ] {
             let err = Options::from_lookup(lookup(&[(key, value)])).expect_err(key);
             assert_eq!(err.key, key);
             assert!(err.to_string().contains(value), "{err}");
         }
+    }
+
+    #[test]
+    fn booleans_are_read_as_git_reads_them() {
+        let handoff = |v: Option<&str>| {
+            Options::from_lookup(occurrences(&[("pair.handoffFile", v)])).map(|o| o.handoff_file)
+        };
+        // `[pair] handoffFile` (no `=`) is true; `handoffFile =` (empty) is false.
+        assert_eq!(handoff(None), Ok(true));
+        assert_eq!(handoff(Some("")), Ok(false));
+        for (value, want) in [
+            ("yes", true),
+            ("on", true),
+            ("true", true),
+            ("1", true),
+            ("TRUE", true),
+            ("Yes", true),
+            ("2", true),
+            ("no", false),
+            ("off", false),
+            ("false", false),
+            ("0", false),
+            ("OFF", false),
+        ] {
+            assert_eq!(handoff(Some(value)), Ok(want), "{value}");
+        }
+        let err = handoff(Some("maybe")).expect_err("not a boolean");
+        assert_eq!(
+            err.to_string(),
+            "bad config value 'maybe' for 'pair.handoffFile': expected a boolean (true/false)"
+        );
+        // The last occurrence decides, whether or not it has a value.
+        let o = Options::from_lookup(occurrences(&[
+            ("pair.handoffFile", Some("no")),
+            ("pair.handoffFile", None),
+            ("pair.review.redactSecrets", None),
+        ]))
+        .expect("parses");
+        assert!(o.handoff_file && o.redact_secrets);
+    }
+
+    #[test]
+    fn integers_are_read_as_git_reads_them() {
+        let budget = |v: &str| {
+            Options::from_lookup(lookup(&[("pair.diffBudgetBytes", v)]))
+                .map(|o| o.diff_budget_bytes)
+        };
+        for (value, want) in [
+            ("10", 10),
+            ("1k", 1024),
+            ("2M", 2 << 20),
+            ("1g", 1 << 30),
+            ("0x10", 16),
+        ] {
+            assert_eq!(budget(value), Ok(want), "{value}");
+        }
+        // A key without `=` is no integer (git: "bad numeric config value").
+        let err =
+            Options::from_lookup(occurrences(&[("pair.maxRounds", None)])).expect_err("no value");
+        assert_eq!(err.key, "pair.maxRounds");
+        // Strings keep reading a key without `=` as empty.
+        let o = Options::from_lookup(occurrences(&[
+            ("pair.coder", None),
+            ("pair.review.exclude", None),
+        ]))
+        .expect("parses");
+        assert_eq!((o.coder.as_str(), o.review_exclude.len()), ("claude", 2));
     }
 }

@@ -15,6 +15,6 @@ pub use manifest::{
 };
 pub use record::{
     Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
-    ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, Start, Verdict,
+    ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

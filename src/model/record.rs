@@ -40,16 +40,66 @@ impl Verdict {
     }
 }
 
-/// One numbered finding of a review.
+/// How much harm a finding names; stored as `critical|high|medium|low`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Data loss, security breach, or the change cannot work at all.
+    Critical,
+    /// Wrong behaviour users will hit.
+    High,
+    /// Wrong behaviour in a corner, or a missing safeguard.
+    Medium,
+    /// Worth fixing, harmless meanwhile.
+    Low,
+}
+
+impl Severity {
+    /// Every severity, most harmful first.
+    pub const ALL: [Severity; 4] = [
+        Severity::Critical,
+        Severity::High,
+        Severity::Medium,
+        Severity::Low,
+    ];
+
+    /// The contract spelling (`critical`, `high`, `medium`, `low`), as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Critical => "critical",
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+
+    /// Parses a severity in any letter case (`High`, `LOW`), as reviewers write it in text.
+    pub fn parse(s: &str) -> Option<Severity> {
+        Severity::ALL
+            .into_iter()
+            .find(|severity| severity.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One numbered finding of a review: what the answer parsers produce and what is stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
+    /// Position in the answer, renumbered 1, 2, 3… in order of appearance.
     pub n: u32,
+    /// The bracketed category (`correctness`, `security`, …), as the reviewer wrote it.
     pub category: String,
-    /// `critical|high|medium|low`, or null when the reviewer gave none.
-    pub severity: Option<String>,
-    /// `path:line`, or `""` when the reviewer gave none.
+    /// The severity tag, or null when the reviewer gave none.
+    pub severity: Option<Severity>,
+    /// `path:line` or `path`; `""` when the finding names no location.
     #[serde(default)]
     pub location: String,
+    /// What fails, its impact and the fix.
     pub text: String,
 }
 
@@ -414,6 +464,42 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn stored_findings_read_and_write_back_byte_for_byte() {
+        // Records written before findings had a typed severity (and one without a location).
+        let stored = [
+            r#"{"v":1,"id":"r1","seq":5,"at":"2026-11-29T23:15:00Z","kind":"review","dispatch":"d1","round":1,"verdict":"CHANGES_REQUESTED","outcome":"completed","tool":"codex","findings":[{"n":1,"category":"correctness","severity":"high","location":"src/lib.rs:10","text":"off by one"},{"n":2,"category":"tests","severity":null,"location":"","text":"no test"},{"n":3,"category":"x","severity":"critical","location":"a","text":"t"},{"n":4,"category":"y","severity":"medium","location":"b","text":"t"},{"n":5,"category":"z","severity":"low","location":"c","text":"t"}],"reviewers":[],"fallback_used":false,"snapshot":""}"#,
+        ];
+        for json in stored {
+            let record = Record::from_json(json.as_bytes()).expect("old record reads");
+            assert_eq!(
+                String::from_utf8(record.to_json()).expect("utf-8"),
+                format!("{json}\n")
+            );
+        }
+        let without_location = br#"{"n":1,"category":"c","severity":"low","text":"t"}"#;
+        let finding: Finding = serde_json::from_slice(without_location).expect("reads");
+        assert_eq!(
+            (finding.location.as_str(), finding.severity),
+            ("", Some(Severity::Low))
+        );
+        let unknown = br#"{"n":1,"category":"c","severity":"urgent","location":"","text":"t"}"#;
+        assert!(serde_json::from_slice::<Finding>(unknown).is_err());
+    }
+
+    #[test]
+    fn severity_spellings() {
+        for severity in Severity::ALL {
+            let json = serde_json::to_string(&severity).expect("serializes");
+            assert_eq!(json, format!("\"{severity}\""));
+            assert_eq!(
+                Severity::parse(&severity.as_str().to_uppercase()),
+                Some(severity)
+            );
+        }
+        assert_eq!(Severity::parse("urgent"), None);
     }
 
     #[test]

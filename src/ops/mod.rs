@@ -42,7 +42,7 @@ impl Context {
             });
         }
         let repo = Repo::discover(dir)?;
-        let options = Options::from_lookup(|key| repo.config_values(key))?;
+        let options = Options::from_lookup(|key| repo.config_occurrences(key))?;
         Ok(Context {
             repo,
             options,

@@ -1,208 +1,75 @@
-//! gitignore-style path patterns: `*`, `?`, `[...]` stay within one path component, `**`
-//! spans directories, a pattern without a `/` matches a file or directory name at any depth,
-//! a pattern with a `/` is anchored at the repository root, a trailing `/` only matches
-//! directories. A path matches when it, or any directory containing it, matches.
+//! gitignore-style path sets on gix's own pattern machinery (`gix::glob`, git's wildmatch):
+//! `*`, `?`, `[...]` stay within one path component, `**` spans directories, a pattern
+//! without a `/` matches a name at any depth, one with a `/` is anchored at the repository
+//! root, a trailing `/` only matches directories, `!pattern` re-includes and the last
+//! matching pattern wins. A path is in the set when it, or any directory containing it, is —
+//! and as in git, nothing under an excluded directory can be re-included.
 //! Pure: bytes in, booleans out.
 
-/// A parsed pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pattern {
-    text: String,
-    body: Vec<u8>,
-    /// Matches only directories (written with a trailing `/`).
-    directory_only: bool,
-    /// Has no `/` other than a trailing one: matched against names, at any depth.
-    name_only: bool,
+use gix::bstr::{BStr, ByteSlice};
+use gix::glob::{Pattern, pattern::Case, wildmatch};
+
+/// An ordered list of gitignore-style patterns, evaluated as one `.gitignore` file would be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PathSet {
+    /// Each pattern with its text as written, in order (later patterns win).
+    patterns: Vec<(Pattern, String)>,
 }
 
-impl Pattern {
-    /// Parses `text`; returns `None` for an empty pattern (which matches nothing).
-    pub fn new(text: &str) -> Option<Pattern> {
-        let mut body = text.trim().as_bytes();
-        let directory_only = body.ends_with(b"/");
-        if directory_only {
-            body = &body[..body.len() - 1];
-        }
-        let name_only = !body.contains(&b'/');
-        if let Some(anchored) = body.strip_prefix(b"/") {
-            body = anchored;
-        }
-        if body.is_empty() {
+impl PathSet {
+    /// Parses `patterns` in order; empty ones (after trimming whitespace) match nothing and
+    /// are dropped.
+    pub fn new(patterns: impl IntoIterator<Item = impl AsRef<str>>) -> PathSet {
+        let patterns = patterns
+            .into_iter()
+            .filter_map(|text| {
+                let text = text.as_ref();
+                let pattern = Pattern::from_bytes(text.trim().as_bytes())?;
+                // `/` alone parses as an anchored pattern with no text, which git ignores.
+                (!pattern.text.is_empty()).then(|| (pattern, text.to_owned()))
+            })
+            .collect();
+        PathSet { patterns }
+    }
+
+    /// Whether `path` (repository-relative, `/`-separated) is in the set.
+    pub fn matches(&self, path: &[u8]) -> bool {
+        self.matching(path).is_some()
+    }
+
+    /// The pattern (as written) that puts `path` in the set, or `None` when it is not in it:
+    /// the deciding pattern of the outermost excluded directory containing `path`, else the
+    /// last pattern matching `path` itself, unless that one is a negation.
+    pub fn matching(&self, path: &[u8]) -> Option<&str> {
+        let path = path.as_bstr();
+        let directories = path
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'/')
+            .map(|(slash, _)| &path[..slash]);
+        directories
+            .map(|dir| (dir, true))
+            .chain(std::iter::once((path, false)))
+            .find_map(|(candidate, is_dir)| self.last_match(candidate, is_dir))
+    }
+
+    /// The last pattern matching `path` when it is a positive one.
+    fn last_match(&self, path: &BStr, is_dir: bool) -> Option<&str> {
+        if path.is_empty() {
             return None;
         }
-        Some(Pattern {
-            text: text.to_owned(),
-            body: body.to_vec(),
-            directory_only,
-            name_only,
-        })
+        let basename_start = path.rfind_byte(b'/').map(|slash| slash + 1);
+        let (pattern, text) = self.patterns.iter().rev().find(|(pattern, _)| {
+            pattern.matches_repo_relative_path(
+                path,
+                basename_start,
+                Some(is_dir),
+                Case::Sensitive,
+                wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
+            )
+        })?;
+        (!pattern.is_negative()).then_some(text.as_str())
     }
-
-    /// The pattern as written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// Whether `path` (repository-relative, `/`-separated) or one of its parent directories
-    /// matches.
-    pub fn matches(&self, path: &[u8]) -> bool {
-        let mut end = path.len();
-        let mut is_dir = false;
-        loop {
-            let candidate = &path[..end];
-            if (is_dir || !self.directory_only) && self.matches_one(candidate) {
-                return true;
-            }
-            match candidate.iter().rposition(|&b| b == b'/') {
-                Some(slash) => {
-                    end = slash;
-                    is_dir = true;
-                }
-                None => return false,
-            }
-        }
-    }
-
-    fn matches_one(&self, path: &[u8]) -> bool {
-        if self.name_only {
-            let name = match path.iter().rposition(|&b| b == b'/') {
-                Some(slash) => &path[slash + 1..],
-                None => path,
-            };
-            wildmatch(&self.body, name)
-        } else {
-            wildmatch(&self.body, path)
-        }
-    }
-}
-
-/// git's `wildmatch` with `WM_PATHNAME`: `*`/`?`/classes do not match `/`; `**` between
-/// slashes (or at either end) matches any number of directories.
-fn wildmatch(pattern: &[u8], text: &[u8]) -> bool {
-    match_at(pattern, text, true)
-}
-
-fn match_at(pattern: &[u8], text: &[u8], at_component_start: bool) -> bool {
-    let (mut p, mut t) = (0, 0);
-    while p < pattern.len() {
-        match pattern[p] {
-            b'*' => {
-                let double = pattern.get(p + 1) == Some(&b'*');
-                let ends_component = pattern.get(p + 2).is_none_or(|&c| c == b'/');
-                let starts_component =
-                    p == 0 && at_component_start || p > 0 && pattern[p - 1] == b'/';
-                if double && starts_component && ends_component {
-                    let rest = &pattern[(p + 3).min(pattern.len())..];
-                    if p + 2 >= pattern.len() {
-                        return true;
-                    }
-                    // `**/`: zero or more whole directories.
-                    let mut from = t;
-                    loop {
-                        if match_at(rest, &text[from..], true) {
-                            return true;
-                        }
-                        match text[from..].iter().position(|&b| b == b'/') {
-                            Some(slash) => from += slash + 1,
-                            None => return false,
-                        }
-                    }
-                }
-                let mut rest = p + 1;
-                while rest < pattern.len() && pattern[rest] == b'*' {
-                    rest += 1;
-                }
-                let mut from = t;
-                loop {
-                    if match_at(&pattern[rest..], &text[from..], false) {
-                        return true;
-                    }
-                    if from >= text.len() || text[from] == b'/' {
-                        return false;
-                    }
-                    from += 1;
-                }
-            }
-            b'?' => {
-                if t >= text.len() || text[t] == b'/' {
-                    return false;
-                }
-                p += 1;
-                t += 1;
-            }
-            b'[' => {
-                let Some(&c) = text.get(t) else { return false };
-                match match_class(&pattern[p..], c) {
-                    Some((matched, len)) => {
-                        if !matched || c == b'/' {
-                            return false;
-                        }
-                        p += len;
-                        t += 1;
-                    }
-                    // An unterminated class is a literal '['.
-                    None => {
-                        if c != b'[' {
-                            return false;
-                        }
-                        p += 1;
-                        t += 1;
-                    }
-                }
-            }
-            b'\\' if p + 1 < pattern.len() => {
-                if text.get(t) != Some(&pattern[p + 1]) {
-                    return false;
-                }
-                p += 2;
-                t += 1;
-            }
-            literal => {
-                if text.get(t) != Some(&literal) {
-                    return false;
-                }
-                p += 1;
-                t += 1;
-            }
-        }
-    }
-    t == text.len()
-}
-
-/// Matches `c` against the class at the start of `pattern` (`[...]`); returns whether it
-/// matched and the class's length, or `None` when the class is not terminated.
-fn match_class(pattern: &[u8], c: u8) -> Option<(bool, usize)> {
-    let mut i = 1;
-    let negated = matches!(pattern.get(i), Some(b'!' | b'^'));
-    if negated {
-        i += 1;
-    }
-    let mut matched = false;
-    let mut first = true;
-    while i < pattern.len() {
-        let mut low = pattern[i];
-        if low == b']' && !first {
-            return Some((matched != negated, i + 1));
-        }
-        first = false;
-        if low == b'\\' && i + 1 < pattern.len() {
-            i += 1;
-            low = pattern[i];
-        }
-        if pattern.get(i + 1) == Some(&b'-') && pattern.get(i + 2).is_some_and(|&h| h != b']') {
-            let high = pattern[i + 2];
-            if low <= c && c <= high {
-                matched = true;
-            }
-            i += 3;
-        } else {
-            if low == c {
-                matched = true;
-            }
-            i += 1;
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -210,9 +77,7 @@ mod tests {
     use super::*;
 
     fn m(pattern: &str, path: &str) -> bool {
-        Pattern::new(pattern)
-            .expect("non-empty")
-            .matches(path.as_bytes())
+        PathSet::new([pattern]).matches(path.as_bytes())
     }
 
     #[test]
@@ -252,6 +117,12 @@ mod tests {
             ("node_modules/", "node_modules/pkg/index.js", true),
             ("a**b", "a/x/b", false),
             ("a**b", "axxb", true),
+            // git's wildmatch details the hand-written matcher did not have.
+            ("[[:digit:]].txt", "7.txt", true),
+            ("[[:digit:]].txt", "x.txt", false),
+            ("*", "a/b", true),
+            ("secret/", "secret/deep/down/key", true),
+            ("/secret/", "x/secret/key", false),
         ];
         for (pattern, path, expected) in cases {
             assert_eq!(m(pattern, path), expected, "{pattern} vs {path}");
@@ -260,7 +131,44 @@ mod tests {
 
     #[test]
     fn empty_patterns_are_ignored() {
-        assert!(Pattern::new("").is_none());
-        assert!(Pattern::new("/").is_none());
+        assert_eq!(PathSet::new(["", "/", "  "]), PathSet::default());
+        assert!(!PathSet::new(["", "/"]).matches(b"a"));
+    }
+
+    #[test]
+    fn negation_re_includes_and_the_last_match_wins() {
+        let set = PathSet::new(["*.env", "!example.env"]);
+        assert_eq!(set.matching(b"prod.env"), Some("*.env"));
+        assert_eq!(set.matching(b"config/example.env"), None);
+        // Order matters: a later positive pattern excludes again.
+        let set = PathSet::new(["*.env", "!example.env", "config/*.env"]);
+        assert_eq!(set.matching(b"config/example.env"), Some("config/*.env"));
+        assert_eq!(set.matching(b"example.env"), None);
+        // A negation alone excludes nothing.
+        assert!(!PathSet::new(["!a"]).matches(b"a"));
+        // `\!` is a literal `!`.
+        assert!(PathSet::new(["\\!important"]).matches(b"!important"));
+    }
+
+    #[test]
+    fn a_path_inside_an_excluded_directory_is_excluded() {
+        let set = PathSet::new(["secrets"]);
+        assert_eq!(set.matching(b"secrets/a/b/key.pem"), Some("secrets"));
+        assert_eq!(set.matching(b"deep/secrets/key.pem"), Some("secrets"));
+        assert!(!set.matches(b"secretsx/key.pem"));
+        // As in git, a file cannot be re-included when a directory containing it is excluded…
+        let set = PathSet::new(["secrets/", "!secrets/public.pem"]);
+        assert_eq!(set.matching(b"secrets/public.pem"), Some("secrets/"));
+        // …but it can be when only the files inside are.
+        let set = PathSet::new(["secrets/*", "!secrets/public.pem"]);
+        assert_eq!(set.matching(b"secrets/public.pem"), None);
+        assert_eq!(set.matching(b"secrets/private.pem"), Some("secrets/*"));
+        // A negated directory re-includes what is under it.
+        let set = PathSet::new(["build*", "!build-tools/"]);
+        assert!(!set.matches(b"build-tools/x.sh"));
+        assert!(set.matches(b"build-out/x.o"));
+        // The outermost excluded directory decides, whatever is negated below it.
+        let set = PathSet::new(["a/", "!a/b/", "!a/b/c"]);
+        assert_eq!(set.matching(b"a/b/c"), Some("a/"));
     }
 }

@@ -30,7 +30,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             budget_bytes: 256 * 1024,
-            exclude: vec!["HANDOFF.md".to_owned(), ".pair/working/**".to_owned()],
+            exclude: ALWAYS_EXCLUDED.map(str::to_owned).to_vec(),
         }
     }
 }
@@ -142,20 +142,24 @@ const MIN_ALLOWANCE: usize = 1024;
 const LIST_SHARE: usize = 8;
 const LIST_MAX: usize = 16 * 1024;
 
-/// Checks `paths` (old and new path of every changed file) against the exclude patterns.
+/// Paths a reviewer never sees, whatever `pair.review.exclude` adds: they are checked on their
+/// own, so a `!pattern` there cannot re-include them.
+pub const ALWAYS_EXCLUDED: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
+
+/// Checks `paths` (old and new path of every changed file) against [`ALWAYS_EXCLUDED`] and the
+/// exclude patterns, which are read as one `.gitignore` file (`!` re-includes, the last match
+/// wins).
 pub fn check_blindness<'a>(
     paths: impl IntoIterator<Item = &'a [u8]>,
     exclude: &[String],
 ) -> Result<(), Error> {
-    let patterns: Vec<glob::Pattern> = exclude
-        .iter()
-        .filter_map(|p| glob::Pattern::new(p))
-        .collect();
+    let always = glob::PathSet::new(ALWAYS_EXCLUDED);
+    let excluded = glob::PathSet::new(exclude);
     for path in paths {
-        if let Some(pattern) = patterns.iter().find(|p| p.matches(path)) {
+        if let Some(pattern) = always.matching(path).or_else(|| excluded.matching(path)) {
             return Err(Error::Blind {
                 path: path.to_str_lossy().into_owned(),
-                pattern: pattern.as_str().to_owned(),
+                pattern: pattern.to_owned(),
             });
         }
     }
@@ -206,8 +210,8 @@ fn label(change: &Change) -> String {
     }
 }
 
-fn is_generated(change: &Change, patterns: &[glob::Pattern]) -> bool {
-    patterns.iter().any(|p| p.matches(&change.new_path))
+fn is_generated(change: &Change, generated: &glob::PathSet) -> bool {
+    generated.matches(&change.new_path)
 }
 
 fn assemble(
@@ -222,10 +226,7 @@ fn assemble(
         &options.exclude,
     )?;
     let budget = options.budget_bytes;
-    let generated_patterns: Vec<glob::Pattern> = GENERATED
-        .iter()
-        .filter_map(|p| glob::Pattern::new(p))
-        .collect();
+    let generated_patterns = glob::PathSet::new(GENERATED);
     let labels: Vec<String> = changes.iter().map(|c| label(c)).collect();
     let list_cap = (budget / LIST_SHARE).min(LIST_MAX);
     // Room for the list of left-out files: the list of all files bounds the list of any
@@ -515,6 +516,22 @@ mod tests {
                 file_diff_for_tests(&name, Some(&old), Some(&new))
             })
             .collect()
+    }
+
+    #[test]
+    fn no_negation_re_includes_what_is_always_excluded() {
+        let exclude: Vec<String> = ["HANDOFF.md", ".pair/working/**", "!HANDOFF.md", "!.pair/"]
+            .map(String::from)
+            .to_vec();
+        for path in ["HANDOFF.md", "docs/HANDOFF.md", ".pair/working/notes"] {
+            let err = check_blindness([path.as_bytes()], &exclude).expect_err(path);
+            assert!(matches!(err, Error::Blind { .. }), "{path}");
+        }
+        // Configured patterns themselves can be narrowed with a negation.
+        let exclude = ["secrets/*", "!secrets/README.md"].map(String::from);
+        assert!(check_blindness([b"secrets/README.md".as_slice()], &exclude).is_ok());
+        assert!(check_blindness([b"secrets/key.pem".as_slice()], &exclude).is_err());
+        assert!(check_blindness([b"HANDOFF.md".as_slice()], &[]).is_err());
     }
 
     #[test]

@@ -67,7 +67,6 @@ pub fn section(record: &Record, after: &Manifest) -> String {
                         for f in &review.findings {
                             let severity = f
                                 .severity
-                                .as_deref()
                                 .map(|s| format!(" [severity: {s}]"))
                                 .unwrap_or_default();
                             if f.location.is_empty() {

@@ -1,7 +1,7 @@
 //! Reading a reviewer's answer (SPEC §6.3), fail-closed: the text contract (numbered
-//! findings, last `VERDICT:` line wins) and the JSON contract (validated against the shipped
-//! schema). Pure over bytes: no process, no repository, no I/O. Never yields APPROVED from
-//! anything but an explicit, well-formed approval.
+//! findings, last `VERDICT:` line wins) and the JSON contract (read strictly as the shipped
+//! schema describes it). Pure over bytes: no process, no repository, no I/O. Never yields
+//! APPROVED from anything but an explicit, well-formed approval.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -12,58 +12,7 @@ use serde_json::Value;
 
 use crate::review::schema;
 
-pub use crate::model::Verdict;
-
-/// How much harm a finding names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Data loss, security breach, or the change cannot work at all.
-    Critical,
-    /// Wrong behaviour users will hit.
-    High,
-    /// Wrong behaviour in a corner, or a missing safeguard.
-    Medium,
-    /// Worth fixing, harmless meanwhile.
-    Low,
-}
-
-impl Severity {
-    /// The contract spelling (`critical`, `high`, `medium`, `low`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::High => "high",
-            Severity::Medium => "medium",
-            Severity::Low => "low",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Severity> {
-        match s.to_ascii_lowercase().as_str() {
-            "critical" => Some(Severity::Critical),
-            "high" => Some(Severity::High),
-            "medium" => Some(Severity::Medium),
-            "low" => Some(Severity::Low),
-            _ => None,
-        }
-    }
-}
-
-/// One numbered finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
-    /// Position in the answer, renumbered 1, 2, 3… in order of appearance.
-    pub n: u32,
-    /// The bracketed category (`correctness`, `security`, …), as the reviewer wrote it.
-    pub category: String,
-    /// The severity tag, when given.
-    pub severity: Option<Severity>,
-    /// `path:line` or `path`; `""` when the finding names no location.
-    pub location: String,
-    /// What fails, its impact and the fix.
-    pub text: String,
-}
+pub use crate::model::{Finding, Severity, Verdict};
 
 /// What an answer says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,59 +69,21 @@ pub fn parse_answer(bytes: &[u8]) -> Parsed {
     }
 }
 
-/// Parses the JSON contract: one object valid against the shipped review schema.
+/// Parses the JSON contract: one object as the shipped review schema describes it.
 pub fn parse_json(text: &str) -> Parsed {
     let value: Value = match serde_json::from_str(text.trim()) {
         Ok(v) => v,
         Err(e) => return no_verdict(format!("the answer is not valid JSON: {e}")),
     };
-    let violations = schema::validate(schema::review_schema(), &value);
-    if !violations.is_empty() {
-        let list: Vec<String> = violations.iter().take(5).map(ToString::to_string).collect();
-        let more = violations.len().saturating_sub(5);
-        let tail = if more > 0 {
-            format!(" (and {more} more)")
-        } else {
-            String::new()
-        };
-        return no_verdict(format!(
-            "the JSON answer does not match the review schema: {}{tail}",
-            list.join("; ")
-        ));
+    match schema::Answer::from_value(&value) {
+        Ok(answer) => Parsed::Verdict {
+            verdict: answer.verdict,
+            findings: answer.into_findings(),
+        },
+        Err(what) => no_verdict(format!(
+            "the JSON answer does not match the review schema: {what}"
+        )),
     }
-    let verdict = match value["verdict"].as_str() {
-        Some("APPROVED") => Verdict::Approved,
-        Some("CHANGES_REQUESTED") => Verdict::ChangesRequested,
-        // The schema's enum already rejected anything else; stay closed if it is edited.
-        other => return no_verdict(format!("unknown verdict {other:?}")),
-    };
-    let str_field = |f: &Value, k: &str| {
-        f.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .trim()
-            .to_owned()
-    };
-    let findings = value["findings"]
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .zip(1u32..)
-                .map(|(f, n)| Finding {
-                    n,
-                    category: str_field(f, "category"),
-                    severity: f
-                        .get("severity")
-                        .and_then(Value::as_str)
-                        .and_then(Severity::parse),
-                    location: str_field(f, "location"),
-                    text: str_field(f, "text"),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Parsed::Verdict { verdict, findings }
 }
 
 /// Parses the text contract: `N. [category] [severity: s] path:line — text` lines and a

@@ -30,10 +30,9 @@ pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
         dir: pack_dir.display().to_string(),
         source,
     };
-    let (pack, entries) = encode_pack(objects).map_err(fail)?;
-    let checksum = &pack[pack.len() - 20..];
-    let index = encode_index(entries, checksum);
-    let name = format!("pack-{}", hex(checksum));
+    let (pack, entries, checksum) = encode_pack(objects).map_err(fail)?;
+    let index = encode_index(entries, &checksum);
+    let name = format!("pack-{}", checksum.to_hex());
     let final_pack = pack_dir.join(format!("{name}.pack"));
     let final_index = pack_dir.join(format!("{name}.idx"));
     if final_index.exists() {
@@ -68,7 +67,8 @@ struct Entry {
     crc32: u32,
 }
 
-fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>)> {
+/// The pack's bytes, where each object went, and the pack's checksum (its trailing 20 bytes).
+fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>, ObjectId)> {
     let mut pack = Vec::with_capacity(
         objects
             .iter()
@@ -105,12 +105,12 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>)> 
         entries.push(Entry {
             id: *id,
             offset: offset as u64,
-            crc32: crc32(&pack[offset..]),
+            crc32: crc32fast::hash(&pack[offset..]),
         });
     }
-    let checksum = sha1(&pack);
-    pack.extend_from_slice(&checksum);
-    Ok((pack, entries))
+    let checksum = ObjectId::from(sha1(&pack));
+    pack.extend_from_slice(checksum.as_bytes());
+    Ok((pack, entries, checksum))
 }
 
 /// Appends the zlib stream of `data` to `out`.
@@ -141,7 +141,7 @@ fn deflate_into(
     }
 }
 
-fn encode_index(mut entries: Vec<Entry>, pack_checksum: &[u8]) -> Vec<u8> {
+fn encode_index(mut entries: Vec<Entry>, pack_checksum: &ObjectId) -> Vec<u8> {
     entries.sort_by_key(|e| e.id);
     let mut index = Vec::with_capacity(8 + 1024 + entries.len() * 28 + 40);
     index.extend_from_slice(b"\xfftOc");
@@ -173,7 +173,7 @@ fn encode_index(mut entries: Vec<Entry>, pack_checksum: &[u8]) -> Vec<u8> {
     for offset in large {
         index.extend_from_slice(&offset.to_be_bytes());
     }
-    index.extend_from_slice(pack_checksum);
+    index.extend_from_slice(pack_checksum.as_bytes());
     let checksum = sha1(&index);
     index.extend_from_slice(&checksum);
     index
@@ -185,44 +185,63 @@ fn sha1(bytes: &[u8]) -> [u8; 20] {
     hasher.digest().bytes()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// CRC-32 (IEEE, as zlib computes it), which pack indexes store per entry.
-fn crc32(bytes: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = [0u32; 256];
-        for (i, slot) in table.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-            *slot = c;
-        }
-        table
-    });
-    !bytes.iter().fold(!0u32, |c, &b| {
-        table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn crc32_matches_known_values() {
-        assert_eq!(crc32(b""), 0);
-        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
-        assert_eq!(
-            crc32(b"The quick brown fox jumps over the lazy dog"),
-            0x414f_a339
-        );
+    fn gix_reads_back_every_object_and_checksum() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let big: Vec<u8> = (0..100_000u32).flat_map(|n| n.to_le_bytes()).collect();
+        let contents: [(gix::objs::Kind, &[u8]); 4] = [
+            (gix::objs::Kind::Blob, b""),
+            (gix::objs::Kind::Blob, b"hello\n"),
+            (gix::objs::Kind::Blob, &big),
+            (gix::objs::Kind::Tree, b""),
+        ];
+        let objects: Vec<(ObjectId, gix::objs::Kind, &[u8])> = contents
+            .iter()
+            .map(|&(kind, data)| {
+                let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, data).expect("hash");
+                (id, kind, data)
+            })
+            .collect();
+        let pack_dir = repo.objects.store_ref().path().join("pack");
+        write(&pack_dir, &objects).expect("write pack");
+
+        let idx_path = std::fs::read_dir(&pack_dir)
+            .expect("pack dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .expect("an index");
+        let index = gix::odb::pack::index::File::at(&idx_path, gix::hash::Kind::Sha1)
+            .expect("gix reads the index");
+        let pack =
+            gix::odb::pack::data::File::at(idx_path.with_extension("pack"), gix::hash::Kind::Sha1)
+                .expect("gix reads the pack");
+        // The file name is the pack checksum, which the index repeats.
+        let stem = idx_path.file_stem().and_then(|s| s.to_str()).expect("name");
+        assert_eq!(stem, format!("pack-{}", pack.checksum().to_hex()));
+        assert_eq!(index.pack_checksum(), pack.checksum());
+        assert_eq!(index.num_objects(), 4);
+        // Each entry's CRC-32 covers its bytes up to the next entry (or the trailer).
+        let mut ends = index.sorted_offsets();
+        ends.push(pack.data_len() as u64 - 20);
+        for entry in index.iter() {
+            let i = ends
+                .iter()
+                .position(|&o| o == entry.pack_offset)
+                .expect("offset");
+            let size = (ends[i + 1] - entry.pack_offset) as usize;
+            assert_eq!(entry.crc32, Some(pack.entry_crc32(entry.pack_offset, size)));
+        }
+
+        let repo = gix::open(dir.path()).expect("reopen");
+        for (id, kind, data) in &objects {
+            let object = repo.find_object(*id).expect("found in the pack");
+            assert_eq!((object.kind, object.data.as_slice()), (*kind, *data));
+        }
     }
 }

@@ -136,6 +136,27 @@ impl Repo {
             .collect()
     }
 
+    /// Every occurrence of a configuration key, in file order, with `None` for one written
+    /// without `=` (`[pair] handoffFile`), which git reads as a true boolean where `key =` is
+    /// false. gix tells the two apart for the last occurrence only, the one that counts for
+    /// single values; earlier occurrences without `=` read as empty.
+    pub fn config_occurrences(&self, key: &str) -> Vec<Option<String>> {
+        let snapshot = self.repo.config_snapshot();
+        let config = snapshot.plumbing();
+        let mut values: Vec<Option<String>> = config
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| Some(v.to_string()))
+            .collect();
+        if config.string_implicit(key) == Some(None)
+            && let Some(last) = values.last_mut()
+        {
+            *last = None;
+        }
+        values
+    }
+
     /// Reads HEAD.
     pub fn head(&self) -> Result<Head, Error> {
         let head = self.repo.head().map_err(Error::git("read HEAD"))?;

@@ -119,6 +119,58 @@ fn blindness_refuses_before_anything_else() {
     );
 }
 
+#[test]
+fn blindness_patterns_agree_with_git_check_ignore() {
+    // The same patterns as a .gitignore, judged by `git check-ignore --no-index`: negation,
+    // last match wins, and nothing under an excluded directory can be re-included.
+    let patterns = [
+        "*.log",
+        "!keep.log",
+        "build/",
+        "!build/keep.txt",
+        "docs/**/*.tmp",
+        "/root-only",
+        "cache/*",
+        "!cache/readme",
+        "[Tt]emp?",
+    ];
+    let paths = [
+        "a.log",
+        "keep.log",
+        "sub/keep.log",
+        "build/keep.txt",
+        "build/x/y",
+        "docs/a/b/c.tmp",
+        "docs/c.tmp",
+        "root-only",
+        "sub/root-only",
+        "cache/readme",
+        "cache/other",
+        "Temp1",
+        "x/temp2/f",
+        "plain.txt",
+    ];
+    let temp = common::empty_repo();
+    std::fs::write(temp.path.join(".gitignore"), patterns.join("\n")).expect("write .gitignore");
+    let mut args = vec!["check-ignore", "--no-index"];
+    args.extend(paths);
+    // Exit status 1 means "nothing ignored"; the list on stdout is what counts.
+    let out = common::git_raw(&temp.path, &args);
+    let ignored = String::from_utf8(out.stdout).expect("UTF-8 paths");
+    let set = packet::glob::PathSet::new(patterns);
+    for path in paths {
+        let by_git = ignored.lines().any(|l| l == path);
+        assert_eq!(set.matches(path.as_bytes()), by_git, "{path}");
+    }
+    assert!(ignored.lines().count() > 5, "{ignored}");
+    let err = packet::check_blindness([b"build/keep.txt".as_slice()], &patterns.map(String::from))
+        .expect_err("build/ is excluded");
+    assert!(
+        matches!(err, packet::Error::Blind { ref pattern, .. } if pattern == "build/"),
+        "{err}"
+    );
+}
+
 fn packet_between_err(repo_path: &Path, old: &str, new: &str, options: &Options) -> packet::Error {
     let repo = common::open(repo_path);
     let old = oid(&git_str(repo_path, &["rev-parse", old]));

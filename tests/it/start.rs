@@ -231,6 +231,32 @@ fn handoff_file_false_writes_no_view() {
 }
 
 #[test]
+fn handoff_file_follows_git_booleans_written_by_hand() {
+    // `git config` cannot write a key without `=`; people editing .git/config can.
+    for (line, writes_view) in [
+        ("handoffFile =", false),
+        ("handoffFile", true),
+        ("handoffFile = off", false),
+        ("handoffFile = Yes", true),
+        ("handoffFile = 0", false),
+    ] {
+        let env = TestEnv::new();
+        let path = env.repo.join(".git/config");
+        let config = std::fs::read_to_string(&path).expect("read .git/config");
+        std::fs::write(&path, format!("{config}[pair]\n\t{line}\n")).expect("write .git/config");
+        let git_reads = env.git(&["config", "--type=bool", "pair.handoffFile"]);
+        assert_eq!(
+            git_reads.trim() == "true",
+            writes_view,
+            "{line}: git says {git_reads}"
+        );
+        let v = env.pair_json(&["start", "--task", "t"]);
+        assert_eq!(v["handoff_path"].is_string(), writes_view, "{line}: {v}");
+        assert_eq!(env.repo.join("HANDOFF.md").exists(), writes_view, "{line}");
+    }
+}
+
+#[test]
 fn base_can_be_any_commit_and_a_bad_one_is_refused() {
     let env = TestEnv::new();
     let first = env.git(&["rev-parse", "HEAD"]).trim().to_owned();

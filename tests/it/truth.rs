@@ -228,11 +228,18 @@ fn a_handoff_file_git_pair_does_not_own_is_never_overwritten() {
     env.git(&["commit", "-q", "-m", "notes"]);
     let out = env.pair(&["start", "--task", "t", "--json"]);
     assert_eq!(out.code, 0, "{out}");
-    let path = out.json()["handoff_path"].as_str().expect("path").to_owned();
+    let path = out.json()["handoff_path"]
+        .as_str()
+        .expect("path")
+        .to_owned();
     assert!(path.ends_with(".git/pair/HANDOFF.md"), "{path}");
     assert_eq!(env.read("HANDOFF.md"), "# Our team's handoff notes\n");
     assert_eq!(env.git(&["status", "--porcelain"]), "");
-    assert!(std::fs::read_to_string(&path).expect("view").starts_with("# Pair-Loop Handoff — "));
+    assert!(
+        std::fs::read_to_string(&path)
+            .expect("view")
+            .starts_with("# Pair-Loop Handoff — ")
+    );
 
     // Untracked and not ours (ignored by the user): left alone too, and not hidden by us.
     let env = TestEnv::new();

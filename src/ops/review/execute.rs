@@ -126,7 +126,7 @@ impl MemberResult {
         }
         self.outcome = attempt.outcome;
         self.verdict = attempt.verdict();
-        self.findings = to_model(attempt.findings());
+        self.findings = attempt.findings().to_vec();
         self.error =
             (attempt.outcome != Outcome::Completed).then(|| describe(&self.name, &attempt));
         self.attempts.push(attempt);
@@ -158,22 +158,4 @@ fn describe(name: &str, attempt: &Attempt) -> String {
         text.push_str(&crate::util::first_line_clipped(message, 300));
     }
     text
-}
-
-fn to_model(findings: &[review::Finding]) -> Vec<Finding> {
-    findings
-        .iter()
-        .map(|f| Finding {
-            n: f.n,
-            category: f.category.clone(),
-            severity: f.severity.map(|s| {
-                serde_json::to_value(s)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            }),
-            location: f.location.clone(),
-            text: f.text.clone(),
-        })
-        .collect()
 }
