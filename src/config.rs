@@ -219,18 +219,16 @@ fn boolean(key: &str, value: Option<String>) -> Result<bool, Error> {
     }
 }
 
-/// Parses a reviewer command given as a JSON array of strings (flag or config).
-pub fn parse_argv(key: &str, value: &str) -> Result<Vec<String>, Error> {
-    serde_json::from_str::<Vec<String>>(value)
-        .ok()
-        .filter(|argv| argv.first().is_some_and(|p| !p.trim().is_empty()))
-        .ok_or_else(|| {
-            bad(
-                key,
-                value,
-                "a non-empty JSON array of strings, e.g. [\"my-reviewer\", \"--strict\"]",
-            )
-        })
+/// Parses a reviewer command given as a JSON array of strings, by the one rule
+/// ([`crate::review::probe::parse_reviewer_command`]), as a config value error.
+fn parse_argv(key: &str, value: &str) -> Result<Vec<String>, Error> {
+    crate::review::probe::parse_reviewer_command(value).map_err(|_| {
+        bad(
+            key,
+            value,
+            "a non-empty JSON array of strings, e.g. [\"my-reviewer\", \"--strict\"]",
+        )
+    })
 }
 
 #[cfg(test)]
