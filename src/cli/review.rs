@@ -172,8 +172,12 @@ pub fn settings(ctx: &Context, args: &Args) -> Result<Settings, CommandError> {
         return Err(CommandError::usage("--timeout must be at least 1 second"));
     }
     let plan = match &args.plan {
-        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
-            CommandError::failed(format!("cannot read --plan file {}: {e}", path.display()))
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|source| {
+            ops::Error::ReadFile {
+                what: "--plan file",
+                path: path.display().to_string(),
+                source,
+            }
         })?),
         None => None,
     };
