@@ -189,6 +189,7 @@ fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
             max_rounds: 5,
             budget_usd: None,
             config: Default::default(),
+            flags: None,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start: bench"))
             .expect("create run");

@@ -30,7 +30,35 @@ pub struct Options {
     pub handoff_threshold: f64,
     pub trusted_checks: Vec<String>,
     pub redact_secrets: bool,
+    /// The `pair.*` keys that have a value in git config (the rest are defaults), so a
+    /// command can say where each setting came from.
+    pub configured: Vec<&'static str>,
 }
+
+/// Every key of SPEC §12 this module reads.
+pub const KEYS: [&str; 21] = [
+    "pair.coder",
+    "pair.reviewer",
+    "pair.reviewers",
+    "pair.maxRounds",
+    "pair.budgetUsd",
+    "pair.budgetWarnRatio",
+    "pair.reviewerCommand",
+    "pair.reviewTimeout",
+    "pair.diffBudgetBytes",
+    "pair.review.exclude",
+    "pair.maxParallel",
+    "pair.quorum",
+    "pair.pricingFile",
+    "pair.surfaceFile",
+    "pair.promptTemplate",
+    "pair.handoffFile",
+    "pair.neverCommit",
+    "pair.handoffThreshold",
+    "pair.trustedChecks",
+    "pair.review.redactSecrets",
+    "pair.secretsFile",
+];
 
 /// A configuration value that does not parse.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -67,6 +95,7 @@ impl Default for Options {
             handoff_threshold: 0.85,
             trusted_checks: Vec::new(),
             redact_secrets: false,
+            configured: Vec::new(),
         }
     }
 }
@@ -85,6 +114,11 @@ impl Options {
         };
         let last_text = |key: &str| texts(key).pop();
         let mut o = Options::default();
+        o.configured = KEYS
+            .iter()
+            .copied()
+            .filter(|key| !values(key).is_empty())
+            .collect();
         if let Some(v) = last_text("pair.coder").filter(|v| !v.trim().is_empty()) {
             o.coder = v.trim().to_owned();
         }

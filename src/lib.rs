@@ -26,6 +26,7 @@ pub mod packet;
 pub mod process;
 pub mod render;
 pub mod review;
+pub mod settings;
 pub mod skill;
 pub mod snapshot;
 pub mod spend;

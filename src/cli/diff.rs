@@ -11,8 +11,8 @@ use crate::ops;
 /// run's base for round 1). The output is `git diff` text.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run id (see git pair list).
-    pub run_id: String,
+    /// The run id (see git pair list); `--run <id>` names it too.
+    pub run_id: Option<String>,
     /// The reviewed round to show.
     #[arg(long, value_name = "n")]
     pub round: u32,
@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let state = ops::show::run(ctx, &args.run_id)?;
+    let state = ops::show::run(ctx, args.run_id.as_deref())?;
     let (text, files) = ops::show::diff(ctx, &state, args.round, args.since_round)?;
     Ok(Report::new(
         json!({

@@ -200,6 +200,9 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::UnfinishedRun { .. } => Some(
+                "go on with it (git pair status), close it (git pair abandon), or replace it: git pair start --replace --task \"…\"",
+            ),
             Refusal::EmptyChange { .. } => Some(
                 "make the change first (an empty change is never reviewed), then git pair coder-done --summary \"…\"",
             ),
@@ -231,6 +234,11 @@ impl From<crate::review::Error> for CommandError {
         use crate::review::Error as E;
         let message = err.to_string();
         match err {
+            E::NothingBinds { ref configured, .. } if configured == "command" => {
+                CommandError::failed(message).with_hint(
+                    "the reviewer command's program is not on PATH or not executable: fix the first element of --reviewer-cmd / pair.reviewerCommand (an absolute path works); see git pair probe",
+                )
+            }
             E::NothingBinds { .. } => CommandError::failed(message).with_hint(
                 "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
             ),

@@ -4,6 +4,7 @@
 //! report it returns as a [`ui::Report`]; only [`ui::Ui`] prints. No loop rule or git access
 //! is implemented here; errors become exit codes and hints in `error.rs`, once.
 
+mod abandon;
 mod budget_check;
 mod coder_done;
 mod cost;
@@ -19,6 +20,7 @@ mod pull;
 mod push;
 mod render;
 mod review;
+mod set;
 mod show;
 mod start;
 mod status;
@@ -88,6 +90,8 @@ pub enum Command {
     Show(show::Args),
     Push(push::Args),
     Pull(pull::Args),
+    Set(set::Args),
+    Abandon(abandon::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -97,10 +101,9 @@ pub fn main() -> ExitCode {
         Err(err) => {
             let ui = Ui::new(false);
             ui.emit_clap(&err);
+            // `git pair` alone prints the usage and exits 129, as git does for a usage error.
             let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => 0,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
                 _ => error::EXIT_USAGE,
             };
             return ExitCode::from(code);
@@ -137,6 +140,8 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
+        Command::Set(args) => set::run(&ctx()?, args),
+        Command::Abandon(args) => abandon::run(&ctx()?, args),
     }
 }
 

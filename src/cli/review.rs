@@ -1,12 +1,9 @@
 //! `git pair review`: the reviewer round — packet, write-ahead dispatch, reviewers, outcome.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use super::{CommandError, Context, Report, Ui};
 use crate::ops;
-use crate::ops::review::Settings;
 
 /// Have the reviewer read the change (base → work tree) and give a verdict.
 ///
@@ -39,10 +36,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
-    let settings = settings(ctx, args)?;
-    let report = ops::review::review(ctx, &settings, args.dry_run, &|message| {
-        ui.progress(message)
-    })?;
+    let request = request(args)?;
+    let report = ops::review::review(ctx, &request, &|message| ui.progress(message))?;
     let (outcome, plan, next) = match report {
         ops::review::Report::DryRun(plan, argv) => return Ok(dry_run(&plan, &argv)),
         ops::review::Report::Recorded(outcome, plan, next) => (outcome, plan, next),
@@ -138,67 +133,82 @@ fn dry_run(plan: &ops::review::Plan, argv: &[(String, Vec<String>)]) -> Report {
         .map(|(name, argv)| json!({ "reviewer": name, "argv": argv }))
         .collect();
     let prompt = plan.prompt(plan.attempt_base + 1);
-    Report::new(
+    let unbound: Vec<_> = plan
+        .unbound
+        .iter()
+        .map(|r| {
+            json!({
+                "configured": r.configured,
+                "probed": r.probed.iter().map(|c| json!({"name": c.name, "reason": c.reason})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut report = Report::new(
         json!({
             "dry_run": true,
             "run_id": plan.run_id.as_str(),
             "round": plan.round,
             "mode": plan.mode.as_str(),
             "reviewers": reviewers,
+            "unbound": unbound,
             "coverage": coverage_json(&plan.coverage),
             "prompt": prompt,
         }),
         prompt,
-    )
-    .note(format!(
-        "dry run: round {} would go to {}; nothing stored, nothing spawned",
-        plan.round,
-        plan.members
-            .iter()
-            .map(|m| m.bound.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    );
+    if !plan.members.is_empty() {
+        report = report.note(format!(
+            "dry run: round {} would go to {}; nothing stored, nothing spawned",
+            plan.round,
+            plan.members
+                .iter()
+                .map(|m| m.bound.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for r in &plan.unbound {
+        report = report.note(format!(
+            "dry run: no reviewer realization binds for {} here (probed: {}); a real review would fail — see git pair probe",
+            r.configured,
+            r.probed
+                .iter()
+                .map(|c| format!("{}: {}", c.name, c.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    report
 }
 
-/// The round's settings: configuration, then flags.
-pub fn settings(ctx: &Context, args: &Args) -> Result<Settings, CommandError> {
-    let o = &ctx.options;
-    let reviewer_command = match &args.reviewer_cmd {
-        Some(text) => Some(crate::review::probe::parse_reviewer_command(text)?),
-        None => o.reviewer_command.clone(),
-    };
+/// The round's request from the flags.
+fn request(args: &Args) -> Result<ops::review::Request, CommandError> {
+    let reviewer_command = args
+        .reviewer_cmd
+        .as_deref()
+        .map(crate::review::probe::parse_reviewer_command)
+        .transpose()?;
     if args.timeout == Some(0) {
         return Err(CommandError::usage("--timeout must be at least 1 second"));
     }
     let plan = match &args.plan {
-        Some(path) => Some(std::fs::read_to_string(path).map_err(|source| {
-            ops::Error::ReadFile {
-                what: "--plan file",
-                path: path.display().to_string(),
-                source,
-            }
-        })?),
+        Some(path) => {
+            Some(
+                std::fs::read_to_string(path).map_err(|source| ops::Error::ReadFile {
+                    what: "--plan file",
+                    path: path.display().to_string(),
+                    source,
+                })?,
+            )
+        }
         None => None,
     };
-    Ok(Settings {
+    Ok(ops::review::Request {
         reviewer_command,
-        // A reviewer command given on the command line replaces the configured panel.
-        panel: if args.reviewer_cmd.is_some() {
-            Vec::new()
-        } else {
-            o.reviewers.clone()
-        },
-        timeout: Duration::from_secs(args.timeout.unwrap_or(o.review_timeout_secs)),
+        timeout_secs: args.timeout,
         plan,
         again: args.again,
-        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
-        exclude: o.review_exclude.clone(),
-        max_parallel: o.max_parallel.map(|n| n as usize),
-        quorum: o.quorum.map(|n| n as usize),
-        surface_file: o.surface_file.clone(),
-        prompt_template: o.prompt_template.clone(),
-        path_env: None,
+        dry_run: args.dry_run,
     })
 }
 

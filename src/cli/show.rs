@@ -12,8 +12,8 @@ use crate::store::Material;
 /// --output for the reviewed diff, the prompt sent, or the reviewer's raw output.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run id (see git pair list).
-    pub run_id: String,
+    /// The run id (see git pair list); `--run <id>` names it too.
+    pub run_id: Option<String>,
     /// The round to show.
     #[arg(long, value_name = "n")]
     pub round: Option<u32>,
@@ -29,7 +29,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let state = ops::show::run(ctx, &args.run_id)?;
+    let state = ops::show::run(ctx, args.run_id.as_deref())?;
     let run_id = &state.run_id;
     let Some(round) = args.round else {
         let json = serde_json::to_value(&state.manifest).expect("manifest serializes");

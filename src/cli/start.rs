@@ -24,18 +24,27 @@ pub struct Args {
     /// The coding agent (default: pair.coder, else claude).
     #[arg(long, value_name = "tool")]
     pub coder: Option<String>,
-    /// The reviewer (default: pair.reviewer, else codex).
+    /// The reviewer (default: pair.reviewer, else codex). Flags given here belong to the
+    /// run; settings not given follow git config when they are used.
     #[arg(long, value_name = "tool")]
     pub reviewer: Option<String>,
     /// How many rounds before the loop stops for a human (default: pair.maxRounds, else 5).
     #[arg(long, value_name = "n")]
     pub max_rounds: Option<u32>,
     /// Spend limit in US dollars for the run (default: pair.budgetUsd, else none).
-    #[arg(long, value_name = "usd")]
+    #[arg(long, value_name = "usd", allow_negative_numbers = true)]
     pub budget_usd: Option<f64>,
+    /// Abandon this branch's unfinished run first (recorded), instead of refusing.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
+    if ctx.run_flag().is_some() {
+        return Err(CommandError::usage(
+            "--run does not apply to start: it creates a new run",
+        ));
+    }
     let started = ops::start::start(
         ctx,
         &ops::start::Request {
@@ -45,6 +54,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             reviewer: args.reviewer.clone(),
             max_rounds: args.max_rounds,
             budget_usd: args.budget_usd,
+            replace: args.replace,
         },
         &|message| ui.progress(message),
     )?;
@@ -57,6 +67,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         "reviewer": started.reviewer,
         "base": started.base.to_string(),
         "branch": started.branch,
+        "replaced": started.replaced.as_ref().map(|r| r.as_str()),
     });
     let human = format!(
         "Started run {run_id} on {branch} (base {short})\n\
@@ -71,5 +82,19 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         reviewer = started.reviewer,
         max_rounds = started.max_rounds,
     );
-    Ok(Report::new(json, human))
+    let mut report = Report::new(json, human);
+    if let Some(old) = &started.replaced {
+        report = report.note(format!("note: abandoned run {old} (replaced)"));
+    }
+    if let Some(path) = started
+        .handoff_path
+        .as_ref()
+        .filter(|p| p.ends_with(".git/pair/HANDOFF.md"))
+    {
+        report = report.note(format!(
+            "note: HANDOFF.md here is not git pair's; the transcript view is at {}",
+            path.display()
+        ));
+    }
+    Ok(report)
 }

@@ -28,11 +28,21 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
         "branch": m.branch,
         "task": m.task,
         "conflicts": m.conflicts,
+        "settings": status
+            .settings
+            .iter()
+            .map(|e| (e.key.to_owned(), json!({"value": e.value, "from": e.source.as_str()})))
+            .collect::<serde_json::Map<_, _>>(),
     });
-    Ok(Report::new(
-        json,
-        human(m, status.spend.spent_usd, status.next),
-    ))
+    let mut text = human(m, status.spend.spent_usd, status.next);
+    let settings: Vec<String> = status
+        .settings
+        .iter()
+        .filter(|e| !e.value.is_null() && e.value != json!([]))
+        .map(|e| format!("{} {} ({})", e.key, e.value, e.source.as_str()))
+        .collect();
+    text.push_str(&format!("settings: {}\n", settings.join(" · ")));
+    Ok(Report::new(json, text))
 }
 
 fn human(m: &Manifest, spent: f64, next: NextAction) -> String {

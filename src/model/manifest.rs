@@ -42,6 +42,9 @@ pub struct Outcome {
     pub rounds: u32,
     #[serde(rename = "override")]
     pub override_: bool,
+    /// Closed with `git pair abandon` (or `start --replace`): no verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandoned: bool,
 }
 
 /// One agent session of the run and its latest stored cost.
@@ -159,6 +162,11 @@ pub struct Manifest {
     pub sessions: std::collections::BTreeMap<String, SessionSpend>,
     #[serde(default)]
     pub pending_review: Option<PendingReview>,
+    /// The settings the run owns, by `set` key (flags to `start`, `git pair set`); every
+    /// other setting follows `git config` when used. `None` for runs started before that:
+    /// all their settings belong to the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_settings: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     /// Records written concurrently on two machines (same position); both are kept.
     #[serde(default)]
     pub conflicts: Vec<String>,
@@ -178,6 +186,16 @@ pub struct Manifest {
 fn default_warn_ratio() -> f64 {
     0.8
 }
+
+/// The settings a run can own (`start` flags, `git pair set`), by `set` key.
+pub const SETTING_KEYS: [&str; 6] = [
+    "reviewer",
+    "reviewers",
+    "coder",
+    "max-rounds",
+    "budget-usd",
+    "review-timeout",
+];
 
 /// A rule of the loop refused what was asked; nothing is recorded. The message names what
 /// was refused; the command layer adds the way on.
@@ -203,6 +221,8 @@ pub enum Refusal {
     SecondPr { run_id: String, number: u64 },
     #[error("nothing to review in run {run_id}: the work tree equals the base ({base})")]
     EmptyChange { run_id: String, base: String },
+    #[error("branch '{branch}' already has an unfinished run, {run_id}")]
+    UnfinishedRun { run_id: String, branch: String },
     #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]
     ReviewRunning {
         run_id: String,
@@ -235,6 +255,7 @@ impl Manifest {
             spent_usd: 0.0,
             sessions: Default::default(),
             pending_review: None,
+            run_settings: None,
             conflicts: Vec::new(),
             records: 0,
             last_seq: 0,
@@ -287,6 +308,12 @@ impl Manifest {
                 {
                     self.budget_warn_ratio = ratio;
                 }
+                self.run_settings = start.flags.as_ref().map(|flags| {
+                    flags
+                        .iter()
+                        .filter_map(|key| Some((key.clone(), self.setting_value(key)?)))
+                        .collect()
+                });
                 self.created_at = record.at.clone();
             }
             Body::Coder(coder) => {
@@ -414,12 +441,42 @@ impl Manifest {
                     verdict: Some(finish.verdict),
                     rounds: self.current_coder_round().unwrap_or(0),
                     override_: finish.override_,
+                    abandoned: false,
                 };
                 if finish.pr.is_some() {
                     self.pr = finish.pr;
                 }
             }
             Body::Pr { number } => self.pr = Some(*number),
+            Body::Set(set) => {
+                if self.run_settings.is_none() {
+                    // A run from before settings could follow configuration owns all of
+                    // them; from now on it records which.
+                    let owned = SETTING_KEYS
+                        .iter()
+                        .filter_map(|key| Some(((*key).to_owned(), self.setting_value(key)?)))
+                        .collect();
+                    self.run_settings = Some(owned);
+                }
+                let settings = self.run_settings.get_or_insert_with(Default::default);
+                match &set.value {
+                    Some(value) => {
+                        settings.insert(set.key.clone(), value.clone());
+                        self.set_value(&set.key, value);
+                    }
+                    None => {
+                        settings.remove(&set.key);
+                    }
+                }
+            }
+            Body::Abandon(_) => {
+                self.outcome = Outcome {
+                    verdict: None,
+                    rounds: self.current_coder_round().unwrap_or(0),
+                    override_: false,
+                    abandoned: true,
+                };
+            }
             Body::Unknown { .. } => {}
         }
         self.next_action = self.next_action(Observed {
@@ -457,9 +514,43 @@ impl Manifest {
             .any(|e| e.role == Role::Reviewer && e.n == n && e.verdict.is_some())
     }
 
-    /// Whether the run was finished.
+    /// Whether the run was closed: finished with a verdict, or abandoned.
     pub fn is_finished(&self) -> bool {
-        self.outcome.verdict.is_some()
+        self.outcome.verdict.is_some() || self.outcome.abandoned
+    }
+
+    /// A run setting's value as the manifest holds it (`reviewers` and `review-timeout` only
+    /// when the run owns them).
+    pub fn setting_value(&self, key: &str) -> Option<serde_json::Value> {
+        match key {
+            "reviewer" => Some(self.reviewer.clone().into()),
+            "coder" => Some(self.coder.clone().into()),
+            "max-rounds" => Some(self.max_rounds.into()),
+            "budget-usd" => Some(self.budget_usd.into()),
+            _ => self.run_settings.as_ref().and_then(|s| s.get(key).cloned()),
+        }
+    }
+
+    fn set_value(&mut self, key: &str, value: &serde_json::Value) {
+        match key {
+            "reviewer" => {
+                if let Some(v) = value.as_str() {
+                    self.reviewer = v.to_owned();
+                }
+            }
+            "coder" => {
+                if let Some(v) = value.as_str() {
+                    self.coder = v.to_owned();
+                }
+            }
+            "max-rounds" => {
+                if let Some(v) = value.as_u64().and_then(|v| u32::try_from(v).ok()) {
+                    self.max_rounds = v;
+                }
+            }
+            "budget-usd" => self.budget_usd = value.as_f64(),
+            _ => {}
+        }
     }
 
     /// Adds an agent session to the run's sessions (cost 0 until measured), once.
@@ -676,6 +767,7 @@ mod tests {
             max_rounds,
             budget_usd: None,
             config: Default::default(),
+            flags: None,
         })
     }
 

@@ -10,11 +10,12 @@ mod record;
 mod run_id;
 
 pub use manifest::{
-    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SessionSpend,
+    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SETTING_KEYS, SessionSpend,
     check_coder_done, check_finish, check_review, coder_rounds,
 };
 pub use record::{
-    Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response, ResponseStatus, Review,
-    ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, Severity, Start, Verdict,
+    Abandon, Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response,
+    ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, SetSetting,
+    Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

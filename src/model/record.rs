@@ -137,6 +137,28 @@ pub struct Start {
     /// The `pair.*` configuration in force at start, as given.
     #[serde(default)]
     pub config: serde_json::Map<String, serde_json::Value>,
+    /// The settings given as flags to `start` (by `set` key, e.g. `reviewer`): they belong
+    /// to the run; every other setting follows `git config` when used. Absent in runs
+    /// started before settings could follow configuration: all of theirs belong to the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<Vec<String>>,
+}
+
+/// `git pair set`: a run's own setting changed (`value`) or handed back to `git config`
+/// (`None`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetSetting {
+    /// The `set` key: `reviewer`, `reviewers`, `coder`, `max-rounds`, `budget-usd`,
+    /// `review-timeout`.
+    pub key: String,
+    pub value: Option<serde_json::Value>,
+}
+
+/// `git pair abandon`: the run is closed without a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Abandon {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The coder finished (part of) a round.
@@ -275,6 +297,8 @@ pub enum Body {
     Pr {
         number: u64,
     },
+    Set(SetSetting),
+    Abandon(Abandon),
     /// A kind this version does not know (written by a newer one); kept, not projected.
     #[serde(skip)]
     Unknown {
@@ -293,6 +317,8 @@ impl Body {
             Body::Cost(_) => "cost",
             Body::Finish(_) => "finish",
             Body::Pr { .. } => "pr",
+            Body::Set(_) => "set",
+            Body::Abandon(_) => "abandon",
             Body::Unknown { kind } => kind,
         }
     }
@@ -408,6 +434,8 @@ const KNOWN_KINDS: &[&str] = &[
     "cost",
     "finish",
     "pr",
+    "set",
+    "abandon",
 ];
 
 #[cfg(test)]

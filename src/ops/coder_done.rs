@@ -64,11 +64,12 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
         }
     };
     let appended = ctx.repo.append(&run_id, |state| {
-        model::check_coder_done(&state.manifest, request.extra_round)?;
+        let effective = super::settings::apply(&state.manifest, &ctx.options);
+        model::check_coder_done(&effective, request.extra_round)?;
         let (round, opens) = state.manifest.coder_round_for_next();
         let body = Body::Coder(Coder {
             summary: summary.to_owned(),
-            tool: state.manifest.coder.clone(),
+            tool: effective.coder.clone(),
             findings_addressed: request.findings_addressed,
             session_id: session.clone(),
             responses: request.responses.clone(),

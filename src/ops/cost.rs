@@ -21,7 +21,7 @@ pub fn runs(ctx: &Context) -> Result<Vec<RunCost>, Error> {
     let selected = super::select::active(ctx, None).ok();
     let mut out = Vec::new();
     for run_id in ctx.repo.list_runs()?.into_iter().rev() {
-        let manifest = ctx.load(&run_id)?.manifest;
+        let manifest = ctx.load_effective(&run_id)?.manifest;
         let spend = crate::spend::measure(&manifest, &sources);
         out.push(RunCost {
             selected: selected.as_ref() == Some(&run_id),

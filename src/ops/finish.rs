@@ -119,6 +119,32 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
     })
 }
 
+/// Closes the active run with the outcome `abandoned` (`git pair abandon`).
+pub fn abandon(ctx: &Context, reason: Option<String>) -> Result<RunId, Error> {
+    let run_id = super::select::active(ctx, None)?;
+    abandon_run(ctx, &run_id, reason)?;
+    ctx.refresh_handoff(&run_id)?;
+    Ok(run_id)
+}
+
+/// Records that `run_id` is abandoned; refused when it is already closed.
+pub fn abandon_run(ctx: &Context, run_id: &RunId, reason: Option<String>) -> Result<(), Error> {
+    ctx.repo.append(run_id, |s| {
+        if s.manifest.is_finished() {
+            return Err(crate::model::Refusal::AlreadyFinished {
+                run_id: run_id.to_string(),
+            });
+        }
+        Ok(Append::record(
+            Body::Abandon(crate::model::Abandon {
+                reason: reason.clone(),
+            }),
+            "abandon",
+        ))
+    })?;
+    Ok(())
+}
+
 /// Attaches the run's line to the `refs/notes/pair` note of HEAD when HEAD's tree is the
 /// snapshot the reviewer last reviewed (approved, or overridden). Idempotent: the note holds
 /// each line once.

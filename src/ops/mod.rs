@@ -12,6 +12,7 @@ pub mod pr;
 pub mod probe;
 pub mod review;
 pub mod select;
+pub mod settings;
 pub mod show;
 pub mod start;
 pub mod status;
@@ -55,9 +56,17 @@ impl Context {
         self.run_flag.as_deref()
     }
 
-    /// Loads the run `run_id`.
+    /// Loads the run `run_id` as stored.
     pub fn load(&self, run_id: &RunId) -> Result<RunState, Error> {
         Ok(self.repo.load(run_id)?)
+    }
+
+    /// Loads the run `run_id` with its settings as in force now (run-owned, else `git
+    /// config`): what the loop's rules read.
+    pub fn load_effective(&self, run_id: &RunId) -> Result<RunState, Error> {
+        let mut state = self.repo.load(run_id)?;
+        state.manifest = crate::settings::apply(&state.manifest, &self.options);
+        Ok(state)
     }
 
     /// Where agent logs and prices are, for measuring spend.

@@ -12,9 +12,18 @@ pub struct RoundRecords {
     pub records: Vec<(Record, Manifest)>,
 }
 
-/// The run named `run` (validated), loaded.
-pub fn run(ctx: &Context, run: &str) -> Result<RunState, Error> {
-    let run_id = super::select::named(ctx, Some(run))?.expect("a name was given");
+/// The run named by the positional argument or `--run` (validated; both must agree), loaded.
+pub fn run(ctx: &Context, positional: Option<&str>) -> Result<RunState, Error> {
+    if let (Some(given), Some(flag)) = (positional, ctx.run_flag())
+        && given != flag
+    {
+        return Err(Error::Usage(format!(
+            "two runs named: {given} and --run {flag}; name one"
+        )));
+    }
+    let run_id = super::select::named(ctx, positional)?.ok_or_else(|| {
+        Error::Usage("name the run: git pair show <run> (git pair list shows them)".into())
+    })?;
     ctx.load(&run_id)
 }
 

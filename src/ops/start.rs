@@ -17,6 +17,8 @@ pub struct Request {
     pub reviewer: Option<String>,
     pub max_rounds: Option<u32>,
     pub budget_usd: Option<f64>,
+    /// Abandon the branch's unfinished run first (recorded) instead of refusing.
+    pub replace: bool,
 }
 
 /// The run that was created.
@@ -31,6 +33,8 @@ pub struct Report {
     pub base: ObjectId,
     pub branch: String,
     pub task: String,
+    /// The unfinished run `--replace` abandoned.
+    pub replaced: Option<RunId>,
 }
 
 /// Creates a run on the current branch.
@@ -58,12 +62,16 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         .clone()
         .unwrap_or_else(|| ctx.options.reviewer.clone());
     for (flag, value) in [("--coder", &coder), ("--reviewer", &reviewer)] {
-        if !is_tool_name(value) {
+        if !super::settings::is_tool_name(value) {
             return Err(Error::Usage(format!(
                 "{flag} '{}' is not a tool name (letters, digits, '-', '_', '.')",
                 value.escape_debug()
             )));
         }
+    }
+    super::settings::known_reviewer(ctx, &reviewer)?;
+    for name in &ctx.options.reviewers {
+        super::settings::known_reviewer(ctx, name)?;
     }
 
     let work_dir = ctx.repo.work_dir()?.to_path_buf();
@@ -85,7 +93,21 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         });
     }
 
+    let unfinished = super::select::active(ctx, None).ok();
+    let replaced = match unfinished {
+        Some(old) if !request.replace => {
+            return Err(crate::model::Refusal::UnfinishedRun {
+                run_id: old.to_string(),
+                branch: head.branch_name().to_owned(),
+            }
+            .into());
+        }
+        other => other,
+    };
     let run_id = RunId::generate(time::now_unix());
+    if let Some(old) = &replaced {
+        super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
+    }
     let start = Start {
         run_id: run_id.to_string(),
         task: task.to_owned(),
@@ -97,6 +119,18 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         max_rounds,
         budget_usd,
         config: ctx.options.to_record(),
+        flags: Some(
+            [
+                ("coder", request.coder.is_some()),
+                ("reviewer", request.reviewer.is_some()),
+                ("max-rounds", request.max_rounds.is_some()),
+                ("budget-usd", request.budget_usd.is_some()),
+            ]
+            .into_iter()
+            .filter(|(_, given)| *given)
+            .map(|(key, _)| key.to_owned())
+            .collect(),
+        ),
     };
     let subject = format!("start: {}", crate::util::first_line_clipped(task, 60));
     let appended = ctx.repo.create_run(
@@ -115,12 +149,6 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         base,
         branch: appended.state.manifest.branch,
         task: task.to_owned(),
+        replaced,
     })
-}
-
-/// A coder or reviewer name as runs record it.
-fn is_tool_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }

@@ -10,15 +10,20 @@ use crate::spend::RunSpend;
 #[derive(Debug, Clone)]
 pub struct Report {
     pub run_id: RunId,
+    /// With the settings as in force now.
     pub manifest: Manifest,
     pub spend: RunSpend,
     pub next: NextAction,
+    /// Each run setting, its value now and where it came from.
+    pub settings: Vec<super::settings::Effective>,
 }
 
 /// The state of the run named on the command line, else the newest on this branch.
 pub fn status(ctx: &Context) -> Result<Report, Error> {
     let run_id = super::select::latest(ctx, None)?;
-    let manifest = ctx.load(&run_id)?.manifest;
+    let stored = ctx.load(&run_id)?.manifest;
+    let settings = super::settings::effective(&stored, &ctx.options);
+    let manifest = super::settings::apply(&stored, &ctx.options);
     let spend = crate::spend::measure(&manifest, &ctx.spend_sources()?);
     let next = manifest.next_action(observed(&manifest, Some(&spend)));
     Ok(Report {
@@ -26,6 +31,7 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
         manifest,
         spend,
         next,
+        settings,
     })
 }
 
@@ -62,7 +68,7 @@ pub fn is_running_here(runner: &Runner) -> bool {
 /// The active run's spend against its budget (`budget-check`).
 pub fn budget(ctx: &Context) -> Result<(RunId, RunSpend), Error> {
     let run_id = super::select::active(ctx, None)?;
-    let manifest = ctx.load(&run_id)?.manifest;
+    let manifest = ctx.load_effective(&run_id)?.manifest;
     let spend = crate::spend::measure(&manifest, &ctx.spend_sources()?);
     Ok((run_id, spend))
 }

@@ -122,6 +122,24 @@ pub fn section(record: &Record, after: &Manifest) -> String {
                 let _ = writeln!(out, "PR: #{pr}");
             }
         }
+        Body::Set(set) => {
+            let _ = match &set.value {
+                Some(value) => {
+                    writeln!(out, "\nSetting: {} = {value} (run's own) · {when}", set.key)
+                }
+                None => writeln!(
+                    out,
+                    "\nSetting: {} follows git config again · {when}",
+                    set.key
+                ),
+            };
+        }
+        Body::Abandon(abandon) => {
+            let _ = writeln!(out, "\n## Abandoned · {when}");
+            if let Some(reason) = &abandon.reason {
+                let _ = writeln!(out, "Reason: {}", one_line(reason));
+            }
+        }
         Body::Pr { number } => {
             let _ = writeln!(out, "\nPR: #{number} · {when}");
         }
@@ -172,6 +190,7 @@ mod tests {
                     max_rounds: 5,
                     budget_usd: None,
                     config: Default::default(),
+                    flags: None,
                 }),
             ),
             rec(

@@ -180,9 +180,10 @@ impl Repo {
         let id = self
             .repo
             .rev_parse_single(rev)
-            .map_err(|e| Error::BadRevision {
+            // gix's own message quotes its parser's input (`input="…"`): say it as git does.
+            .map_err(|_| Error::BadRevision {
                 rev: rev.escape_debug().to_string(),
-                detail: format!("{e}"),
+                detail: "unknown revision or path not in the working tree".into(),
             })?;
         let object = id.object().map_err(Error::git("read an object"))?;
         let commit = object.peel_to_commit().map_err(|_| Error::BadRevision {

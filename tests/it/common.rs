@@ -165,7 +165,7 @@ impl TestEnv {
 
     /// Starts a run and returns its id.
     pub fn start(&self, task: &str) -> String {
-        let v = self.pair_json(&["start", "--task", task]);
+        let v = self.pair_json(&["start", "--replace", "--task", task]);
         v["run_id"].as_str().expect("run_id").to_owned()
     }
 

@@ -239,6 +239,7 @@ fn responses_are_stored_and_shown() {
 fn list_and_show_read_back_runs() {
     let env = TestEnv::new();
     let a = env.start("first task");
+    env.git(&["checkout", "-q", "-b", "other"]);
     let b = env.start("second task");
     env.pair_json(&["--run", &a, "coder-done", "--summary", "work"]);
     let list = env.pair_json(&["list"]);

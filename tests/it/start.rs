@@ -210,6 +210,7 @@ fn config_sets_defaults_and_flags_override_them() {
     assert_eq!(v["reviewer"], "claude");
     let v = env.pair_json(&[
         "start",
+        "--replace",
         "--task",
         "t",
         "--max-rounds",

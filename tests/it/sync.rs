@@ -683,7 +683,7 @@ fn random_sequence(seed: u64, steps: usize) {
         let (name, out) = match action {
             0 => (
                 "start",
-                env.pair(&["start", "--task", &format!("task {step}")]),
+                env.pair(&["start", "--replace", "--task", &format!("task {step}")]),
             ),
             1..=9 => (
                 "coder-done",
@@ -698,7 +698,13 @@ fn random_sequence(seed: u64, steps: usize) {
         log.push(format!("{step}: clone {c} {name} -> {}", out.code));
         match name {
             // Without an active run (nothing started or pulled yet) coder-done refuses.
-            "start" | "coder-done" if out.code == 0 => created += 1,
+            "start" | "coder-done" if out.code == 0 => {
+                created += 1;
+                // `start --replace` records the abandon of the run it replaces, too.
+                if out.stderr.contains("note: abandoned run") {
+                    created += 1;
+                }
+            }
             "start" | "coder-done" => {
                 assert!(
                     out.stderr.contains("no active run"),

@@ -264,3 +264,132 @@ fn a_handoff_file_git_pair_does_not_own_is_never_overwritten() {
     assert_eq!(mode & 0o777, 0o644);
     assert_eq!(env.git(&["status", "--porcelain"]), "");
 }
+
+#[test]
+fn settings_not_given_at_start_follow_git_config_and_status_says_where_from() {
+    let env = TestEnv::new();
+    env.start("follow config");
+    env.write("a.txt", "1\n");
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    assert_eq!(env.pair_json(&["status"])["next_action"], "code");
+    // Lowering the cap in git config takes effect on the next command.
+    env.git(&["config", "pair.maxRounds", "1"]);
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["next_action"], "stop:round-cap");
+    assert_eq!(status["max_rounds"], 1);
+    assert_eq!(status["settings"]["max-rounds"]["from"], "pair.maxRounds");
+    assert_eq!(status["settings"]["reviewer"]["from"], "default");
+    // `set` makes it the run's own; `--unset` hands it back.
+    let set = env.pair_json(&["set", "max-rounds", "3"]);
+    assert_eq!(set["from"], "run");
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["next_action"], "code");
+    assert_eq!(
+        status["settings"]["max-rounds"],
+        serde_json::json!({"value": 3, "from": "run"})
+    );
+    env.pair_json(&["set", "--unset", "max-rounds"]);
+    assert_eq!(env.pair_json(&["status"])["next_action"], "stop:round-cap");
+    // A budget set in config mid-run is what budget-check measures against.
+    env.git(&["config", "pair.budgetUsd", "7.5"]);
+    assert_eq!(env.pair_json(&["budget-check"])["limit"], 7.5);
+}
+
+#[test]
+fn a_reviewer_set_in_config_after_a_failed_review_is_used() {
+    let env = TestEnv::new();
+    env.start("reviewer from config");
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.pair_json(&["coder-done", "--summary", "f"]);
+    // The default reviewer (codex, falling back to claude) is not installed here.
+    let out = env.pair(&["review"]);
+    assert_eq!(out.code, 1, "{out}");
+    env.git(&["config", "pair.reviewer", "builtin"]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["outcomes"][0]["reviewer"], "builtin");
+    // A flag to start is the run's own and wins over config.
+    let env = TestEnv::new();
+    env.pair_json(&["start", "--task", "t", "--reviewer", "builtin"]);
+    env.git(&["config", "pair.reviewer", "claude"]);
+    let status = env.pair_json(&["status"]);
+    assert_eq!(
+        status["settings"]["reviewer"],
+        serde_json::json!({"value": "builtin", "from": "run"})
+    );
+}
+
+#[test]
+fn unknown_reviewers_and_a_second_start_are_refused_and_abandon_closes() {
+    let env = TestEnv::new();
+    let before = env.pair_refs();
+    let out = env.pair(&["start", "--task", "t", "--reviewer", "bogus"]);
+    assert_one_error_line(&out, 1, "unknown reviewer `bogus`");
+    assert_eq!(env.pair_refs(), before);
+    let first = env.start("first");
+    let out = env.pair(&["set", "reviewer", "bogus"]);
+    assert_one_error_line(&out, 1, "unknown reviewer `bogus`");
+    let out = env.pair(&["set", "max-rounds", "zero"]);
+    assert_one_error_line(&out, 129, "not a valid max-rounds");
+    let out = env.pair(&["start", "--task", "second"]);
+    assert_one_error_line(&out, 1, &format!("already has an unfinished run, {first}"));
+    let replaced = env.pair_json(&["start", "--task", "second", "--replace"]);
+    assert_eq!(replaced["replaced"], first.as_str());
+    assert_eq!(env.manifest(&first)["outcome"]["abandoned"], true);
+    assert_eq!(env.manifest(&first)["next_action"], "done");
+    let abandoned = env.pair_json(&["abandon", "--reason", "not needed"]);
+    assert_eq!(abandoned["outcome"], "abandoned");
+    assert_eq!(env.pair_json(&["status"])["next_action"], "done");
+}
+
+#[test]
+fn messages_say_what_failed_and_the_way_on() {
+    let env = TestEnv::new();
+    // No arguments: usage, exit 129 as git does.
+    assert_eq!(env.pair(&[]).code, 129);
+    // A negative budget is a number refused by meaning, not an unknown argument.
+    let out = env.pair(&["start", "--task", "t", "--budget-usd", "-1"]);
+    assert_one_error_line(&out, 129, "--budget-usd must be a non-negative number");
+    // --run does not apply to start.
+    let out = env.pair(&["--run", "20261129-231500-a1b2c3", "start", "--task", "t"]);
+    assert_one_error_line(&out, 129, "--run does not apply to start");
+    // A revision git does not know, said as git says it.
+    let out = env.pair(&["start", "--task", "t", "--base", "nonexistent"]);
+    assert_one_error_line(&out, 1, "cannot resolve revision 'nonexistent'");
+    assert!(!out.stderr.contains("input="), "{out}");
+    // A bad --reviewer-cmd is not a config value.
+    env.start("t");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let out = env.pair(&["review", "--reviewer-cmd", "not json"]);
+    assert_one_error_line(&out, 129, "reviewer command");
+    assert!(!out.stderr.contains("bad config value"), "{out}");
+    // A reviewer command whose program is missing: the hint is about that program.
+    let out = env.pair(&["review", "--reviewer-cmd", "[\"/nonexistent/reviewer\"]"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains("first element of --reviewer-cmd"),
+        "{out}"
+    );
+    // A reviewer that exits non-zero: its stderr is in the error.
+    let out = env.pair(&["review", "--reviewer-cmd", &cmd("fail.sh")]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("out of cheese"), "{out}");
+    // show and diff honour --run.
+    let run = env.pair_json(&["status"])["run_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    assert_eq!(
+        env.pair_json(&["--run", &run, "show"])["run_id"],
+        run.as_str()
+    );
+    // A bare repository gets a hint.
+    let bare = env.home.join("bare.git");
+    env.git(&["init", "-q", "--bare", bare.to_str().expect("utf8")]);
+    let out = env.pair(&["-C", bare.to_str().expect("utf8"), "start", "--task", "t"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("bare repository"), "{out}");
+    assert!(out.stderr.contains("hint:"), "{out}");
+}

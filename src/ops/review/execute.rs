@@ -157,5 +157,19 @@ fn describe(name: &str, attempt: &Attempt) -> String {
         text.push_str(": ");
         text.push_str(&crate::util::first_line_clipped(message, 300));
     }
+    // What the reviewer said on stderr is usually why: its last lines, on the one line.
+    let stderr = String::from_utf8_lossy(&attempt.stderr_tail);
+    let last: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if !last.is_empty() && attempt.vendor_message.is_none() {
+        let tail = last[last.len().saturating_sub(3)..].join(" | ");
+        text.push_str(&format!(
+            " (stderr: {})",
+            crate::util::first_line_clipped(&tail, 300)
+        ));
+    }
     text
 }

@@ -15,7 +15,53 @@ pub use plan::{Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, 
 pub use prepare::prepare;
 pub use record::{dispatch, record};
 
+use std::time::Duration;
+
 use super::{Context, Error};
+
+/// What `review` was asked for on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// `--reviewer-cmd`, validated; replaces the configured reviewer and panel.
+    pub reviewer_command: Option<Vec<String>>,
+    /// `--timeout` in seconds.
+    pub timeout_secs: Option<u64>,
+    /// `--plan FILE`'s content.
+    pub plan: Option<String>,
+    pub again: bool,
+    pub dry_run: bool,
+}
+
+/// The round's settings: the run's own, then `git config`, then the flags.
+pub fn settings(ctx: &Context, request: &Request, manifest: &crate::model::Manifest) -> Settings {
+    let o = &ctx.options;
+    let effective = super::settings::apply(manifest, o);
+    let (panel, timeout) = super::settings::review_settings(manifest, o);
+    Settings {
+        reviewer: effective.reviewer,
+        dry_run: request.dry_run,
+        reviewer_command: request
+            .reviewer_command
+            .clone()
+            .or_else(|| o.reviewer_command.clone()),
+        // A reviewer command given on the command line replaces the panel.
+        panel: if request.reviewer_command.is_some() {
+            Vec::new()
+        } else {
+            panel
+        },
+        timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
+        plan: request.plan.clone(),
+        again: request.again,
+        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
+        exclude: o.review_exclude.clone(),
+        max_parallel: o.max_parallel.map(|n| n as usize),
+        quorum: o.quorum.map(|n| n as usize),
+        surface_file: o.surface_file.clone(),
+        prompt_template: o.prompt_template.clone(),
+        path_env: None,
+    }
+}
 
 /// What `review` produced: the recorded round, or for `--dry-run` the plan alone.
 #[derive(Debug)]
@@ -31,13 +77,13 @@ pub enum Report {
 /// record the outcome, refresh the HANDOFF view.
 pub fn review(
     ctx: &Context,
-    settings: &Settings,
-    dry_run: bool,
+    request: &Request,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Report, Error> {
     let run_id = super::select::active(ctx, None)?;
+    let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest);
     let plan = prepare(&ctx.repo, &run_id, settings)?;
-    if dry_run {
+    if request.dry_run {
         let argv = plan.planned_argv(settings);
         return Ok(Report::DryRun(Box::new(plan), argv));
     }
@@ -81,6 +127,6 @@ pub fn review(
     )?;
     live.clear();
     ctx.refresh_handoff(&run_id)?;
-    let next = super::status::next_action(ctx, &ctx.load(&run_id)?.manifest);
+    let next = super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
     Ok(Report::Recorded(Box::new(outcome), Box::new(plan), next))
 }

@@ -16,6 +16,10 @@ use crate::review::{self, Attempt, BoundRealization, Outcome, ProbeReport};
 /// How this round runs: configuration with command-line flags applied.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The run's reviewer as in force now (run-owned, else `pair.reviewer`).
+    pub reviewer: String,
+    /// `--dry-run`: a reviewer that does not bind is reported, not an error.
+    pub dry_run: bool,
     /// `--reviewer-cmd` or `pair.reviewerCommand`, validated.
     pub reviewer_command: Option<Vec<String>>,
     /// `pair.reviewers` (a panel); empty means the run's reviewer alone.
@@ -81,6 +85,8 @@ pub struct Plan {
     pub attempt_base: u32,
     /// Set when this re-dispatches a review that was interrupted.
     pub resumes: Option<String>,
+    /// `--dry-run` only: reviewers that would not bind, with what was probed.
+    pub unbound: Vec<ProbeReport>,
     pub(super) templates: Templates,
     pub(super) reask: String,
 }

@@ -5,7 +5,7 @@
 use gix::ObjectId;
 
 use super::plan::{Member, Plan, PromptParts, Settings, StoredPrior};
-use crate::model::{self, Body, Manifest, Response, RunId, Verdict};
+use crate::model::{self, Body, Response, RunId, Verdict};
 use crate::ops::Error;
 use crate::packet;
 use crate::review::prompt::{Mode, Templates};
@@ -123,7 +123,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         prior,
         plan: settings.plan.clone(),
     };
-    let members = bind_members(&surfaces, m, &records, settings, None)?;
+    let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
     let parallelism = parallelism(&members, settings);
     let dispatches_so_far = count_dispatches(&records, round);
     Ok(Plan {
@@ -138,6 +138,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         parallelism,
         attempt_base: 2 * dispatches_so_far,
         resumes: None,
+        unbound,
         templates,
         reask,
     })
@@ -185,13 +186,7 @@ fn resume(
         "code-vs-plan" => Mode::CodeVsPlan,
         _ => Mode::Code,
     };
-    let members = bind_members(
-        surfaces,
-        &state.manifest,
-        records,
-        settings,
-        Some(&dispatch.reviewers),
-    )?;
+    let (members, unbound) = bind_members(surfaces, records, settings, Some(&dispatch.reviewers))?;
     let parallelism = parallelism(&members, settings);
     Ok(Plan {
         run_id: state.run_id.clone(),
@@ -205,6 +200,7 @@ fn resume(
         parallelism,
         attempt_base: 2 * count_dispatches(records, round),
         resumes: Some(dispatch_id.to_owned()),
+        unbound,
         templates,
         reask,
     })
@@ -249,18 +245,18 @@ fn count_dispatches(records: &[model::Record], round: u32) -> u32 {
 /// `names` fixes the members (a resumed dispatch binds the ones it dispatched).
 fn bind_members(
     surfaces: &Surfaces,
-    manifest: &Manifest,
     records: &[model::Record],
     settings: &Settings,
     names: Option<&[String]>,
-) -> Result<Vec<Member>, Error> {
+) -> Result<(Vec<Member>, Vec<review::ProbeReport>), Error> {
     let wanted: Vec<String> = match names {
         Some(names) => names.to_vec(),
         None if !settings.panel.is_empty() => settings.panel.clone(),
         None if settings.reviewer_command.is_some() => vec!["command".to_owned()],
-        None => vec![manifest.reviewer.clone()],
+        None => vec![settings.reviewer.clone()],
     };
     let mut members = Vec::new();
+    let mut unbound = Vec::new();
     for name in wanted {
         let report = review::probe(
             surfaces,
@@ -270,7 +266,14 @@ fn bind_members(
                 path_env: settings.path_env.as_deref(),
             },
         )?;
-        let bound = report.clone().into_bound()?;
+        let bound = match report.clone().into_bound() {
+            Ok(bound) => bound,
+            Err(_) if settings.dry_run => {
+                unbound.push(report);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let resume_session = if bound.supports_resume() {
             last_session_of(records, &bound.name)
         } else {
@@ -282,7 +285,7 @@ fn bind_members(
             resume_session,
         });
     }
-    Ok(members)
+    Ok((members, unbound))
 }
 
 fn last_session_of(records: &[model::Record], realization: &str) -> Option<String> {
