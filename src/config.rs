@@ -113,12 +113,14 @@ impl Options {
                 .collect()
         };
         let last_text = |key: &str| texts(key).pop();
-        let mut o = Options::default();
-        o.configured = KEYS
-            .iter()
-            .copied()
-            .filter(|key| !values(key).is_empty())
-            .collect();
+        let mut o = Options {
+            configured: KEYS
+                .iter()
+                .copied()
+                .filter(|key| !values(key).is_empty())
+                .collect(),
+            ..Options::default()
+        };
         if let Some(v) = last_text("pair.coder").filter(|v| !v.trim().is_empty()) {
             o.coder = v.trim().to_owned();
         }
