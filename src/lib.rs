@@ -17,6 +17,7 @@ pub mod packet;
 pub mod render;
 pub mod review;
 pub mod round;
+pub mod secrets;
 pub mod snapshot;
 pub mod spend;
 pub mod store;
