@@ -3,8 +3,11 @@
 //! may walk lines one by one. Knows nothing about patterns.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
-use super::{Candidate, Finding, Origin, Scanner};
+use regex::bytes::Regex;
+
+use super::{Candidate, Finding, LineCounter, Origin, Scanner};
 
 /// One `diff --git` section (or the text before the first one, with no paths).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -30,36 +33,34 @@ impl Section {
 }
 
 /// Turns candidates of a whole-diff scan into findings with diff locations, dropping those in
-/// files whose path the allowlist skips.
+/// files whose path the allowlist skips. Only sections holding a candidate are parsed.
 pub(super) fn locate(scanner: &Scanner, diff: &[u8], candidates: Vec<Candidate>) -> Vec<Finding> {
-    let sections = sections(diff);
+    let starts = section_starts(diff);
+    let mut lines = LineCounter::default();
+    let mut current: Option<(usize, Section, bool, Walker)> = None;
     let mut out = Vec::with_capacity(candidates.len());
-    let mut walker: Option<(usize, Walker)> = None;
     for c in candidates {
-        let index = sections
-            .partition_point(|s| s.range.end <= c.range.start)
-            .min(sections.len() - 1);
-        let section = &sections[index];
-        if scanner.skips_path(section.path())
-            || section
-                .old_path
-                .as_deref()
-                .is_some_and(|p| scanner.skips_path(p))
-        {
+        // `starts[0]` is 0, so some section holds every offset.
+        let index = starts
+            .partition_point(|&s| s <= c.range.start)
+            .saturating_sub(1);
+        if current.as_ref().is_none_or(|(i, ..)| *i != index) {
+            let range = starts[index]..starts.get(index + 1).copied().unwrap_or(diff.len());
+            let section = parse_section(diff, range.clone());
+            let skipped = scanner.skips_path(section.path())
+                || section
+                    .old_path
+                    .as_deref()
+                    .is_some_and(|p| scanner.skips_path(p));
+            let walker = Walker::new(range.start, lines.line_of(diff, range.start));
+            current = Some((index, section, skipped, walker));
+        }
+        let Some((_, section, skipped, walker)) = current.as_mut() else {
+            continue;
+        };
+        if *skipped {
             continue;
         }
-        let walker = match &mut walker {
-            Some((i, w)) if *i == index => w,
-            slot => {
-                let start_line = 1 + diff[..section.range.start]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                &mut slot
-                    .insert((index, Walker::new(section.range.start, start_line)))
-                    .1
-            }
-        };
         let (origin, line) = walker.locate(diff, section.range.end, c.range.start);
         let path = match origin {
             Origin::Removed => section.old(),
@@ -68,6 +69,16 @@ pub(super) fn locate(scanner: &Scanner, diff: &[u8], candidates: Vec<Candidate>)
         out.push(scanner.finding(&c, path.to_owned(), line, origin));
     }
     out
+}
+
+/// Where each section starts: 0 (a preamble, or the first file), then every line starting
+/// with `diff --git ` (a hunk line never does: it starts with ` `, `+`, `-` or `\\`).
+fn section_starts(diff: &[u8]) -> Vec<usize> {
+    static HEADER: OnceLock<Regex> = OnceLock::new();
+    let header = HEADER.get_or_init(|| Regex::new(r"\ndiff --git ").expect("a literal regex"));
+    let mut starts = vec![0];
+    starts.extend(header.find_iter(diff).map(|m| m.start() + 1));
+    starts
 }
 
 /// Walks one section's lines forward, tracking hunk line numbers.
@@ -185,40 +196,32 @@ fn split_once(text: &[u8], byte: u8) -> Option<(&[u8], &[u8])> {
     Some((&text[..i], &text[i + 1..]))
 }
 
-/// The file sections of `diff`, covering it whole; the first may be a pathless preamble.
-fn sections(diff: &[u8]) -> Vec<Section> {
-    let mut out: Vec<Section> = Vec::new();
-    let mut current = Section::default();
-    let mut in_header = true;
-    let mut start = 0;
-    while start < diff.len() {
-        let end = diff[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(diff.len(), |i| start + i);
-        let line = &diff[start..end];
-        if let Some(rest) = line.strip_prefix(b"diff --git ") {
-            if start > 0 {
-                current.range.end = start;
-                out.push(std::mem::take(&mut current));
-            }
-            current.range.start = start;
-            (current.old_path, current.new_path) = git_line_paths(rest);
-            in_header = true;
-        } else if in_header {
-            read_header_line(&mut current, line, &mut in_header);
+/// The paths of the section at `range`, read from its header lines (up to the first hunk).
+fn parse_section(diff: &[u8], range: Range<usize>) -> Section {
+    let mut section = Section {
+        range: range.clone(),
+        ..Section::default()
+    };
+    let text = &diff[range];
+    let Some(first) = text.strip_prefix(b"diff --git ") else {
+        return section;
+    };
+    let first_end = first
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(first.len());
+    (section.old_path, section.new_path) = git_line_paths(&first[..first_end]);
+    for line in first[first_end..].split(|&b| b == b'\n').skip(1) {
+        if line.starts_with(b"@@ ") {
+            break;
         }
-        start = end + 1;
+        read_header_line(&mut section, line);
     }
-    current.range.end = diff.len();
-    out.push(current);
-    out
+    section
 }
 
-fn read_header_line(section: &mut Section, line: &[u8], in_header: &mut bool) {
-    if line.starts_with(b"@@ ") {
-        *in_header = false;
-    } else if let Some(p) = line.strip_prefix(b"--- ") {
+fn read_header_line(section: &mut Section, line: &[u8]) {
+    if let Some(p) = line.strip_prefix(b"--- ") {
         section.old_path = side_path(p, b"a/");
     } else if let Some(p) = line.strip_prefix(b"+++ ") {
         section.new_path = side_path(p, b"b/");
@@ -375,7 +378,13 @@ mod tests {
             "diff --git a/img.png b/img.png\n",
             "Binary files a/img.png and b/img.png differ\n",
         );
-        let s = sections(diff.as_bytes());
+        let starts = section_starts(diff.as_bytes());
+        let ends = starts.iter().skip(1).copied().chain([diff.len()]);
+        let s: Vec<Section> = starts
+            .iter()
+            .zip(ends)
+            .map(|(&a, b)| parse_section(diff.as_bytes(), a..b))
+            .collect();
         let paths: Vec<(&str, &str)> = s.iter().map(|s| (s.old(), s.path())).collect();
         assert_eq!(
             paths,

@@ -313,44 +313,58 @@ impl Scanner {
         let mut woken_at = vec![usize::MAX; rules.len()];
         let mut active: Vec<usize> = Vec::new();
         let mut locations: Vec<Option<CaptureLocations>> = vec![None; rules.len()];
-        let mut pos = 0;
-        while pos < text.len() {
-            let Some(hit) = keywords.regex.find_at(text, pos) else {
-                break;
-            };
-            let line_start = text[..hit.start()]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            let line_end = text[hit.end()..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(text.len(), |i| hit.end() + i);
-            active.clear();
-            let mut wake = |kw: &[u8], active: &mut Vec<usize>| {
-                for &r in keywords.rules_of(kw) {
-                    if woken_at[r] != line_start {
-                        woken_at[r] = line_start;
-                        active.push(r);
+        // The line the keywords found so far sit on; its rules run once its last keyword is in.
+        let mut line: Option<Range<usize>> = None;
+        let mut searched_to = 0;
+        for hit in keywords.regex.find_iter(text) {
+            match &line {
+                // Keywords hold no newline: a hit starting before the line's end is on it.
+                Some(current) if hit.start() < current.end => {}
+                _ => {
+                    if let Some(done) = line.take() {
+                        self.run_rules(text, done, &mut active, &mut locations, &mut found);
                     }
+                    let start = text[searched_to..hit.start()]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(searched_to, |i| searched_to + i + 1);
+                    let end = text[hit.end()..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(text.len(), |i| hit.end() + i);
+                    searched_to = end;
+                    line = Some(start..end);
                 }
-            };
-            wake(hit.as_bytes(), &mut active);
-            let line = &text[..line_end];
-            let mut at = hit.end();
-            while let Some(more) = keywords.regex.find_at(line, at) {
-                wake(more.as_bytes(), &mut active);
-                at = more.end();
             }
-            active.sort_unstable();
-            for &r in &active {
-                let rule = &rules[r];
-                let locs = locations[r].get_or_insert_with(|| rule.regex.capture_locations());
-                self.run_rule(r, rule, text, line_start..line_end, locs, &mut found);
+            let line_start = line.as_ref().map_or(0, |l| l.start);
+            for &r in keywords.rules_of(hit.as_bytes()) {
+                if woken_at[r] != line_start {
+                    woken_at[r] = line_start;
+                    active.push(r);
+                }
             }
-            pos = line_end + 1;
+        }
+        if let Some(done) = line {
+            self.run_rules(text, done, &mut active, &mut locations, &mut found);
         }
         merge(found)
+    }
+
+    /// Runs the rules woken on `line`, then forgets them.
+    fn run_rules(
+        &self,
+        text: &[u8],
+        line: Range<usize>,
+        active: &mut Vec<usize>,
+        locations: &mut [Option<CaptureLocations>],
+        found: &mut Vec<Candidate>,
+    ) {
+        for &r in active.iter() {
+            let rule = &self.table.rules[r];
+            let locs = locations[r].get_or_insert_with(|| rule.regex.capture_locations());
+            self.run_rule(r, rule, text, line.clone(), locs, found);
+        }
+        active.clear();
     }
 
     /// Runs one rule on the line `line` (and its window), pushing accepted matches that start

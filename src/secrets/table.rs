@@ -2,8 +2,6 @@
 //! shape, its validation, and its compilation into rules, a keyword prefilter and an
 //! allowlist. Knows nothing about lines, diffs or findings.
 
-use std::collections::HashMap;
-
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
@@ -11,8 +9,8 @@ use super::SecretsError;
 
 /// The only version of the table format this build reads.
 const VERSION: u32 = 1;
-/// The longest keyword accepted: keywords are looked up through a stack buffer.
-pub(super) const MAX_KEYWORD: usize = 64;
+/// The longest keyword accepted.
+const MAX_KEYWORD: usize = 64;
 /// The most bytes past its line a multi-line rule may look at.
 const MAX_WINDOW: usize = 1 << 20;
 /// Compiled-regex size cap per rule: a runaway override fails to load instead of eating memory.
@@ -108,21 +106,39 @@ pub(super) struct Allowlist {
 #[derive(Debug, Clone)]
 pub(super) struct Keywords {
     pub regex: Regex,
-    /// Lowercase keyword → every rule having a keyword contained in it (a leftmost-first
-    /// search reports `secret_access` where `secret` also occurs).
-    rules_of: HashMap<Box<[u8]>, Vec<usize>>,
+    /// Every keyword with the rules it wakes: all rules having a keyword contained in it (a
+    /// leftmost-first search reports `secret_access` where `secret` also occurs). Sorted by
+    /// `(length, first 8 bytes)`, a lookup cheaper than hashing on this hot path.
+    entries: Vec<KeywordEntry>,
+}
+
+#[derive(Debug, Clone)]
+struct KeywordEntry {
+    key: (usize, u64),
+    /// Lowercase.
+    keyword: Box<[u8]>,
+    rules: Vec<usize>,
+}
+
+/// Length and the first 8 bytes, lowercased, as one integer.
+fn lookup_key(bytes: &[u8]) -> (usize, u64) {
+    let prefix = bytes
+        .iter()
+        .take(8)
+        .fold(0u64, |k, &b| (k << 8) | u64::from(b.to_ascii_lowercase()));
+    (bytes.len(), prefix)
 }
 
 impl Keywords {
     /// The rules woken by the keyword text `found` (any case).
     pub fn rules_of(&self, found: &[u8]) -> &[usize] {
-        let mut buf = [0u8; MAX_KEYWORD];
-        let Some(lower) = buf.get_mut(..found.len()) else {
-            return &[];
-        };
-        lower.copy_from_slice(found);
-        lower.make_ascii_lowercase();
-        self.rules_of.get(&*lower).map_or(&[], Vec::as_slice)
+        let key = lookup_key(found);
+        let first = self.entries.partition_point(|e| e.key < key);
+        self.entries[first..]
+            .iter()
+            .take_while(|e| e.key == key)
+            .find(|e| e.keyword.eq_ignore_ascii_case(found))
+            .map_or(&[], |e| e.rules.as_slice())
     }
 }
 
@@ -280,7 +296,7 @@ fn compile_keywords(rules: &[Rule]) -> Result<Keywords, String> {
         .collect();
     all.sort_unstable();
     all.dedup();
-    let mut rules_of = HashMap::with_capacity(all.len());
+    let mut entries = Vec::with_capacity(all.len());
     for &found in &all {
         let woken: Vec<usize> = rules
             .iter()
@@ -288,8 +304,13 @@ fn compile_keywords(rules: &[Rule]) -> Result<Keywords, String> {
             .filter(|(_, r)| r.keywords.iter().any(|k| found.contains(k.as_str())))
             .map(|(i, _)| i)
             .collect();
-        rules_of.insert(found.as_bytes().into(), woken);
+        entries.push(KeywordEntry {
+            key: lookup_key(found.as_bytes()),
+            keyword: found.as_bytes().into(),
+            rules: woken,
+        });
     }
+    entries.sort_by_key(|e| e.key);
     // Longest first, so that of two keywords starting at the same byte the longer is reported
     // (its entry wakes the shorter one's rules too).
     all.sort_by_key(|k| std::cmp::Reverse(k.len()));
@@ -304,7 +325,7 @@ fn compile_keywords(rules: &[Rule]) -> Result<Keywords, String> {
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| format!("keywords: {e}"))?;
-    Ok(Keywords { regex, rules_of })
+    Ok(Keywords { regex, entries })
 }
 
 fn compile_allowlist(doc: AllowlistDoc) -> Result<Allowlist, String> {
