@@ -399,7 +399,7 @@ impl Scanner {
                 && s < e
             {
                 let key = rule
-                    .key_group
+                    .context_group
                     .and_then(|g| locs.get(g))
                     .map(|(ks, ke)| &region[ks..ke]);
                 let line_bytes = &text[line.clone()];
@@ -431,7 +431,7 @@ impl Scanner {
         {
             return false;
         }
-        if let (Some(keys), Some(key)) = (&rule.allow_keys, key)
+        if let (Some(keys), Some(key)) = (&rule.allow_context, key)
             && keys.is_match(key)
         {
             return false;

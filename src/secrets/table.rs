@@ -42,7 +42,7 @@ struct RuleDoc {
     #[serde(default)]
     secret_group: usize,
     #[serde(default)]
-    key_group: Option<usize>,
+    context_group: Option<usize>,
     #[serde(default)]
     min_entropy: Option<f64>,
     #[serde(default)]
@@ -52,7 +52,7 @@ struct RuleDoc {
     #[serde(default)]
     allow_values: Vec<String>,
     #[serde(default)]
-    allow_keys: Vec<String>,
+    allow_context: Vec<String>,
     #[serde(default)]
     window_bytes: Option<usize>,
 }
@@ -81,12 +81,12 @@ pub(super) struct Rule {
     pub kind: String,
     pub regex: Regex,
     pub secret_group: usize,
-    pub key_group: Option<usize>,
+    pub context_group: Option<usize>,
     pub min_entropy: Option<f64>,
     pub stopwords: bool,
     pub skip_base64_text: bool,
     pub allow_values: Option<RegexSet>,
-    pub allow_keys: Option<RegexSet>,
+    pub allow_context: Option<RegexSet>,
     /// Bytes past the start of the keyword's line the rule may see; `None`: the line only.
     pub window: Option<usize>,
 }
@@ -240,16 +240,16 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
             groups - 1
         ));
     }
-    if let Some(k) = doc.key_group
+    if let Some(k) = doc.context_group
         && (k == 0 || k >= groups)
     {
         return Err(format!(
-            "rule {id:?}: key_group {k} is not a group of the regex (1..{})",
+            "rule {id:?}: context_group {k} is not a group of the regex (1..{})",
             groups - 1
         ));
     }
-    if !doc.allow_keys.is_empty() && doc.key_group.is_none() {
-        return Err(format!("rule {id:?}: allow_keys needs key_group"));
+    if !doc.allow_context.is_empty() && doc.context_group.is_none() {
+        return Err(format!("rule {id:?}: allow_context needs context_group"));
     }
     if let Some(e) = doc.min_entropy
         && !(e.is_finite() && (0.0..=8.0).contains(&e))
@@ -267,8 +267,8 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
     }
     let allow_values =
         byte_regex_set(&doc.allow_values).map_err(|e| format!("rule {id:?}: allow_values: {e}"))?;
-    let allow_keys =
-        byte_regex_set(&doc.allow_keys).map_err(|e| format!("rule {id:?}: allow_keys: {e}"))?;
+    let allow_context = byte_regex_set(&doc.allow_context)
+        .map_err(|e| format!("rule {id:?}: allow_context: {e}"))?;
     Ok(Rule {
         keywords: doc
             .keywords
@@ -279,12 +279,12 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
         kind,
         regex,
         secret_group: doc.secret_group,
-        key_group: doc.key_group,
+        context_group: doc.context_group,
         min_entropy: doc.min_entropy,
         stopwords: doc.stopwords,
         skip_base64_text: doc.skip_base64_text,
         allow_values,
-        allow_keys,
+        allow_context,
         window: doc.window_bytes,
     })
 }

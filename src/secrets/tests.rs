@@ -90,6 +90,7 @@ fn positives() -> Vec<Positive> {
     let (pem_rsa, rsa_body) = pem(g, &["RSA ", "PRIVATE KEY"].concat(), 6, "\n");
     let (pem_json, json_body) = pem(g, &["", "PRIVATE KEY"].concat(), 4, "\\n");
     let (pem_ssh, ssh_body) = pem(g, &["OPENSSH ", "PRIVATE KEY"].concat(), 5, "\n");
+    let (pem_pgp, pgp_body) = pem(g, &["PGP ", "PRIVATE KEY BLOCK"].concat(), 5, "\r\n");
     let unterminated_body = g.pick(B64, 64) + "\n" + &g.pick(B64, 64);
     let unterminated = format!(
         "{}BEGIN EC {}-----\n{unterminated_body}",
@@ -121,6 +122,11 @@ fn positives() -> Vec<Positive> {
             kind: "private-key",
             text: pem_ssh,
             secret: ssh_body,
+        },
+        Positive {
+            kind: "private-key",
+            text: format!("-- gpg export\r\n{pem_pgp}\r\n"),
+            secret: pgp_body,
         },
         Positive {
             kind: "private-key",
@@ -168,6 +174,17 @@ fn positives() -> Vec<Positive> {
             "export GITLAB_TOKEN=\"{}\"",
         ),
         pos(
+            "gitlab-token",
+            [
+                "glpat-",
+                &g.pick(B64URL, 27),
+                ".01.",
+                &g.pick("abcdefghijklmnopqrstuvwxyz0123456789", 9),
+            ]
+            .concat(),
+            "  token: \"{}\"",
+        ),
+        pos(
             "slack-token",
             [
                 "xoxb-",
@@ -197,6 +214,16 @@ fn positives() -> Vec<Positive> {
             "npm-token",
             ["npm_", &g.pick(ALNUM, 36)].concat(),
             "//registry.npmjs.org/:_authToken={}",
+        ),
+        pos(
+            "npm-token",
+            ["npm_", &g.pick(ALNUM, 36)].concat(),
+            "env:\n  NPM_TOKEN: {}\n",
+        ),
+        pos(
+            "pypi-token",
+            ["pypi-AgEIcHlwaS5vcmc", &g.pick(B64URL, 120)].concat(),
+            "TWINE_PASSWORD={} twine upload dist/*",
         ),
         pos(
             "pypi-token",
@@ -238,6 +265,11 @@ fn positives() -> Vec<Positive> {
             "google-api-key",
             ["AIza", &g.pick(B64URL, 35)].concat(),
             "<meta name=\"maps-key\" content=\"{}\">",
+        ),
+        pos(
+            "google-api-key",
+            ["AIza", &g.pick(B64URL, 35)].concat(),
+            "const firebaseConfig = { apiKey: \"{}\", projectId: \"demo\" };",
         ),
         pos(
             "stripe-key",
@@ -461,6 +493,52 @@ fn look_alikes() -> Vec<(&'static str, String)> {
         (
             "a.md",
             "| `auth` | string | the auth scheme, e.g. `Basic` |".to_owned(),
+        ),
+        ("a.yml", "auth_email: jane.doe@corp-mail.net".to_owned()),
+        ("a.yml", "secret: MY_SECRET_KEY_V2".to_owned()),
+        ("a.yml", "auth_provider: google-oauth2-v3".to_owned()),
+        (
+            "a.env",
+            "TOKEN_ISSUER=https://login.corp.net/tenant-42/v2.0".to_owned(),
+        ),
+        ("a.env", "password_env: DB_PASSWORD_2024".to_owned()),
+        (
+            "ca-bundle.crt",
+            format!(
+                "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----",
+                base64_std(&[1u8; 96])
+            ),
+        ),
+        (
+            "netlink.rs",
+            "pub const NL80211_AUTHTYPE_MAX: nl80211_auth_type = nl80211_auth_type::FILS_PK;"
+                .to_owned(),
+        ),
+        (
+            "nl80211.h",
+            "NL80211_AUTHTYPE_MAX = __NL80211_AUTHTYPE_NUM - 1,".to_owned(),
+        ),
+        ("myers.rs", "token_idx1: token_idx1_forward,".to_owned()),
+        (
+            "receiver.rs",
+            "let tokens = self.0.to_token_stream();".to_owned(),
+        ),
+        ("lib.rs", "let tokens = quote_spanned! {span=>".to_owned()),
+        (
+            "COPYING",
+            "cvs://:pserver:anoncvs@sources.redhat.com:/cvs/src".to_owned(),
+        ),
+        (
+            "onboarding.md",
+            "[`author-ready`]: doc/contributing/guide.md#author-ready-pull-requests".to_owned(),
+        ),
+        (
+            "test_oauth.py",
+            "\"oauth_token_secret=secret%3Dpassword&oauth_token=lock%26key\",".to_owned(),
+        ),
+        (
+            "url.rs",
+            "parse(\"http://user:pass%20word@example.com/path\")".to_owned(),
         ),
     ];
     lines
@@ -889,7 +967,7 @@ fn bad_override_tables_are_errors_naming_the_file_and_the_fault() {
         (rule(r#", "min_entopy": 2"#), "unknown field `min_entopy`"),
         (rule(r#", "min_entropy": 9"#), "min_entropy must be between 0 and 8"),
         (rule(r#", "kind": "Bad Kind""#), "kind \"Bad Kind\" must be lowercase"),
-        (rule(r#", "allow_keys": ["a"]"#), "allow_keys needs key_group"),
+        (rule(r#", "allow_context": ["a"]"#), "allow_context needs context_group"),
         (
             r#"{"v": 1, "rules": [{"id": "x", "keywords": ["ab"], "regex": "ab("}]}"#.to_owned(),
             "rule \"x\": regex:",
