@@ -210,14 +210,20 @@ fn parse_section(diff: &[u8], range: Range<usize>) -> Section {
         .iter()
         .position(|&b| b == b'\n')
         .unwrap_or(first.len());
-    (section.old_path, section.new_path) = git_line_paths(&first[..first_end]);
+    // A diff with CRLF line ends keeps its `\r` out of the paths.
+    (section.old_path, section.new_path) = git_line_paths(strip_cr(&first[..first_end]));
     for line in first[first_end..].split(|&b| b == b'\n').skip(1) {
+        let line = strip_cr(line);
         if line.starts_with(b"@@ ") {
             break;
         }
         read_header_line(&mut section, line);
     }
     section
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 fn read_header_line(section: &mut Section, line: &[u8]) {

@@ -952,6 +952,52 @@ fn diff_sections_of_skipped_paths_are_left_alone() {
 }
 
 #[test]
+fn quoted_paths_and_crlf_lines_in_a_diff() {
+    let s = scanner();
+    let gh = ["ghp_", &Gen(15).pick(ALNUM, 36)].concat();
+    let diff = format!(
+        "diff --git \"a/conf/na\\303\\257ve.env\" \"b/conf/na\\303\\257ve.env\"\r\n\
+         index 1111111..2222222 100644\r\n\
+         --- \"a/conf/na\\303\\257ve.env\"\r\n\
+         +++ \"b/conf/na\\303\\257ve.env\"\r\n\
+         @@ -1,2 +1,2 @@\r\n\
+         \x20a=1\r\n\
+         -b=2\r\n\
+         +b={gh}\r\n"
+    );
+    let (out, f) = s.redact_diff(&diff);
+    assert_eq!(
+        f.iter().map(Finding::describe).collect::<Vec<_>>(),
+        ["github-token in conf/naïve.env:2"]
+    );
+    assert!(out.ends_with("+b=[REDACTED:github-token]\r\n"), "{out}");
+    let plain = diff
+        .replace("\"a/conf/na\\303\\257ve.env\"", "a/conf/x.env")
+        .replace("\"b/conf/na\\303\\257ve.env\"", "b/conf/x.env");
+    assert_eq!(
+        s.scan_diff(plain.as_bytes())
+            .iter()
+            .map(Finding::describe)
+            .collect::<Vec<_>>(),
+        ["github-token in conf/x.env:2"]
+    );
+}
+
+#[test]
+fn a_diff_without_headers_is_located_by_diff_line() {
+    let s = scanner();
+    let gh = ["ghp_", &Gen(16).pick(ALNUM, 36)].concat();
+    let text = format!("just some text\nwith {gh}\n");
+    let f = s.scan_diff(text.as_bytes());
+    assert_eq!(
+        f.iter().map(Finding::describe).collect::<Vec<_>>(),
+        ["github-token in diff (diff line 2)"]
+    );
+    assert_eq!(s.scan_diff(b""), vec![]);
+    assert_eq!(s.redact_diff(""), (String::new(), vec![]));
+}
+
+#[test]
 fn bad_override_tables_are_errors_naming_the_file_and_the_fault() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rule = |extra: &str| {
