@@ -58,10 +58,10 @@ impl fmt::Display for SecretsError {
                 )
             }
             SecretsError::Parse { origin, source } => {
-                write!(f, "invalid secret patterns file {origin}: {source}")
+                write!(f, "invalid secret pattern table {origin}: {source}")
             }
             SecretsError::Invalid { origin, reason } => {
-                write!(f, "invalid secret patterns file {origin}: {reason}")
+                write!(f, "invalid secret pattern table {origin}: {reason}")
             }
         }
     }
@@ -180,7 +180,7 @@ impl Scanner {
         static BUILTIN: OnceLock<Scanner> = OnceLock::new();
         BUILTIN
             .get_or_init(|| {
-                Scanner::compile(BUILTIN_TABLE, "builtin data/secrets.json")
+                Scanner::compile(BUILTIN_TABLE, "data/secrets.json (built in)")
                     .expect("the shipped secrets.json is valid (checked by a unit test)")
             })
             .clone()
@@ -188,7 +188,7 @@ impl Scanner {
 
     /// A scanner from a table in the `data/secrets.json` format.
     pub fn from_json(text: &str) -> Result<Scanner, SecretsError> {
-        Scanner::compile(text, "(inline table)")
+        Scanner::compile(text, "(inline JSON)")
     }
 
     /// The table at `path` (`pair.secretsFile`), replacing the shipped one; `None`: the shipped
@@ -252,7 +252,8 @@ impl Scanner {
     }
 
     /// `text` with each secret replaced by `[REDACTED:<kind>]` (a multi-line secret keeps its
-    /// line breaks, so line numbers stay right), and the findings.
+    /// line breaks, so line numbers stay right), and the findings. A path the allowlist skips
+    /// comes back unchanged.
     pub fn redact(&self, path: &str, text: &str) -> (String, Vec<Finding>) {
         let mut findings = self.scan(path, text.as_bytes());
         snap_to_chars(text, &mut findings);
