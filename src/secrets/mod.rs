@@ -418,17 +418,20 @@ impl Scanner {
     /// Whether a match is kept: the allowlist, the rule's filters and its entropy floor.
     fn accept(&self, rule: &Rule, secret: &[u8], key: Option<&[u8]>, line: &[u8]) -> bool {
         let allow = &self.table.allow;
-        if allow.repeated_chars && secret.iter().all(|&b| b == secret[0]) {
-            return false;
-        }
-        if allow
-            .values
-            .as_ref()
-            .is_some_and(|set| set.is_match(secret))
-            || rule
-                .allow_values
+        let repeated = allow.repeated_chars && secret.iter().all(|&b| b == secret[0]);
+        let placeholder = || {
+            allow
+                .values
                 .as_ref()
                 .is_some_and(|set| set.is_match(secret))
+        };
+        if rule.placeholders && (repeated || placeholder()) {
+            return false;
+        }
+        if rule
+            .allow_values
+            .as_ref()
+            .is_some_and(|set| set.is_match(secret))
         {
             return false;
         }
@@ -437,12 +440,7 @@ impl Scanner {
         {
             return false;
         }
-        if rule.stopwords
-            && allow
-                .stopwords
-                .iter()
-                .any(|w| contains_ignore_case(secret, w))
-        {
+        if rule.stopwords && allow.stopwords.iter().any(|w| starts_a_word(secret, w)) {
             return false;
         }
         if let Some(min) = rule.min_entropy
@@ -548,13 +546,16 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// `needle` must be lowercase.
-fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty()
-        && haystack.windows(needle.len()).any(|w| {
-            w.iter()
-                .zip(needle)
-                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+/// Whether `word` (lowercase) occurs in `text`, any case, at its start or after a byte that
+/// is not a letter: `fake-key`, `key_for_tests`, `YOUR_TOKEN` — but not inside a random
+/// run of letters, where a long token would hold a short word by chance.
+fn starts_a_word(text: &[u8], word: &[u8]) -> bool {
+    !word.is_empty()
+        && text.windows(word.len()).enumerate().any(|(i, w)| {
+            (i == 0 || !text[i - 1].is_ascii_alphabetic())
+                && w.iter()
+                    .zip(word)
+                    .all(|(a, b)| a.to_ascii_lowercase() == *b)
         })
 }
 

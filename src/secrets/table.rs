@@ -45,6 +45,8 @@ struct RuleDoc {
     context_group: Option<usize>,
     #[serde(default)]
     min_entropy: Option<f64>,
+    #[serde(default = "yes")]
+    placeholders: bool,
     #[serde(default)]
     stopwords: bool,
     #[serde(default)]
@@ -55,6 +57,10 @@ struct RuleDoc {
     allow_context: Vec<String>,
     #[serde(default)]
     window_bytes: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Deserialize, Default)]
@@ -83,6 +89,8 @@ pub(super) struct Rule {
     pub secret_group: usize,
     pub context_group: Option<usize>,
     pub min_entropy: Option<f64>,
+    /// Whether the allowlist's placeholder `values` and `repeated_chars` apply.
+    pub placeholders: bool,
     pub stopwords: bool,
     pub skip_base64_text: bool,
     pub allow_values: Option<RegexSet>,
@@ -281,6 +289,7 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
         secret_group: doc.secret_group,
         context_group: doc.context_group,
         min_entropy: doc.min_entropy,
+        placeholders: doc.placeholders,
         stopwords: doc.stopwords,
         skip_base64_text: doc.skip_base64_text,
         allow_values,

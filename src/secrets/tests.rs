@@ -723,6 +723,48 @@ fn the_inline_marker_allows_its_line_only() {
 }
 
 #[test]
+fn placeholder_words_drop_human_values_not_random_tokens_that_hold_them_by_chance() {
+    let s = scanner();
+    let mut g = Gen(17);
+    // A key body is never a placeholder, whatever letters it happens to hold.
+    let (key, _) = pem(&mut g, &["RSA ", "PRIVATE KEY"].concat(), 4, "\n");
+    let key = key.replacen('\n', "\nxxxxxSampleDummyEXAMPLE", 2);
+    assert_eq!(kinds(&s, &key), ["private-key"]);
+    // A stop-word inside a random run of letters does not drop a token.
+    let bearer = format!(
+        "Authorization: Bearer {}qTest{}",
+        g.pick(ALNUM, 30),
+        g.pick(ALNUM, 30)
+    );
+    assert_eq!(kinds(&s, &bearer), ["bearer"]);
+    let secret = format!(
+        "client_secret = \"{}qmock{}\"",
+        g.pick(ALNUM, 12),
+        g.pick(ALNUM, 12)
+    );
+    assert_eq!(kinds(&s, &secret), ["generic-secret"]);
+    // Where it starts a word, it does.
+    for text in [
+        format!("client_secret = \"mock-{}\"", g.pick(ALNUM, 16)),
+        format!(
+            "client_secret = \"{}_TEST_{}\"",
+            g.pick(ALNUM, 8),
+            g.pick(ALNUM, 8)
+        ),
+        format!("Authorization: Bearer Fake{}", g.pick(ALNUM, 30)),
+    ] {
+        assert_eq!(kinds(&s, &text), Vec::<String>::new(), "{text}");
+    }
+}
+
+fn kinds(s: &Scanner, text: &str) -> Vec<String> {
+    s.scan("a", text.as_bytes())
+        .into_iter()
+        .map(|f| f.kind)
+        .collect()
+}
+
+#[test]
 fn allowlisted_paths_are_not_scanned() {
     let s = scanner();
     let token = ["ghp_", &Gen(8).pick(ALNUM, 36)].concat();
