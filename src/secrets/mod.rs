@@ -9,6 +9,13 @@
 //! stop-word, a look-alike, too low in entropy, or on a line carrying the allow marker.
 //! Overlapping matches merge into one finding named by the rule listed first in the table.
 //!
+//! In a diff the whole text is scanned (so redaction covers headers and binary metadata too),
+//! then each match is placed: a `+` or context line names the new path and new line number, a
+//! `-` line (a secret being removed, which the diff still carries) the old path and old line,
+//! and a line outside any hunk the file's path and the line of the diff text. Sections of
+//! paths the allowlist skips (lock files, images, vendored code) are neither reported nor
+//! redacted, as in [`Scanner::scan`].
+//!
 //! A [`Finding`] never holds the secret: only kind, rule, path, line and the byte range, and
 //! its `Debug`, `Display` and `Serialize` show none of the matched bytes.
 
