@@ -11,7 +11,8 @@
 //!   (the bounded review packet), `review` (realizations as data, probing, parsing, the
 //!   built-in reviewer), `render` (HANDOFF transcript, PR body; pure), `cost`/`spend` (agent
 //!   logs priced), `sync` (push/pull), `hooks`/`skill` (git and agent hooks, skill folders),
-//!   `view` (rendered files kept current), `config` (`pair.*` settings).
+//!   `view` (rendered files kept current), `config` (`pair.*` settings), `settings` (which
+//!   run settings are in force and why), `secrets` (the one secret scanner; pure).
 //! - `process`: the one place that spawns anything (reviewers, `gh`, `git` for transport).
 
 pub mod cli;
@@ -26,6 +27,7 @@ pub mod packet;
 pub mod process;
 pub mod render;
 pub mod review;
+pub mod secrets;
 pub mod settings;
 pub mod skill;
 pub mod snapshot;

@@ -1,0 +1,624 @@
+//! The one secret scanner (SPEC §14): finds credentials in text or in a unified diff, names
+//! them by kind, path and line, and redacts them. Pure: bytes in, findings out; it reads no
+//! repository and no file except a pattern table it is asked to load. Patterns are data
+//! (`data/secrets.json`, replaceable through `pair.secretsFile`).
+//!
+//! How a scan runs: one case-insensitive search for every rule keyword; a rule's regex runs
+//! only on a line holding one of its keywords (a multi-line rule, such as a PEM key, also on a
+//! window after it); a match is then dropped when the allowlist says it is a placeholder, a
+//! stop-word, a look-alike, too low in entropy, or on a line carrying the allow marker.
+//! Overlapping matches merge into one finding named by the rule listed first in the table.
+//!
+//! In a diff the whole text is scanned (so redaction covers headers and binary metadata too),
+//! then each match is placed: a `+` or context line names the new path and new line number, a
+//! `-` line (a secret being removed, which the diff still carries) the old path and old line,
+//! and a line outside any hunk the file's path and the line of the diff text. Sections of
+//! paths the allowlist skips (lock files, images, vendored code) are neither reported nor
+//! redacted, as in [`Scanner::scan`].
+//!
+//! A [`Finding`] never holds the secret: only kind, rule, path, line and the byte range, and
+//! its `Debug`, `Display` and `Serialize` show none of the matched bytes.
+
+mod diff;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::bytes::CaptureLocations;
+use serde::Serialize;
+
+use table::{Rule, Table};
+
+/// The shipped pattern table.
+pub const BUILTIN_TABLE: &str = include_str!("../../data/secrets.json");
+
+/// Why a pattern table could not be loaded.
+#[derive(Debug)]
+pub enum SecretsError {
+    /// The override file (`pair.secretsFile`) cannot be read.
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The table is not JSON of the expected shape.
+    Parse {
+        origin: String,
+        source: serde_json::Error,
+    },
+    /// The table parses but a rule or the allowlist is unusable.
+    Invalid { origin: String, reason: String },
+}
+
+impl fmt::Display for SecretsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretsError::Read { path, source } => {
+                write!(
+                    f,
+                    "cannot read secret patterns file {}: {source}",
+                    path.display()
+                )
+            }
+            SecretsError::Parse { origin, source } => {
+                write!(f, "invalid secret pattern table {origin}: {source}")
+            }
+            SecretsError::Invalid { origin, reason } => {
+                write!(f, "invalid secret pattern table {origin}: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SecretsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SecretsError::Read { source, .. } => Some(source),
+            SecretsError::Parse { source, .. } => Some(source),
+            SecretsError::Invalid { .. } => None,
+        }
+    }
+}
+
+/// Where a finding's line sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// A plain text scanned with [`Scanner::scan`]: `line` is its line.
+    Text,
+    /// A diff's `+` line: new path, new line number.
+    Added,
+    /// A diff's context line: new path, new line number.
+    Context,
+    /// A diff's `-` line (the secret is being removed, yet the diff still carries it): old
+    /// path, old line number.
+    Removed,
+    /// A diff line outside any hunk (file headers, binary metadata, text before the first
+    /// file): the file section's path, and `line` counts lines of the diff text itself.
+    Header,
+}
+
+/// One secret found: what kind, where. Never the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The kind (`aws-access-key-id`, `generic-secret`, …), as in `[REDACTED:<kind>]`.
+    pub kind: String,
+    /// The id of the table rule that matched.
+    pub rule: String,
+    /// Repository path of the file (for a diff: see [`Origin`]).
+    pub path: String,
+    /// 1-based line (for a diff: see [`Origin`]).
+    pub line: usize,
+    /// What kind of line `line` is.
+    pub origin: Origin,
+    /// Byte range of the secret in the scanned text, for callers that redact themselves.
+    #[serde(skip)]
+    pub range: Range<usize>,
+}
+
+impl Finding {
+    /// A short, stable description: `aws-access-key-id in .env:3`.
+    pub fn describe(&self) -> String {
+        match self.origin {
+            Origin::Text | Origin::Added | Origin::Context => {
+                format!("{} in {}:{}", self.kind, self.path, self.line)
+            }
+            Origin::Removed => format!(
+                "{} in {}:{} (removed line)",
+                self.kind, self.path, self.line
+            ),
+            Origin::Header => format!(
+                "{} in {} (diff line {})",
+                self.kind,
+                self.display_path(),
+                self.line
+            ),
+        }
+    }
+
+    fn display_path(&self) -> &str {
+        if self.path.is_empty() {
+            "diff"
+        } else {
+            &self.path
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// The text that replaces a secret of `kind`.
+pub fn redaction_marker(kind: &str) -> String {
+    format!("[REDACTED:{kind}]")
+}
+
+/// A compiled pattern table, ready to scan. Cheap to clone (regexes are shared).
+#[derive(Clone)]
+pub struct Scanner {
+    table: Table,
+}
+
+impl fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scanner")
+            .field("rules", &self.table.rules.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A match before it becomes a finding: rule index and the secret's byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Candidate {
+    rule: usize,
+    range: Range<usize>,
+}
+
+impl Scanner {
+    /// The shipped table (compiled once per process).
+    pub fn builtin() -> Scanner {
+        static BUILTIN: OnceLock<Scanner> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                Scanner::compile(BUILTIN_TABLE, "data/secrets.json (built in)")
+                    .expect("the shipped secrets.json is valid (checked by a unit test)")
+            })
+            .clone()
+    }
+
+    /// A scanner from a table in the `data/secrets.json` format.
+    pub fn from_json(text: &str) -> Result<Scanner, SecretsError> {
+        Scanner::compile(text, "(inline JSON)")
+    }
+
+    /// The table at `path` (`pair.secretsFile`), replacing the shipped one; `None`: the shipped
+    /// table. Errors name the file and what is wrong with it.
+    pub fn load(path: Option<&Path>) -> Result<Scanner, SecretsError> {
+        let Some(path) = path else {
+            return Ok(Scanner::builtin());
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| SecretsError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Scanner::compile(&text, &path.display().to_string())
+    }
+
+    fn compile(text: &str, origin: &str) -> Result<Scanner, SecretsError> {
+        Ok(Scanner {
+            table: table::compile(text, origin)?,
+        })
+    }
+
+    /// The kinds this table reports, in table order, each once.
+    pub fn kinds(&self) -> Vec<&str> {
+        let mut kinds: Vec<&str> = Vec::new();
+        for rule in &self.table.rules {
+            if !kinds.contains(&rule.kind.as_str()) {
+                kinds.push(&rule.kind);
+            }
+        }
+        kinds
+    }
+
+    /// Whether the allowlist skips `path` (lock files, images, vendored code) entirely.
+    pub fn skips_path(&self, path: &str) -> bool {
+        let path = path.strip_prefix("./").unwrap_or(path);
+        self.table
+            .allow
+            .paths
+            .as_ref()
+            .is_some_and(|re| re.is_match(path.as_bytes()))
+    }
+
+    /// The secrets in `text`, the content of the file at `path` (any bytes; never panics).
+    pub fn scan(&self, path: &str, text: &[u8]) -> Vec<Finding> {
+        if self.skips_path(path) {
+            return Vec::new();
+        }
+        let candidates = self.candidates(text);
+        let mut line = LineCounter::default();
+        candidates
+            .into_iter()
+            .map(|c| {
+                self.finding(
+                    &c,
+                    path.to_owned(),
+                    line.line_of(text, c.range.start),
+                    Origin::Text,
+                )
+            })
+            .collect()
+    }
+
+    /// `text` with each secret replaced by `[REDACTED:<kind>]` (a multi-line secret keeps its
+    /// line breaks, so line numbers stay right), and the findings. A path the allowlist skips
+    /// comes back unchanged.
+    pub fn redact(&self, path: &str, text: &str) -> (String, Vec<Finding>) {
+        let mut findings = self.scan(path, text.as_bytes());
+        snap_to_chars(text, &mut findings);
+        let out = replace(text.as_bytes(), &findings, false);
+        (
+            String::from_utf8(out).expect("whole characters were replaced by ASCII"),
+            findings,
+        )
+    }
+
+    /// The secrets in a unified diff as `git diff` prints it. See [`Origin`] for what path
+    /// and line each finding names. Files whose path the allowlist skips are not scanned.
+    pub fn scan_diff(&self, diff: &[u8]) -> Vec<Finding> {
+        let candidates = self.candidates(diff);
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        diff::locate(self, diff, candidates)
+    }
+
+    /// `diff` with every secret found anywhere in it (hunks, headers, binary metadata)
+    /// replaced by `[REDACTED:<kind>]`, keeping each line's `+`/`-`/space marker; and the
+    /// findings.
+    pub fn redact_diff(&self, diff: &str) -> (String, Vec<Finding>) {
+        let mut findings = self.scan_diff(diff.as_bytes());
+        snap_to_chars(diff, &mut findings);
+        let out = replace(diff.as_bytes(), &findings, true);
+        (
+            String::from_utf8(out).expect("whole characters were replaced by ASCII"),
+            findings,
+        )
+    }
+
+    /// [`Scanner::redact_diff`] for a diff that may not be UTF-8.
+    pub fn redact_diff_bytes(&self, diff: &[u8]) -> (Vec<u8>, Vec<Finding>) {
+        let findings = self.scan_diff(diff);
+        (replace(diff, &findings, true), findings)
+    }
+
+    fn finding(&self, c: &Candidate, path: String, line: usize, origin: Origin) -> Finding {
+        let rule = &self.table.rules[c.rule];
+        Finding {
+            kind: rule.kind.clone(),
+            rule: rule.id.clone(),
+            path,
+            line,
+            origin,
+            range: c.range.clone(),
+        }
+    }
+
+    /// Every accepted match in `text`, sorted by start, overlaps merged.
+    fn candidates(&self, text: &[u8]) -> Vec<Candidate> {
+        let rules = &self.table.rules;
+        let keywords = &self.table.keywords;
+        let mut found: Vec<Candidate> = Vec::new();
+        // Per rule: the start of the last line it was woken on, to wake it once per line.
+        let mut woken_at = vec![usize::MAX; rules.len()];
+        let mut active: Vec<usize> = Vec::new();
+        let mut locations: Vec<Option<CaptureLocations>> = vec![None; rules.len()];
+        // The line the keywords found so far sit on; its rules run once its last keyword is in.
+        let mut line: Option<Range<usize>> = None;
+        let mut searched_to = 0;
+        for hit in keywords.regex.find_iter(text) {
+            match &line {
+                // Keywords hold no newline: a hit starting before the line's end is on it.
+                Some(current) if hit.start() < current.end => {}
+                _ => {
+                    if let Some(done) = line.take() {
+                        self.run_rules(text, done, &mut active, &mut locations, &mut found);
+                    }
+                    let start = text[searched_to..hit.start()]
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(searched_to, |i| searched_to + i + 1);
+                    let end = text[hit.end()..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(text.len(), |i| hit.end() + i);
+                    searched_to = end;
+                    line = Some(start..end);
+                }
+            }
+            let line_start = line.as_ref().map_or(0, |l| l.start);
+            for &r in keywords.rules_of(hit.as_bytes()) {
+                if woken_at[r] != line_start {
+                    woken_at[r] = line_start;
+                    active.push(r);
+                }
+            }
+        }
+        if let Some(done) = line {
+            self.run_rules(text, done, &mut active, &mut locations, &mut found);
+        }
+        merge(found)
+    }
+
+    /// Runs the rules woken on `line`, then forgets them.
+    fn run_rules(
+        &self,
+        text: &[u8],
+        line: Range<usize>,
+        active: &mut Vec<usize>,
+        locations: &mut [Option<CaptureLocations>],
+        found: &mut Vec<Candidate>,
+    ) {
+        for &r in active.iter() {
+            let rule = &self.table.rules[r];
+            let locs = locations[r].get_or_insert_with(|| rule.regex.capture_locations());
+            self.run_rule(r, rule, text, line.clone(), locs, found);
+        }
+        active.clear();
+    }
+
+    /// Runs one rule on the line `line` (and its window), pushing accepted matches that start
+    /// on that line.
+    fn run_rule(
+        &self,
+        index: usize,
+        rule: &Rule,
+        text: &[u8],
+        line: Range<usize>,
+        locs: &mut CaptureLocations,
+        found: &mut Vec<Candidate>,
+    ) {
+        let region_end = match rule.window {
+            Some(w) => text.len().min(line.start.saturating_add(w)).max(line.end),
+            None => line.end,
+        };
+        let region = &text[line.start..region_end];
+        let line_len = line.end - line.start;
+        let mut at = 0;
+        while at <= line_len {
+            if rule.regex.captures_read_at(locs, region, at).is_none() {
+                break;
+            }
+            let Some((m_start, m_end)) = locs.get(0) else {
+                break;
+            };
+            if m_start > line_len {
+                break;
+            }
+            if let Some((s, e)) = locs.get(rule.secret_group)
+                && s < e
+            {
+                let key = rule
+                    .context_group
+                    .and_then(|g| locs.get(g))
+                    .map(|(ks, ke)| &region[ks..ke]);
+                let line_bytes = &text[line.clone()];
+                if self.accept(rule, &region[s..e], key, line_bytes) {
+                    found.push(Candidate {
+                        rule: index,
+                        range: line.start + s..line.start + e,
+                    });
+                }
+            }
+            at = if m_end > m_start { m_end } else { m_end + 1 };
+        }
+    }
+
+    /// Whether a match is kept: the allowlist, the rule's filters and its entropy floor.
+    fn accept(&self, rule: &Rule, secret: &[u8], key: Option<&[u8]>, line: &[u8]) -> bool {
+        let allow = &self.table.allow;
+        let repeated = allow.repeated_chars && secret.iter().all(|&b| b == secret[0]);
+        let placeholder = || {
+            allow
+                .values
+                .as_ref()
+                .is_some_and(|set| set.is_match(secret))
+        };
+        if rule.placeholders && (repeated || placeholder()) {
+            return false;
+        }
+        if rule
+            .allow_values
+            .as_ref()
+            .is_some_and(|set| set.is_match(secret))
+        {
+            return false;
+        }
+        if let (Some(keys), Some(key)) = (&rule.allow_context, key)
+            && keys.is_match(key)
+        {
+            return false;
+        }
+        if rule.stopwords && allow.stopwords.iter().any(|w| starts_a_word(secret, w)) {
+            return false;
+        }
+        if let Some(min) = rule.min_entropy
+            && shannon_entropy(secret) <= min
+        {
+            return false;
+        }
+        if rule.skip_base64_text && is_base64_of_text(secret) {
+            return false;
+        }
+        if let Some(marker) = &allow.marker
+            && contains(line, marker)
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// Sorts matches by start and merges overlapping ones: the union of their ranges, named by
+/// the rule listed first.
+fn merge(mut found: Vec<Candidate>) -> Vec<Candidate> {
+    found.sort_unstable_by_key(|c| (c.range.start, c.rule));
+    let mut out: Vec<Candidate> = Vec::with_capacity(found.len());
+    for c in found {
+        match out.last_mut() {
+            Some(last) if c.range.start < last.range.end => {
+                last.range.end = last.range.end.max(c.range.end);
+                last.rule = last.rule.min(c.rule);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Counts lines up to increasing offsets without rescanning.
+#[derive(Default)]
+struct LineCounter {
+    offset: usize,
+    line: usize,
+}
+
+impl LineCounter {
+    /// The 1-based line holding byte `offset` (offsets must not decrease between calls).
+    fn line_of(&mut self, text: &[u8], offset: usize) -> usize {
+        let offset = offset.min(text.len());
+        if offset >= self.offset {
+            self.line += text[self.offset..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            self.offset = offset;
+        }
+        self.line + 1
+    }
+}
+
+/// Widens each finding's range to whole UTF-8 characters of `text`.
+fn snap_to_chars(text: &str, findings: &mut [Finding]) {
+    for f in findings {
+        let mut start = f.range.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = f.range.end.min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        f.range = start..end;
+    }
+}
+
+/// `text` with each finding's range replaced by its marker. Line breaks inside a range are
+/// kept (and, in a diff, the `+`/`-`/space that starts the next line), so the text keeps
+/// its line count.
+fn replace(text: &[u8], findings: &[Finding], diff: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut copied = 0;
+    for f in findings {
+        let range = f.range.start.max(copied)..f.range.end.min(text.len());
+        if range.start >= range.end {
+            continue;
+        }
+        out.extend_from_slice(&text[copied..range.start]);
+        out.extend_from_slice(redaction_marker(&f.kind).as_bytes());
+        let secret = &text[range.clone()];
+        for (i, &b) in secret.iter().enumerate() {
+            if b == b'\n' {
+                out.push(b'\n');
+                if diff && let Some(&next @ (b'+' | b'-' | b' ')) = secret.get(i + 1) {
+                    out.push(next);
+                }
+            }
+        }
+        copied = range.end;
+    }
+    out.extend_from_slice(&text[copied..]);
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Whether `word` (lowercase) occurs in `text`, any case, at its start or after a byte that
+/// is not a letter: `fake-key`, `key_for_tests`, `YOUR_TOKEN` — but not inside a random
+/// run of letters, where a long token would hold a short word by chance.
+fn starts_a_word(text: &[u8], word: &[u8]) -> bool {
+    !word.is_empty()
+        && text.windows(word.len()).enumerate().any(|(i, w)| {
+            (i == 0 || !text[i - 1].is_ascii_alphabetic())
+                && w.iter()
+                    .zip(word)
+                    .all(|(a, b)| a.to_ascii_lowercase() == *b)
+        })
+}
+
+/// Shannon entropy of `bytes` in bits per byte.
+fn shannon_entropy(bytes: &[u8]) -> f64 {
+    if bytes.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &b in bytes {
+        counts[usize::from(b)] += 1;
+    }
+    let n = bytes.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Whether `value` is base64 (standard or URL alphabet) of ordinary prose: printable ASCII
+/// with spaces, mostly letters. Real credentials encode random bytes, or `user:password`.
+fn is_base64_of_text(value: &[u8]) -> bool {
+    let body = value
+        .strip_suffix(b"==")
+        .or_else(|| value.strip_suffix(b"="))
+        .unwrap_or(value);
+    if body.len() < 16 || body.len() % 4 == 1 {
+        return false;
+    }
+    let mut decoded = Vec::with_capacity(body.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &b in body {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return false,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            decoded.push((acc >> bits) as u8);
+        }
+    }
+    let printable = decoded
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) || matches!(b, b'\n' | b'\r' | b'\t'));
+    let spaces = decoded.iter().filter(|&&b| b == b' ').count();
+    let letters = decoded.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    printable && spaces > 0 && (letters + spaces) * 10 >= decoded.len() * 8
+}
