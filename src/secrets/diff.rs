@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use regex::bytes::Regex;
 
-use super::{Candidate, Finding, LineCounter, Origin, Scanner};
+use super::location::{LineCounter, Origin};
 
 /// One `diff --git` section (or the text before the first one, with no paths).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -32,41 +32,41 @@ impl Section {
     }
 }
 
-/// Turns candidates of a whole-diff scan into findings with diff locations, dropping those in
-/// files whose path the allowlist skips. Only sections holding a candidate are parsed.
-pub(super) fn locate(scanner: &Scanner, diff: &[u8], candidates: Vec<Candidate>) -> Vec<Finding> {
+/// The diff location (path, line, kind of line) of each offset of a whole-diff scan (sorted),
+/// `None` for one in a file whose path `skips`. Only sections holding an offset are parsed.
+pub(super) fn locate(
+    diff: &[u8],
+    offsets: &[usize],
+    skips: &dyn Fn(&str) -> bool,
+) -> Vec<Option<(String, usize, Origin)>> {
     let starts = section_starts(diff);
     let mut lines = LineCounter::default();
     let mut current: Option<(usize, Section, bool, Walker)> = None;
-    let mut out = Vec::with_capacity(candidates.len());
-    for c in candidates {
+    let mut out = Vec::with_capacity(offsets.len());
+    for &offset in offsets {
         // `starts[0]` is 0, so some section holds every offset.
-        let index = starts
-            .partition_point(|&s| s <= c.range.start)
-            .saturating_sub(1);
+        let index = starts.partition_point(|&s| s <= offset).saturating_sub(1);
         if current.as_ref().is_none_or(|(i, ..)| *i != index) {
             let range = starts[index]..starts.get(index + 1).copied().unwrap_or(diff.len());
             let section = parse_section(diff, range.clone());
-            let skipped = scanner.skips_path(section.path())
-                || section
-                    .old_path
-                    .as_deref()
-                    .is_some_and(|p| scanner.skips_path(p));
+            let skipped = skips(section.path()) || section.old_path.as_deref().is_some_and(skips);
             let walker = Walker::new(range.start, lines.line_of(diff, range.start));
             current = Some((index, section, skipped, walker));
         }
         let Some((_, section, skipped, walker)) = current.as_mut() else {
+            out.push(None);
             continue;
         };
         if *skipped {
+            out.push(None);
             continue;
         }
-        let (origin, line) = walker.locate(diff, section.range.end, c.range.start);
+        let (origin, line) = walker.locate(diff, section.range.end, offset);
         let path = match origin {
             Origin::Removed => section.old(),
             _ => section.path(),
         };
-        out.push(scanner.finding(&c, path.to_owned(), line, origin));
+        out.push(Some((path.to_owned(), line, origin)));
     }
     out
 }

@@ -20,87 +20,27 @@
 //! its `Debug`, `Display` and `Serialize` show none of the matched bytes.
 
 mod diff;
+mod error;
+mod location;
 mod table;
 #[cfg(test)]
 mod tests;
 
 use std::fmt;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::bytes::CaptureLocations;
 use serde::Serialize;
 
+pub use error::SecretsError;
+use location::LineCounter;
+pub use location::Origin;
 use table::{Rule, Table};
 
 /// The shipped pattern table.
 pub const BUILTIN_TABLE: &str = include_str!("../../data/secrets.json");
-
-/// Why a pattern table could not be loaded.
-#[derive(Debug)]
-pub enum SecretsError {
-    /// The override file (`pair.secretsFile`) cannot be read.
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// The table is not JSON of the expected shape.
-    Parse {
-        origin: String,
-        source: serde_json::Error,
-    },
-    /// The table parses but a rule or the allowlist is unusable.
-    Invalid { origin: String, reason: String },
-}
-
-impl fmt::Display for SecretsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SecretsError::Read { path, source } => {
-                write!(
-                    f,
-                    "cannot read secret patterns file {}: {source}",
-                    path.display()
-                )
-            }
-            SecretsError::Parse { origin, source } => {
-                write!(f, "invalid secret pattern table {origin}: {source}")
-            }
-            SecretsError::Invalid { origin, reason } => {
-                write!(f, "invalid secret pattern table {origin}: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SecretsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SecretsError::Read { source, .. } => Some(source),
-            SecretsError::Parse { source, .. } => Some(source),
-            SecretsError::Invalid { .. } => None,
-        }
-    }
-}
-
-/// Where a finding's line sits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Origin {
-    /// A plain text scanned with [`Scanner::scan`]: `line` is its line.
-    Text,
-    /// A diff's `+` line: new path, new line number.
-    Added,
-    /// A diff's context line: new path, new line number.
-    Context,
-    /// A diff's `-` line (the secret is being removed, yet the diff still carries it): old
-    /// path, old line number.
-    Removed,
-    /// A diff line outside any hunk (file headers, binary metadata, text before the first
-    /// file): the file section's path, and `line` counts lines of the diff text itself.
-    Header,
-}
 
 /// One secret found: what kind, where. Never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -278,7 +218,16 @@ impl Scanner {
         if candidates.is_empty() {
             return Vec::new();
         }
-        diff::locate(self, diff, candidates)
+        let offsets: Vec<usize> = candidates.iter().map(|c| c.range.start).collect();
+        let located = diff::locate(diff, &offsets, &|path| self.skips_path(path));
+        candidates
+            .iter()
+            .zip(located)
+            .filter_map(|(c, at)| {
+                let (path, line, origin) = at?;
+                Some(self.finding(c, path, line, origin))
+            })
+            .collect()
     }
 
     /// `diff` with every secret found anywhere in it (hunks, headers, binary metadata)
@@ -482,28 +431,6 @@ fn merge(mut found: Vec<Candidate>) -> Vec<Candidate> {
         }
     }
     out
-}
-
-/// Counts lines up to increasing offsets without rescanning.
-#[derive(Default)]
-struct LineCounter {
-    offset: usize,
-    line: usize,
-}
-
-impl LineCounter {
-    /// The 1-based line holding byte `offset` (offsets must not decrease between calls).
-    fn line_of(&mut self, text: &[u8], offset: usize) -> usize {
-        let offset = offset.min(text.len());
-        if offset >= self.offset {
-            self.line += text[self.offset..offset]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            self.offset = offset;
-        }
-        self.line + 1
-    }
 }
 
 /// Widens each finding's range to whole UTF-8 characters of `text`.

@@ -5,7 +5,7 @@
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
-use super::SecretsError;
+use super::error::SecretsError;
 
 /// The only version of the table format this build reads.
 const VERSION: u32 = 1;
