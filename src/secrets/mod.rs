@@ -42,6 +42,16 @@ use table::{Rule, Table};
 /// The shipped pattern table.
 pub const BUILTIN_TABLE: &str = include_str!("../../data/secrets.json");
 
+/// Where whole objects are scanned (what `push` would publish, files left out of a review
+/// packet), larger blobs are skipped: 8 MiB of text is far beyond any hand-written file that
+/// holds a credential, and it keeps a scan's cost bounded.
+pub const MAX_SCANNED_BLOB: u64 = 8 * 1024 * 1024;
+
+/// Whether `bytes` are binary as git decides (a NUL in the first 8,000 bytes): not scanned.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
+}
+
 /// One secret found: what kind, where. Never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -92,6 +102,38 @@ impl Finding {
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.describe())
+    }
+}
+
+/// A diff with its secrets replaced ([`Scanner::redact_diff_mapped`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedactedDiff {
+    /// The redacted text.
+    pub text: Vec<u8>,
+    /// What was replaced (ranges are in the original text).
+    pub findings: Vec<Finding>,
+    /// Each replaced range of the original text and the length of what replaced it, in order.
+    edits: Vec<(Range<usize>, usize)>,
+}
+
+impl RedactedDiff {
+    /// Where byte `offset` of the original text is in the redacted one. An offset inside a
+    /// replaced secret maps to the end of its marker.
+    pub fn map_offset(&self, offset: usize) -> usize {
+        let mut moved = offset;
+        let mut shift: isize = 0;
+        for (old, new_len) in &self.edits {
+            if offset <= old.start {
+                break;
+            }
+            let new_start = old.start.saturating_add_signed(shift);
+            if offset < old.end {
+                return new_start + new_len;
+            }
+            shift += *new_len as isize - old.len() as isize;
+            moved = offset.saturating_add_signed(shift);
+        }
+        moved
     }
 }
 
@@ -204,7 +246,7 @@ impl Scanner {
     pub fn redact(&self, path: &str, text: &str) -> (String, Vec<Finding>) {
         let mut findings = self.scan(path, text.as_bytes());
         snap_to_chars(text, &mut findings);
-        let out = replace(text.as_bytes(), &findings, false);
+        let out = replace(text.as_bytes(), &findings, false, None);
         (
             String::from_utf8(out).expect("whole characters were replaced by ASCII"),
             findings,
@@ -236,7 +278,7 @@ impl Scanner {
     pub fn redact_diff(&self, diff: &str) -> (String, Vec<Finding>) {
         let mut findings = self.scan_diff(diff.as_bytes());
         snap_to_chars(diff, &mut findings);
-        let out = replace(diff.as_bytes(), &findings, true);
+        let out = replace(diff.as_bytes(), &findings, true, None);
         (
             String::from_utf8(out).expect("whole characters were replaced by ASCII"),
             findings,
@@ -246,7 +288,66 @@ impl Scanner {
     /// [`Scanner::redact_diff`] for a diff that may not be UTF-8.
     pub fn redact_diff_bytes(&self, diff: &[u8]) -> (Vec<u8>, Vec<Finding>) {
         let findings = self.scan_diff(diff);
-        (replace(diff, &findings, true), findings)
+        (replace(diff, &findings, true, None), findings)
+    }
+
+    /// [`Scanner::redact_diff_bytes`], also saying where each byte of `diff` went, so that a
+    /// caller holding offsets into the diff (hunk positions) can move them. A UTF-8 diff
+    /// stays UTF-8 (whole characters are replaced).
+    pub fn redact_diff_mapped(&self, diff: &[u8]) -> RedactedDiff {
+        let mut findings = self.scan_diff(diff);
+        if findings.is_empty() {
+            return RedactedDiff {
+                text: diff.to_vec(),
+                findings,
+                edits: Vec::new(),
+            };
+        }
+        if let Ok(text) = std::str::from_utf8(diff) {
+            snap_to_chars(text, &mut findings);
+        }
+        let mut edits = Vec::new();
+        let text = replace(diff, &findings, true, Some(&mut edits));
+        RedactedDiff {
+            text,
+            findings,
+            edits,
+        }
+    }
+
+    /// `text` (the content of the file at `path`, any bytes) with each secret replaced by
+    /// `[REDACTED:<kind>]`, and the findings. UTF-8 text stays UTF-8.
+    pub fn redact_bytes(&self, path: &str, text: &[u8]) -> (Vec<u8>, Vec<Finding>) {
+        let mut findings = self.scan(path, text);
+        if findings.is_empty() {
+            return (text.to_vec(), findings);
+        }
+        if let Ok(text) = std::str::from_utf8(text) {
+            snap_to_chars(text, &mut findings);
+        }
+        (replace(text, &findings, false, None), findings)
+    }
+
+    /// Redacts every string inside a JSON value in place (keys are left alone: they are
+    /// names, not data); returns the findings, each named by `path`.
+    pub fn redact_json(&self, path: &str, value: &mut serde_json::Value) -> Vec<Finding> {
+        let mut found = Vec::new();
+        let mut stack = vec![value];
+        while let Some(value) = stack.pop() {
+            match value {
+                serde_json::Value::String(text) => {
+                    let (redacted, findings) = self.redact(path, text);
+                    if !findings.is_empty() {
+                        *text = redacted;
+                        found.extend(findings);
+                    }
+                }
+                serde_json::Value::Array(items) => stack.extend(items.iter_mut()),
+                serde_json::Value::Object(map) => stack.extend(map.values_mut()),
+                _ => {}
+            }
+        }
+        found
     }
 
     fn finding(&self, c: &Candidate, path: String, line: usize, origin: Origin) -> Finding {
@@ -450,8 +551,13 @@ fn snap_to_chars(text: &str, findings: &mut [Finding]) {
 
 /// `text` with each finding's range replaced by its marker. Line breaks inside a range are
 /// kept (and, in a diff, the `+`/`-`/space that starts the next line), so the text keeps
-/// its line count.
-fn replace(text: &[u8], findings: &[Finding], diff: bool) -> Vec<u8> {
+/// its line count. `edits`, when given, receives each replaced range and its new length.
+fn replace(
+    text: &[u8],
+    findings: &[Finding],
+    diff: bool,
+    mut edits: Option<&mut Vec<(Range<usize>, usize)>>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut copied = 0;
     for f in findings {
@@ -460,6 +566,7 @@ fn replace(text: &[u8], findings: &[Finding], diff: bool) -> Vec<u8> {
             continue;
         }
         out.extend_from_slice(&text[copied..range.start]);
+        let replaced_at = out.len();
         out.extend_from_slice(redaction_marker(&f.kind).as_bytes());
         let secret = &text[range.clone()];
         for (i, &b) in secret.iter().enumerate() {
@@ -469,6 +576,9 @@ fn replace(text: &[u8], findings: &[Finding], diff: bool) -> Vec<u8> {
                     out.push(next);
                 }
             }
+        }
+        if let Some(edits) = edits.as_deref_mut() {
+            edits.push((range.clone(), out.len() - replaced_at));
         }
         copied = range.end;
     }

@@ -1159,3 +1159,56 @@ fn entropy_and_base64_helpers() {
     ));
     assert!(!is_base64_of_text(Gen(5).pick(B64, 40).as_bytes()));
 }
+
+#[test]
+fn a_mapped_redaction_moves_offsets_past_each_marker() {
+    let s = scanner();
+    let gh = ["ghp_", &Gen(21).pick(ALNUM, 36)].concat();
+    let (key, _) = pem(&mut Gen(22), &["EC ", "PRIVATE KEY"].concat(), 3, "\n");
+    let mut lines = vec![format!("+a = \"{gh}\""), " keep".to_owned()];
+    lines.extend(key.lines().map(|l| format!("+{l}")));
+    lines.push(" tail".to_owned());
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let diff = diff_of("src/a.rs", &refs);
+    let r = s.redact_diff_mapped(diff.as_bytes());
+    let (plain, findings) = s.redact_diff_bytes(diff.as_bytes());
+    assert_eq!(r.text, plain);
+    assert_eq!(r.findings, findings);
+    assert_eq!(r.findings.len(), 2);
+    // Every line start outside a secret lands on the same line's start in the output.
+    let text = String::from_utf8(r.text.clone()).expect("UTF-8");
+    for needle in [" keep\n", " tail\n", "@@ -10"] {
+        let old = diff.find(needle).expect("in the diff");
+        let new = text.find(needle).expect("in the output");
+        assert_eq!(r.map_offset(old), new, "{needle:?}");
+    }
+    assert_eq!(r.map_offset(0), 0);
+    assert_eq!(r.map_offset(diff.len()), text.len());
+    // Inside a secret: the end of its marker.
+    let inside = diff.find(&gh).expect("secret") + 3;
+    let marker_end =
+        text.find("[REDACTED:github-token]").expect("marker") + "[REDACTED:github-token]".len();
+    assert_eq!(r.map_offset(inside), marker_end);
+    // Nothing found: the text is unchanged and offsets stay.
+    let clean = s.redact_diff_mapped(b"diff --git a/x b/x\n");
+    assert_eq!(clean.map_offset(7), 7);
+    assert!(clean.findings.is_empty());
+}
+
+#[test]
+fn bytes_and_json_are_redacted_without_breaking_them() {
+    let s = scanner();
+    let gh = ["ghp_", &Gen(23).pick(ALNUM, 36)].concat();
+    let (out, f) = s.redact_bytes("out.txt", format!("one\nuse {gh} here\n").as_bytes());
+    assert_eq!(out, b"one\nuse [REDACTED:github-token] here\n");
+    assert_eq!(f[0].describe(), "github-token in out.txt:2");
+    let mut value = serde_json::json!({
+        "argv": ["reviewer", format!("--key={gh}")],
+        "nested": {"text": format!("said {gh}"), "n": 3},
+    });
+    let found = s.redact_json("attempts.json", &mut value);
+    assert_eq!(found.len(), 2);
+    assert_eq!(value["argv"][1], "--key=[REDACTED:github-token]");
+    assert_eq!(value["nested"]["text"], "said [REDACTED:github-token]");
+    assert_eq!(value["nested"]["n"], 3);
+}
