@@ -29,7 +29,12 @@ pub struct Options {
     pub never_commit: Vec<String>,
     pub handoff_threshold: f64,
     pub trusted_checks: Vec<String>,
+    /// `pair.review.redactSecrets`: reserved. Review packets are always redacted (SPEC §6.2);
+    /// `false` is read, validated and reported as having no effect.
     pub redact_secrets: bool,
+    /// `pair.secretsFile`: a secret pattern table replacing the shipped one
+    /// (`data/secrets.json` format).
+    pub secrets_file: Option<PathBuf>,
     /// The `pair.*` keys that have a value in git config (the rest are defaults), so a
     /// command can say where each setting came from.
     pub configured: Vec<&'static str>,
@@ -94,7 +99,8 @@ impl Default for Options {
             never_commit: vec!["HANDOFF.md".into()],
             handoff_threshold: 0.85,
             trusted_checks: Vec::new(),
-            redact_secrets: false,
+            redact_secrets: true,
+            secrets_file: None,
             configured: Vec::new(),
         }
     }
@@ -168,6 +174,9 @@ impl Options {
         o.pricing_file = last_text("pair.pricingFile").map(PathBuf::from);
         o.surface_file = last_text("pair.surfaceFile").map(PathBuf::from);
         o.prompt_template = last_text("pair.promptTemplate").map(PathBuf::from);
+        o.secrets_file = last_text("pair.secretsFile")
+            .filter(|v| !v.trim().is_empty())
+            .map(PathBuf::from);
         if let Some(v) = last("pair.handoffFile") {
             o.handoff_file = boolean("pair.handoffFile", v)?;
         }
@@ -299,6 +308,8 @@ mod tests {
         assert_eq!(o.review_exclude, ["HANDOFF.md", ".pair/working/**"]);
         assert!(o.handoff_file);
         assert_eq!(o.budget_warn_ratio, 0.8);
+        assert!(o.redact_secrets, "redaction is always on");
+        assert_eq!(o.secrets_file, None);
     }
 
     #[test]
@@ -312,8 +323,13 @@ mod tests {
             ("pair.review.exclude", "secret/**"),
             ("pair.reviewerCommand", r#"["rev","--x"]"#),
             ("pair.budgetUsd", "2.5"),
+            ("pair.secretsFile", "/etc/pair/secrets.json"),
         ]))
         .expect("parses");
+        assert_eq!(
+            o.secrets_file,
+            Some(PathBuf::from("/etc/pair/secrets.json"))
+        );
         assert_eq!(o.max_rounds, 7, "last value wins");
         assert_eq!(o.diff_budget_bytes, 65_536);
         assert!(!o.handoff_file);

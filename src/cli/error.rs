@@ -120,6 +120,9 @@ impl From<OpsError> for CommandError {
                 .with_hint("fix the template file, or unset pair.promptTemplate"),
             OpsError::Cost(_) => CommandError::failed(message)
                 .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
+            OpsError::Secrets(_) => CommandError::failed(message).with_hint(
+                "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
+            ),
             OpsError::Usage(_) => CommandError::usage(message),
             OpsError::NoSuchDirectory { .. } => CommandError::failed(message),
             OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(

@@ -38,8 +38,16 @@ pub struct Args {
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = request(args)?;
     let report = ops::review::review(ctx, &request, &|message| ui.progress(message))?;
+    // Redaction cannot be turned off (SPEC §6.2): the key is read, and said to do nothing.
+    let ignored_key = (!ctx.options.redact_secrets).then(|| {
+        "note: pair.review.redactSecrets=false has no effect: secrets are always redacted from what a reviewer sees".to_owned()
+    });
     let (outcome, plan, next) = match report {
-        ops::review::Report::DryRun(plan, argv) => return Ok(dry_run(&plan, &argv)),
+        ops::review::Report::DryRun(plan, argv) => {
+            let mut report = dry_run(&plan, &argv);
+            report.notes.extend(ignored_key);
+            return Ok(report);
+        }
         ops::review::Report::Recorded(outcome, plan, next) => (outcome, plan, next),
     };
     let coverage = coverage_json(&plan.coverage);
@@ -124,6 +132,8 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             )
         })
         .collect();
+    report.notes.extend(secrets_note(&plan.secrets));
+    report.notes.extend(ignored_key);
     Ok(report)
 }
 
@@ -152,10 +162,16 @@ fn dry_run(plan: &ops::review::Plan, argv: &[(String, Vec<String>)]) -> Report {
             "reviewers": reviewers,
             "unbound": unbound,
             "coverage": coverage_json(&plan.coverage),
+            "secrets": plan.secrets,
             "prompt": prompt,
         }),
         prompt,
     );
+    if let Some(note) = secrets_note(&plan.secrets) {
+        report = report.note(format!(
+            "dry run: {note}; a review would get a blocking [secret] finding for each"
+        ));
+    }
     if !plan.members.is_empty() {
         report = report.note(format!(
             "dry run: round {} would go to {}; nothing stored, nothing spawned",
@@ -179,6 +195,23 @@ fn dry_run(plan: &ops::review::Plan, argv: &[(String, Vec<String>)]) -> Report {
         ));
     }
     report
+}
+
+/// What was redacted from the packet, for stderr: kinds and places, never a secret.
+fn secrets_note(secrets: &[crate::model::SecretAt]) -> Option<String> {
+    if secrets.is_empty() {
+        return None;
+    }
+    let places: Vec<String> = secrets
+        .iter()
+        .map(|s| format!("{} in {}:{}", s.kind, s.path, s.line))
+        .collect();
+    Some(format!(
+        "{} secret{} redacted from the packet: {}",
+        secrets.len(),
+        if secrets.len() == 1 { "" } else { "s" },
+        places.join(", ")
+    ))
 }
 
 /// The round's request from the flags.

@@ -494,6 +494,16 @@ impl Differ {
         })
     }
 
+    /// The content of blob `id` when it is text worth scanning: at most `max_bytes` long and
+    /// without a NUL in its first 8 KiB (git's binary test); `None` otherwise.
+    pub fn text_blob(&self, id: ObjectId, max_bytes: u64) -> Result<Option<Vec<u8>>, Error> {
+        if self.blob_size(id)? > max_bytes {
+            return Ok(None);
+        }
+        let content = self.blob(id)?;
+        Ok((!is_binary_content(&content)).then_some(content))
+    }
+
     fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
         let object = self
             .repo

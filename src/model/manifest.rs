@@ -477,7 +477,7 @@ impl Manifest {
                     abandoned: true,
                 };
             }
-            Body::Unknown { .. } => {}
+            Body::AllowSecret(_) | Body::Unknown { .. } => {}
         }
         self.next_action = self.next_action(Observed {
             budget_alert: self.stored_budget_alert(),
@@ -830,6 +830,7 @@ mod tests {
                 mode: "code".into(),
                 again: false,
                 runner: None,
+                redacted: Vec::new(),
             }),
         );
         m.apply(&dispatch);

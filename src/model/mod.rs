@@ -14,8 +14,8 @@ pub use manifest::{
     check_coder_done, check_finish, check_review, coder_rounds,
 };
 pub use record::{
-    Abandon, Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response,
-    ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, SetSetting,
-    Severity, Start, Verdict,
+    Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, Record, RecordError,
+    Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION,
+    SecretAt, SetSetting, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

@@ -195,6 +195,40 @@ pub struct ReviewDispatch {
     /// whose process died. Absent in records written before it was stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner: Option<Runner>,
+    /// Secrets found in the change and redacted from the packet sent (kind, path, line;
+    /// never the secret): each becomes a blocking `[secret]` finding of the round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<SecretAt>,
+}
+
+/// Where a secret was found, as recorded: its kind, path and line, never the secret.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SecretAt {
+    pub kind: String,
+    pub path: String,
+    /// 1-based line; 0 when not known.
+    #[serde(default)]
+    pub line: usize,
+}
+
+/// `push --allow-secret <kind>:<path>`: findings of that kind at that path are a known false
+/// positive of this run and may be published. Recorded so the allowance stays visible.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AllowSecret {
+    pub allowed: Vec<Allowance>,
+}
+
+/// One allowance: a kind of secret at a path (any line).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Allowance {
+    pub kind: String,
+    pub path: String,
+}
+
+impl std::fmt::Display for Allowance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.kind, self.path)
+    }
 }
 
 /// A process as recorded: which machine, which pid, and when it started (so a later process
@@ -299,6 +333,7 @@ pub enum Body {
     },
     Set(SetSetting),
     Abandon(Abandon),
+    AllowSecret(AllowSecret),
     /// A kind this version does not know (written by a newer one); kept, not projected.
     #[serde(skip)]
     Unknown {
@@ -319,6 +354,7 @@ impl Body {
             Body::Pr { .. } => "pr",
             Body::Set(_) => "set",
             Body::Abandon(_) => "abandon",
+            Body::AllowSecret(_) => "allow-secret",
             Body::Unknown { kind } => kind,
         }
     }
@@ -436,6 +472,7 @@ const KNOWN_KINDS: &[&str] = &[
     "pr",
     "set",
     "abandon",
+    "allow-secret",
 ];
 
 #[cfg(test)]

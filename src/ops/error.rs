@@ -27,6 +27,9 @@ pub enum Error {
     Template(#[from] crate::review::prompt::TemplateError),
     #[error("cannot measure spend: {0}")]
     Cost(#[from] crate::cost::CostError),
+    /// The secret pattern table (`pair.secretsFile`) cannot be read or used.
+    #[error(transparent)]
+    Secrets(#[from] crate::secrets::SecretsError),
     /// A flag's value that does not make sense (exit 129, like a usage error).
     #[error("{0}")]
     Usage(String),

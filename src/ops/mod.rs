@@ -6,8 +6,10 @@
 
 pub mod coder_done;
 pub mod cost;
+pub mod drop;
 mod error;
 pub mod finish;
+pub mod outgoing;
 pub mod pr;
 pub mod probe;
 pub mod review;
@@ -32,6 +34,8 @@ pub struct Context {
     pub repo: Repo,
     pub options: Options,
     run_flag: Option<String>,
+    /// The secret scanner, loaded on first use (`pair.secretsFile` or the shipped table).
+    scanner: std::cell::OnceCell<crate::secrets::Scanner>,
 }
 
 impl Context {
@@ -48,7 +52,18 @@ impl Context {
             repo,
             options,
             run_flag,
+            scanner: std::cell::OnceCell::new(),
         })
+    }
+
+    /// The secret scanner of this command: the table at `pair.secretsFile`, else the shipped
+    /// one, loaded once. A file that cannot be read or used is an error naming it.
+    pub fn scanner(&self) -> Result<crate::secrets::Scanner, Error> {
+        if let Some(scanner) = self.scanner.get() {
+            return Ok(scanner.clone());
+        }
+        let scanner = crate::secrets::Scanner::load(self.options.secrets_file.as_deref())?;
+        Ok(self.scanner.get_or_init(|| scanner).clone())
     }
 
     /// The `--run` flag as given.

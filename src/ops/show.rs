@@ -90,7 +90,8 @@ pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<Roun
 }
 
 /// The `git diff` text between round `since`'s reviewed snapshot (default: the round before,
-/// or the run's base for round 1) and round `round`'s; with the number of files.
+/// or the run's base for round 1) and round `round`'s, secrets redacted; with the number of
+/// files.
 pub fn diff(
     ctx: &Context,
     state: &RunState,
@@ -132,6 +133,8 @@ pub fn diff(
     let files = crate::diff::diff_trees(repo, old, new, &options)?;
     let mut text = Vec::new();
     crate::diff::render(&files, &mut text).map_err(|source| Error::Render { source })?;
+    // Snapshots hold the work tree as it was, secrets included: never print one.
+    let text = ctx.scanner()?.redact_diff_bytes(&text).0;
     Ok((String::from_utf8_lossy(&text).into_owned(), files.len()))
 }
 

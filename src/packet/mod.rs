@@ -6,14 +6,19 @@
 //! deletion-only hunks dropped (a marker line says how many lines); the largest files clipped
 //! with a marker; the files that still do not fit (the last ones, in git's order) listed as
 //! not included, with that list itself bounded. The text never exceeds the budget.
+//! Built with a scanner ([`build_redacted`]), every secret is replaced by `[REDACTED:<kind>]`
+//! before the budget applies, and the packet lists what was found, including in files too
+//! far over budget to be rendered at all (scanned from their blobs).
 //! This module decides and formats; it never prints and never spawns anything.
 
 pub mod glob;
+mod redact;
 mod shape;
 
 use gix::bstr::ByteSlice;
 
 use crate::diff::{Change, ChangeKind, Differ, FileDiff};
+use crate::secrets::{Finding, Scanner};
 pub use shape::MARKER;
 use shape::{Prepared, Shape};
 
@@ -55,6 +60,9 @@ pub struct Packet {
     pub diff: Vec<u8>,
     /// What the diff shows.
     pub coverage: Coverage,
+    /// The secrets found in the change (redacted from `diff`), in file order; empty when the
+    /// packet was built without a scanner. Ranges point into the unredacted file diffs.
+    pub secrets: Vec<Finding>,
 }
 
 /// What a packet shows, for the review record, transcript and PR body.
@@ -175,7 +183,8 @@ pub fn build(files: &[FileDiff], options: &Options) -> Result<Packet, Error> {
 }
 
 /// Builds a packet from changes, rendering only the files it shows: files beyond what can fit
-/// are listed by name without being diffed. The fast path for large changes.
+/// are listed by name without being diffed. The fast path for large changes. Nothing is
+/// redacted: what goes to a reviewer is built by [`build_redacted`].
 pub fn build_from_changes(
     differ: &mut Differ,
     changes: &[Change],
@@ -184,6 +193,46 @@ pub fn build_from_changes(
     let refs: Vec<&Change> = changes.iter().collect();
     let mut source = |i: usize| -> Result<FileDiff, Error> { Ok(differ.render(&changes[i])?) };
     assemble(&refs, &mut source, options)
+}
+
+/// [`build_from_changes`] with every secret `scanner` finds replaced by `[REDACTED:<kind>]`
+/// in each file's diff before the budget is applied (so the budget holds for what is really
+/// sent). Files that are not rendered (too far over budget) are scanned from their new
+/// content (text blobs up to [`crate::secrets::MAX_SCANNED_BLOB`]), so that a secret in the
+/// change is reported even when the reviewer never sees it.
+pub fn build_redacted(
+    differ: &mut Differ,
+    changes: &[Change],
+    options: &Options,
+    scanner: &Scanner,
+) -> Result<Packet, Error> {
+    let refs: Vec<&Change> = changes.iter().collect();
+    let mut found: Vec<(usize, Vec<Finding>)> = Vec::new();
+    let mut rendered = 0;
+    let mut source = |i: usize| -> Result<FileDiff, Error> {
+        rendered = rendered.max(i + 1);
+        let (file, findings) = redact::redact_file(scanner, differ.render(&changes[i])?);
+        if !findings.is_empty() {
+            found.push((i, findings));
+        }
+        Ok(file)
+    };
+    let mut packet = assemble(&refs, &mut source, options)?;
+    found.sort_by_key(|(i, _)| *i);
+    packet.secrets = found.into_iter().flat_map(|(_, f)| f).collect();
+    for change in &changes[rendered..] {
+        let Some(id) = change.new_id.filter(|_| change.new_mode != Some(0o160000)) else {
+            continue;
+        };
+        let path = change.new_path.to_str_lossy();
+        if scanner.skips_path(&path) {
+            continue;
+        }
+        if let Some(content) = differ.text_blob(id, crate::secrets::MAX_SCANNED_BLOB)? {
+            packet.secrets.extend(scanner.scan(&path, &content));
+        }
+    }
+    Ok(packet)
 }
 
 /// The whole pipeline after the snapshot: diff `old` (a tree or commit, `None` for the empty
@@ -431,6 +480,7 @@ impl Outcome {
         Packet {
             diff: self.diff,
             coverage: self.coverage,
+            secrets: Vec::new(),
         }
     }
 }

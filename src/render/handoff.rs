@@ -143,6 +143,14 @@ pub fn section(record: &Record, after: &Manifest) -> String {
         Body::Pr { number } => {
             let _ = writeln!(out, "\nPR: #{number} · {when}");
         }
+        Body::AllowSecret(allow) => {
+            let allowed: Vec<String> = allow.allowed.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "\nSecret allowed for push (known false positive): {} · {when}",
+                one_line(&allowed.join(", "))
+            );
+        }
         Body::Start(_) | Body::ReviewDispatch(_) | Body::Cost(_) | Body::Unknown { .. } => {}
     }
     out

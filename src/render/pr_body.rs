@@ -180,6 +180,22 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
             m.last_verdict().map_or("missing", Verdict::as_str)
         );
     }
+    let allowed: Vec<String> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::AllowSecret(allow) => Some(allow.allowed.iter()),
+            _ => None,
+        })
+        .flatten()
+        .map(|a| format!("`{}`", a.to_string().replace('`', "'")))
+        .collect();
+    if !allowed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n> **Secrets allowed for push** (known false positives, `git pair push --allow-secret`): {}.",
+            allowed.join(", ")
+        );
+    }
     for e in m.rounds.iter().filter(|e| e.role == Role::Reviewer) {
         if let Some(warning) = records.iter().find_map(|r| match &r.body {
             Body::Review(rv)

@@ -11,16 +11,16 @@ use git_pair::store::{Append, Content, Repo, notes};
 
 use crate::common::{TestEnv, assert_one_error_line};
 
-/// A bare remote and clones of it, each a hermetic [`TestEnv`].
-struct Net {
+/// A bare remote and clones of it, each a hermetic [`TestEnv`] (also used by `secrets`).
+pub(crate) struct Net {
     _root: tempfile::TempDir,
-    remote: PathBuf,
-    clones: Vec<TestEnv>,
+    pub(crate) remote: PathBuf,
+    pub(crate) clones: Vec<TestEnv>,
 }
 
 impl Net {
     /// A bare remote holding one commit on `main`, and `n` clones of it.
-    fn new(n: usize) -> Net {
+    pub(crate) fn new(n: usize) -> Net {
         let root = tempfile::tempdir().expect("temp dir");
         let seed = TestEnv::new();
         let remote = root.path().join("remote.git");
@@ -57,7 +57,7 @@ impl Net {
     }
 
     /// `git for-each-ref` of the remote's pair refs, read with real git.
-    fn remote_refs(&self) -> String {
+    pub(crate) fn remote_refs(&self) -> String {
         self.clones[0].git(&[
             "--git-dir",
             path(&self.remote),
@@ -85,7 +85,7 @@ fn copy_dir(from: &Path, to: &Path) {
     assert!(status.success());
 }
 
-fn path(p: &Path) -> &str {
+pub(crate) fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
@@ -472,6 +472,7 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
                 mode: "code".into(),
                 again: false,
                 runner: None,
+                redacted: Vec::new(),
             }),
             vec![
                 (

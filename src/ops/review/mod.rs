@@ -32,12 +32,17 @@ pub struct Request {
     pub dry_run: bool,
 }
 
-/// The round's settings: the run's own, then `git config`, then the flags.
-pub fn settings(ctx: &Context, request: &Request, manifest: &crate::model::Manifest) -> Settings {
+/// The round's settings: the run's own, then `git config`, then the flags; and the secret
+/// scanner (`pair.secretsFile`).
+pub fn settings(
+    ctx: &Context,
+    request: &Request,
+    manifest: &crate::model::Manifest,
+) -> Result<Settings, Error> {
     let o = &ctx.options;
     let effective = super::settings::apply(manifest, o);
     let (panel, timeout) = super::settings::review_settings(manifest, o);
-    Settings {
+    Ok(Settings {
         reviewer: effective.reviewer,
         dry_run: request.dry_run,
         reviewer_command: request
@@ -60,7 +65,8 @@ pub fn settings(ctx: &Context, request: &Request, manifest: &crate::model::Manif
         surface_file: o.surface_file.clone(),
         prompt_template: o.prompt_template.clone(),
         path_env: None,
-    }
+        scanner: ctx.scanner()?,
+    })
 }
 
 /// What `review` produced: the recorded round, or for `--dry-run` the plan alone.
@@ -81,7 +87,7 @@ pub fn review(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Report, Error> {
     let run_id = super::select::active(ctx, None)?;
-    let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest);
+    let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest)?;
     let plan = prepare(&ctx.repo, &run_id, settings)?;
     if request.dry_run {
         let argv = plan.planned_argv(settings);

@@ -8,7 +8,7 @@ use std::time::Duration;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Finding, Response, RunId, Verdict};
+use crate::model::{Finding, Response, RunId, SecretAt, Verdict};
 use crate::packet::Coverage;
 use crate::review::prompt::{self, Mode, PriorFinding, Templates};
 use crate::review::{self, Attempt, BoundRealization, Outcome, ProbeReport};
@@ -36,6 +36,8 @@ pub struct Settings {
     pub prompt_template: Option<PathBuf>,
     /// `PATH` for probing and spawning (the process's own when None).
     pub path_env: Option<std::ffi::OsString>,
+    /// The secret scanner: what it finds never reaches a reviewer or the store.
+    pub scanner: crate::secrets::Scanner,
 }
 
 /// The prompt's parts, owned, so a retry can render it again with a new attempt marker
@@ -87,6 +89,9 @@ pub struct Plan {
     pub resumes: Option<String>,
     /// `--dry-run` only: reviewers that would not bind, with what was probed.
     pub unbound: Vec<ProbeReport>,
+    /// Secrets in the change, redacted from the packet: each becomes a blocking `[secret]`
+    /// finding of the round.
+    pub secrets: Vec<SecretAt>,
     pub(super) templates: Templates,
     pub(super) reask: String,
 }

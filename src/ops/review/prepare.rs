@@ -1,15 +1,16 @@
 //! Preparing a review round: the loop's rules, the work-tree snapshot, the packet (blind
-//! paths refused before anything else), the prompt's parts, and the bound reviewers. Stores
-//! nothing and spawns nothing but capability probes.
+//! paths refused before anything else, secrets redacted), the prompt's parts (redacted too),
+//! and the bound reviewers. Stores nothing and spawns nothing but capability probes.
 
 use gix::ObjectId;
 
 use super::plan::{Member, Plan, PromptParts, Settings, StoredPrior};
-use crate::model::{self, Body, Response, RunId, Verdict};
+use crate::model::{self, Body, Response, RunId, SecretAt, Verdict};
 use crate::ops::Error;
 use crate::packet;
 use crate::review::prompt::{Mode, Templates};
 use crate::review::{self, BoundRealization, ProbeRequest, Surfaces};
+use crate::secrets::{Origin, Scanner};
 use crate::store::{Material, Repo, RunState};
 
 /// Prepares the round: checks the loop's rules, snapshots the work tree, builds the packet
@@ -73,7 +74,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let built = build_packet(gix_repo, base, snapshot, &options)?;
+    let built = build_packet(gix_repo, base, snapshot, &options, &settings.scanner)?;
+    let secrets = in_the_change(&built.secrets);
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
         (Some(_), _) => Mode::CodeVsPlan,
@@ -106,23 +108,34 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             })
             .collect();
         if let Ok(last_snapshot) = ObjectId::from_hex(last.snapshot.as_bytes()) {
-            let since_packet = build_packet(gix_repo, Some(last_snapshot), snapshot, &options)?;
+            // Redacted too; what it finds is already reported from the whole packet (or
+            // was removed since, which blocks nothing).
+            let since_packet = build_packet(
+                gix_repo,
+                Some(last_snapshot),
+                snapshot,
+                &options,
+                &settings.scanner,
+            )?;
             since = Some(String::from_utf8_lossy(&since_packet.diff).into_owned());
         }
     }
     let summaries = coder_records_of_round(&records, round)
         .map(|c| c.summary.clone())
         .collect();
-    let parts = PromptParts {
-        v: 1,
-        mode: mode.as_str().to_owned(),
-        task: m.task.clone(),
-        summaries,
-        coverage: built.coverage.summary.clone(),
-        since,
-        prior,
-        plan: settings.plan.clone(),
-    };
+    let parts = redact_parts(
+        &settings.scanner,
+        PromptParts {
+            v: 1,
+            mode: mode.as_str().to_owned(),
+            task: m.task.clone(),
+            summaries,
+            coverage: built.coverage.summary.clone(),
+            since,
+            prior,
+            plan: settings.plan.clone(),
+        },
+    );
     let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
     let parallelism = parallelism(&members, settings);
     let dispatches_so_far = count_dispatches(&records, round);
@@ -139,9 +152,44 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         attempt_base: 2 * dispatches_so_far,
         resumes: None,
         unbound,
+        secrets,
         templates,
         reask,
     })
+}
+
+/// The secrets a packet found that are in the change: on an added or context line, in a
+/// header, or in a file too large to show. A secret only on a removed line is leaving the
+/// code (it was redacted all the same) and blocks nothing. Each place once, in order.
+fn in_the_change(found: &[crate::secrets::Finding]) -> Vec<SecretAt> {
+    let mut out: Vec<SecretAt> = Vec::new();
+    for f in found.iter().filter(|f| f.origin != Origin::Removed) {
+        let at = SecretAt {
+            kind: f.kind.clone(),
+            path: f.path.clone(),
+            line: f.line,
+        };
+        if !out.contains(&at) {
+            out.push(at);
+        }
+    }
+    out
+}
+
+/// The prompt's parts with every secret in them redacted: the task, the coder's summaries,
+/// the plan, and the prior findings with the coder's responses (the inter-round diff was
+/// redacted when its packet was built, and is not scanned twice).
+fn redact_parts(scanner: &Scanner, mut parts: PromptParts) -> PromptParts {
+    let since = parts.since.take();
+    let mut value = serde_json::to_value(&parts).expect("prompt parts serialize");
+    if scanner.redact_json("prompt", &mut value).is_empty() {
+        parts.since = since;
+        return parts;
+    }
+    let mut redacted: PromptParts =
+        serde_json::from_value(value).expect("redaction keeps the prompt parts' shape");
+    redacted.since = since;
+    redacted
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -201,6 +249,7 @@ fn resume(
         attempt_base: 2 * count_dispatches(records, round),
         resumes: Some(dispatch_id.to_owned()),
         unbound,
+        secrets: dispatch.redacted.clone(),
         templates,
         reask,
     })
@@ -211,6 +260,7 @@ fn build_packet(
     old: Option<ObjectId>,
     new: ObjectId,
     options: &packet::Options,
+    scanner: &Scanner,
 ) -> Result<packet::Packet, Error> {
     let mut differ = crate::diff::Differ::new(repo, crate::diff::Options::from_config(repo)?)?;
     let changes = differ.changes(old, new)?;
@@ -221,7 +271,12 @@ fn build_packet(
             .filter(|p| !p.is_empty()),
         &options.exclude,
     )?;
-    Ok(packet::build_from_changes(&mut differ, &changes, options)?)
+    Ok(packet::build_redacted(
+        &mut differ,
+        &changes,
+        options,
+        scanner,
+    )?)
 }
 
 fn coder_records_of_round(

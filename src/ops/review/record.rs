@@ -1,13 +1,22 @@
 //! Recording a round: the dispatch record (with the packet it sends) before any reviewer is
 //! spawned, and afterwards the outcome with every attempt's material and the reviewers'
 //! measured spend. The store's layout is named through [`Material`], never spelled here.
+//!
+//! Secrets: the packet arrives redacted; here the round's verdict takes the blocking
+//! `[secret]` findings (a change holding a secret is never APPROVED), and whatever a
+//! reviewer wrote (stdout, findings, errors, stderr tails) is redacted before it is stored,
+//! since a reviewer may echo a secret it found elsewhere.
 
 use serde::Serialize;
 
 use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
-use crate::model::{Body, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, Verdict};
+use crate::model::{
+    Body, Finding, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, SecretAt, Severity,
+    Verdict,
+};
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};
+use crate::secrets::Scanner;
 use crate::spend::NewSession;
 use crate::store::{Append, Content, Material, Repo};
 
@@ -37,6 +46,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
             pid: std::process::id(),
             start_time: crate::process::start_time(std::process::id()),
         }),
+        redacted: plan.secrets.clone(),
     });
     let round = plan.round;
     let appended = repo.append(&plan.run_id, |state| {
@@ -75,8 +85,13 @@ pub fn record(
     settings: &Settings,
     sources: Option<&crate::spend::Sources>,
 ) -> Result<RoundOutcome, Error> {
+    let scanner = &settings.scanner;
+    let results: Vec<MemberResult> = results
+        .into_iter()
+        .map(|r| redact_result(scanner, r))
+        .collect();
     let verdicts: Vec<Option<Verdict>> = results.iter().map(|r| r.verdict).collect();
-    let verdict = review::panel_verdict(&verdicts, settings.quorum);
+    let mut verdict = review::panel_verdict(&verdicts, settings.quorum);
     let panel = results.len() > 1;
     let mut findings = Vec::new();
     for r in &results {
@@ -88,6 +103,16 @@ pub fn record(
             }
             findings.push(f);
         }
+    }
+    // A change holding a secret cannot be approved as is, whatever the reviewers said. A
+    // review without a verdict stays one (no round is used), so it gets none of these.
+    if verdict.is_some() && !plan.secrets.is_empty() {
+        for at in &plan.secrets {
+            let mut f = secret_finding(at);
+            f.n = findings.len() as u32 + 1;
+            findings.push(f);
+        }
+        verdict = Some(Verdict::ChangesRequested);
     }
     let failed: Vec<&MemberResult> = results.iter().filter(|r| r.verdict.is_none()).collect();
     // A verdict that only the fail-closed rule produced (no reviewer's answer could be read)
@@ -182,6 +207,11 @@ pub fn record(
             attempts_json.push(serde_json::json!({ "reviewer": r.name, "attempt": a }));
         }
     }
+    let output = scanner
+        .redact_bytes(&Material::Output.path(plan.round), &output)
+        .0;
+    let mut attempts_json = serde_json::Value::Array(attempts_json);
+    scanner.redact_json(&Material::Attempts.path(plan.round), &mut attempts_json);
     let result_json = serde_json::json!({
         "v": 1,
         "round": plan.round,
@@ -263,6 +293,43 @@ pub fn record(
         coverage: plan.coverage.clone(),
         error,
     })
+}
+
+/// The blocking finding for a secret in the change. Names kind, path and line, never the
+/// secret, and says what to do.
+pub(super) fn secret_finding(at: &SecretAt) -> Finding {
+    let location = if at.line > 0 {
+        format!("{}:{}", at.path, at.line)
+    } else {
+        at.path.clone()
+    };
+    Finding {
+        n: 0,
+        category: "secret".to_owned(),
+        severity: Some(Severity::Critical),
+        location,
+        text: format!(
+            "a secret ({}) is in the change; it was redacted from this review. Remove it from the change (and rotate it if it was ever shared); if it is a false positive, mark the line with git-pair:allow-secret",
+            at.kind
+        ),
+    }
+}
+
+/// A reviewer's result with every secret in what it wrote replaced: its findings, error,
+/// answer, raw stdout and stderr tail.
+fn redact_result(scanner: &Scanner, mut result: MemberResult) -> MemberResult {
+    for f in &mut result.findings {
+        f.text = scanner.redact("finding", &f.text).0;
+        f.location = scanner.redact("finding", &f.location).0;
+    }
+    if let Some(error) = &result.error {
+        result.error = Some(scanner.redact("error", error).0);
+    }
+    for a in &mut result.attempts {
+        a.stdout = scanner.redact_bytes("stdout", &a.stdout).0;
+        a.stderr_tail = scanner.redact_bytes("stderr", &a.stderr_tail).0;
+    }
+    result
 }
 
 fn pretty(value: &impl Serialize) -> Vec<u8> {
