@@ -3,17 +3,23 @@
 //! them into the local refs; `push` publishes local refs with a remote compare-and-swap,
 //! pulling and retrying when someone pushed first.
 //!
+//! Dropped runs travel as tombstones (`refs/pair/dropped/<run-id>`): a pull never creates a
+//! tombstoned run and removes a local copy of one; a push publishes tombstones and deletes
+//! the runs they name on the remote (each deletion a compare-and-swap), and never publishes
+//! a tombstoned run. Before anything is sent, the caller's guard sees every ref the push
+//! would update (it scans them for secrets and may refuse: then nothing is published).
+//!
 //! The transport is the `git` CLI (credentials, ssh and helpers work as for any push), and
 //! it runs through [`crate::process::git`], the one spawn path. The user's
 //! `remote.*` configuration is never changed. Merging is the store's job ([`crate::store`]);
 //! nothing here prints.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use gix::ObjectId;
 
 use crate::model::RunId;
-use crate::store::{self, Counts, Integration, Repo, notes};
+use crate::store::{self, Counts, Integration, Repo, dropped_ref, notes};
 
 /// The remote used when none is named.
 pub const DEFAULT_REMOTE: &str = "origin";
@@ -99,6 +105,10 @@ impl Remote {
         format!("{}notes/pair", self.staging)
     }
 
+    fn staged_tombstones_prefix(&self) -> String {
+        format!("{}pair/dropped/", self.staging)
+    }
+
     fn fetch_refspecs(&self) -> [String; 2] {
         [
             format!("+refs/pair/*:{}pair/*", self.staging),
@@ -118,6 +128,12 @@ pub struct PullReport {
     pub notes: Option<Integration>,
     /// Runs whose local ref moved.
     pub changed: Vec<RunId>,
+    /// Tombstones learnt from the remote (runs dropped elsewhere).
+    pub tombstones: usize,
+    /// Local runs removed because the remote has their tombstone.
+    pub removed: Vec<RunId>,
+    /// Note lines of dropped runs removed locally.
+    pub removed_note_lines: usize,
 }
 
 impl PullReport {
@@ -149,6 +165,9 @@ impl PullReport {
                 self.changed.push(run);
             }
         }
+        self.tombstones += later.tombstones;
+        self.removed.extend(later.removed);
+        self.removed_note_lines += later.removed_note_lines;
     }
 }
 
@@ -161,10 +180,51 @@ pub struct PushReport {
     pub pushed_runs: usize,
     /// Whether `refs/notes/pair` moved on the remote.
     pub pushed_notes: bool,
+    /// Tombstones published.
+    pub pushed_tombstones: usize,
+    /// Runs deleted on the remote because they are tombstoned here.
+    pub removed_runs: Vec<RunId>,
     /// Push attempts made (1 when nobody pushed first).
     pub attempts: u32,
 }
 
+/// Which refs a push publishes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Every run, tombstone and the notes.
+    Everything,
+    /// Only what dropping this run takes: its tombstone, its deletion, and the notes.
+    Dropping(RunId),
+}
+
+/// One ref a push would update, as the guard sees it before anything is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// A run the remote lacks (`expected` None) or holds an ancestor of.
+    Run {
+        run_id: RunId,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+    },
+    /// `refs/notes/pair`.
+    Notes {
+        expected: Option<ObjectId>,
+        new: ObjectId,
+    },
+    /// A tombstone the remote lacks, pointing at this blob.
+    Tombstone { run_id: RunId, blob: ObjectId },
+    /// A run the remote holds that is tombstoned here: deleted there.
+    Deletion { run_id: RunId },
+}
+
+/// What the guard decided about a push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guarded {
+    /// Send it.
+    Proceed,
+    /// The guard changed local state (it recorded something): plan the push again.
+    Replan,
+}
 /// Fetches the remote's state into the staging namespace, then merges it into the local
 /// refs. A remote without any git pair refs is not an error: nothing happens.
 pub fn pull(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
@@ -181,12 +241,19 @@ fn pack_staging(repo: &Repo, remote: &Remote) -> Result<(), Error> {
     Ok(())
 }
 
-/// Publishes local runs and notes that the remote lacks or holds older versions of, never
-/// forcing. Each attempt first pulls (fetch and merge), so the local refs contain the
-/// remote's; then every ref is pushed with `--force-with-lease` against the value just
-/// fetched (empty: the remote must not have it) in one atomic push. When someone pushed in
-/// between, the push is rejected as a whole and the next attempt pulls again, up to a bound.
-pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
+/// Publishes local runs, tombstones and notes that the remote lacks or holds older versions
+/// of (within `scope`), never forcing. Each attempt first pulls (fetch and merge), so the
+/// local refs contain the remote's; then `guard` sees what would be sent and may refuse
+/// (its error is returned and nothing is published); then every ref is pushed with
+/// `--force-with-lease` against the value just fetched (empty: the remote must not have it)
+/// in one atomic push. When someone pushed in between, the push is rejected as a whole and
+/// the next attempt pulls again, up to a bound.
+pub fn push<E: From<Error>>(
+    repo: &Repo,
+    remote: &Remote,
+    scope: &Scope,
+    guard: &mut dyn FnMut(&[Pending]) -> Result<Guarded, E>,
+) -> Result<PushReport, E> {
     let mut report = PushReport::default();
     let mut atomic = true;
     let mut last_rejection = String::new();
@@ -198,17 +265,48 @@ pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
             other => other,
         })?;
         report.pulled.absorb(pulled);
-        let plan = push_set(repo, remote)?;
-        if plan.updates.is_empty() {
-            return Ok(report);
+        let mut plan = push_set(repo, remote, scope)?;
+        let mut replans = 0;
+        loop {
+            if plan.updates.is_empty() {
+                return Ok(report);
+            }
+            match guard(&plan.pending())? {
+                Guarded::Proceed => break,
+                Guarded::Replan if replans < 2 => {
+                    replans += 1;
+                    plan = push_set(repo, remote, scope)?;
+                }
+                Guarded::Replan => {
+                    return Err(Error::Push {
+                        remote: remote.name.clone(),
+                        detail: "the local state kept changing while the push was checked".into(),
+                    }
+                    .into());
+                }
+            }
         }
         let updates = &plan.updates;
         let out = git(repo, &push_args(remote, &plan, atomic))?;
         let statuses = parse_push_porcelain(&out.stdout);
         if out.success {
             record_pushed(repo, updates, &statuses)?;
-            report.pushed_runs = updates.iter().filter(|u| u.run.is_some()).count();
-            report.pushed_notes = updates.iter().any(|u| u.run.is_none());
+            report.pushed_runs = updates
+                .iter()
+                .filter(|u| matches!(u.target, Target::Run(_)))
+                .count();
+            report.pushed_notes = updates.iter().any(|u| u.target == Target::Notes);
+            report.pushed_tombstones = updates
+                .iter()
+                .filter(|u| matches!(u.target, Target::Tombstone(_)))
+                .count();
+            report.removed_runs = updates
+                .iter()
+                .filter_map(|u| match &u.target {
+                    Target::Deletion(run_id) => Some(run_id.clone()),
+                    _ => None,
+                })
+                .collect();
             return Ok(report);
         }
         if atomic && out.stderr.contains("does not support --atomic") {
@@ -226,13 +324,15 @@ pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
                 return Err(Error::Push {
                     remote: remote.name.clone(),
                     detail,
-                });
+                }
+                .into());
             }
             Rejection::NoRefStatus => {
                 return Err(Error::Push {
                     remote: remote.name.clone(),
                     detail: git_error_line(&out.stderr, out.code),
-                });
+                }
+                .into());
             }
         }
     }
@@ -240,7 +340,52 @@ pub fn push(repo: &Repo, remote: &Remote) -> Result<PushReport, Error> {
         remote: remote.name.clone(),
         attempts: MAX_PUSH_ATTEMPTS,
         detail: last_rejection,
-    })
+    }
+    .into())
+}
+
+/// What dropping runs locally removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// The refs deleted (the runs' refs and every staged copy of them).
+    pub refs: Vec<String>,
+    /// Note lines of the runs removed from `refs/notes/pair`.
+    pub note_lines: usize,
+}
+
+/// Removes runs from this repository for good: their refs, every remote's staged copy of
+/// them (all with their reflogs), and their lines in `refs/notes/pair`. Their tombstones are
+/// the caller's business; objects only these refs held become garbage for `git gc`.
+pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> {
+    if run_ids.is_empty() {
+        return Ok(Removed::default());
+    }
+    let ids: BTreeSet<String> = run_ids.iter().map(ToString::to_string).collect();
+    let staged: Vec<String> = repo
+        .refs_under(STAGING_ROOT)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| {
+            name.rsplit_once("/pair/runs/")
+                .is_some_and(|(_, id)| ids.contains(id))
+        })
+        .collect();
+    let mut names: Vec<String> = run_ids.iter().map(store::run_ref).collect();
+    names.extend(staged);
+    let mut refs = Vec::new();
+    // A run appended to meanwhile is deleted all the same, on the next try.
+    for attempt in 0.. {
+        match repo.delete_refs(&names) {
+            Ok(deleted) => {
+                refs = deleted;
+                break;
+            }
+            Err(store::Error::LostRace { .. }) if attempt < 5 => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    let note_lines = notes::remove_run_lines(repo, &ids)?;
+    Ok(Removed { refs, note_lines })
 }
 
 /// Why a push failed, from its ref lines.
@@ -279,24 +424,55 @@ pub fn classify_rejection(statuses: &[RefStatus]) -> Rejection {
     }
 }
 
-/// Merges what is staged for `remote` into the local refs (no network).
+/// Merges what is staged for `remote` into the local refs (no network): tombstones first
+/// (learnt ones created, local copies of tombstoned runs removed), then the runs no tombstone
+/// names, then the notes (without lines of dropped runs).
 fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
-    let staged = staged_runs(repo, remote)?;
-    let runs = repo.integrate_runs(
-        &staged
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect::<Vec<_>>(),
-    )?;
+    let local_tombstones = repo.tombstones()?;
+    let learnt: Vec<(RunId, ObjectId)> = staged_tombstones(repo, remote)?
+        .into_iter()
+        .filter(|(run_id, _)| !local_tombstones.contains_key(run_id))
+        .collect();
+    let tombstones = repo.create_tombstones(&learnt)?;
+    let dropped: BTreeSet<RunId> = local_tombstones
+        .into_keys()
+        .chain(learnt.into_iter().map(|(run_id, _)| run_id))
+        .collect();
+    let removed: Vec<RunId> = repo
+        .run_tips()?
+        .into_keys()
+        .filter(|run_id| dropped.contains(run_id))
+        .collect();
+    let removed_refs = remove_locally(repo, &removed)?;
+
+    let staged: Vec<(RunId, ObjectId)> = staged_runs(repo, remote)?
+        .into_iter()
+        .filter(|(run_id, _)| !dropped.contains(run_id))
+        .collect();
+    let runs = repo.integrate_runs(&staged)?;
     let notes = match staged_notes_tip(repo, remote)? {
         Some(tip) => Some(notes::integrate(repo, tip)?),
         None => None,
     };
+    // Notes merge by line union: a line of a dropped run that came back with the remote's
+    // notes goes again.
+    let mut removed_note_lines = removed_refs.note_lines;
+    let notes_moved = matches!(
+        notes,
+        Some(Integration::Created | Integration::FastForwarded | Integration::Merged)
+    );
+    if !dropped.is_empty() && (notes_moved || tombstones > 0) {
+        let ids: BTreeSet<String> = dropped.iter().map(ToString::to_string).collect();
+        removed_note_lines += notes::remove_run_lines(repo, &ids)?;
+    }
     Ok(PullReport {
         remote_runs: staged.len(),
         runs: runs.counts,
         notes,
         changed: runs.changed,
+        tombstones,
+        removed,
+        removed_note_lines,
     })
 }
 
@@ -313,15 +489,34 @@ fn staged_notes_tip(repo: &Repo, remote: &Remote) -> Result<Option<ObjectId>, Er
     Ok(repo.ref_target(&remote.staged_notes())?)
 }
 
-/// One ref to publish: the remote's value we expect (None: must not exist) and ours.
+fn staged_tombstones(repo: &Repo, remote: &Remote) -> Result<BTreeMap<RunId, ObjectId>, Error> {
+    let prefix = remote.staged_tombstones_prefix();
+    Ok(repo
+        .refs_under(&prefix)?
+        .into_iter()
+        .filter_map(|(name, id)| Some((RunId::parse(name.strip_prefix(&prefix)?).ok()?, id)))
+        .collect())
+}
+
+/// What one pushed ref is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Run(RunId),
+    Notes,
+    Tombstone(RunId),
+    /// The run's ref is deleted on the remote.
+    Deletion(RunId),
+}
+
+/// One ref to publish: the remote's value we expect (None: must not exist) and ours (for a
+/// deletion, none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Update {
-    /// The run, or `None` for `refs/notes/pair`.
-    run: Option<RunId>,
+    target: Target,
     remote_ref: String,
     staged_ref: String,
     expected: Option<ObjectId>,
-    new: ObjectId,
+    new: Option<ObjectId>,
 }
 
 /// What to push: the refs to update, and local run refs to hold back.
@@ -333,12 +528,77 @@ struct PushPlan {
     held_back: Vec<String>,
 }
 
-/// Local refs the remote (as staged) lacks or holds an ancestor of.
-fn push_set(repo: &Repo, remote: &Remote) -> Result<PushPlan, Error> {
+impl PushPlan {
+    fn pending(&self) -> Vec<Pending> {
+        self.updates
+            .iter()
+            .filter_map(|u| {
+                Some(match &u.target {
+                    Target::Run(run_id) => Pending::Run {
+                        run_id: run_id.clone(),
+                        expected: u.expected,
+                        new: u.new?,
+                    },
+                    Target::Notes => Pending::Notes {
+                        expected: u.expected,
+                        new: u.new?,
+                    },
+                    Target::Tombstone(run_id) => Pending::Tombstone {
+                        run_id: run_id.clone(),
+                        blob: u.new?,
+                    },
+                    Target::Deletion(run_id) => Pending::Deletion {
+                        run_id: run_id.clone(),
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// Local refs the remote (as staged) lacks or holds an ancestor of, within `scope`; the
+/// remote's runs that are tombstoned here, to delete there.
+fn push_set(repo: &Repo, remote: &Remote, scope: &Scope) -> Result<PushPlan, Error> {
     let staged = staged_runs(repo, remote)?;
+    let tombstones = repo.tombstones()?;
+    let staged_tombstones = staged_tombstones(repo, remote)?;
+    let in_scope = |run_id: &RunId| match scope {
+        Scope::Everything => true,
+        Scope::Dropping(dropping) => dropping == run_id,
+    };
     let mut plan = PushPlan::default();
     let updates = &mut plan.updates;
-    for (run_id, tip) in repo.run_tips()? {
+    for (run_id, blob) in &tombstones {
+        if !in_scope(run_id) {
+            continue;
+        }
+        if !staged_tombstones.contains_key(run_id) {
+            updates.push(Update {
+                target: Target::Tombstone(run_id.clone()),
+                remote_ref: dropped_ref(run_id),
+                staged_ref: format!("{}{run_id}", remote.staged_tombstones_prefix()),
+                expected: None,
+                new: Some(*blob),
+            });
+        }
+        if let Some(theirs) = staged.get(run_id) {
+            updates.push(Update {
+                target: Target::Deletion(run_id.clone()),
+                remote_ref: store::run_ref(run_id),
+                staged_ref: format!("{}{run_id}", remote.staged_runs_prefix()),
+                expected: Some(*theirs),
+                new: None,
+            });
+        }
+    }
+    let runs = match scope {
+        Scope::Everything => repo.run_tips()?,
+        Scope::Dropping(_) => BTreeMap::new(),
+    };
+    for (run_id, tip) in runs {
+        if tombstones.contains_key(&run_id) {
+            continue;
+        }
         let expected = staged.get(&run_id).copied();
         let publish = match expected {
             None => true,
@@ -353,9 +613,9 @@ fn push_set(repo: &Repo, remote: &Remote) -> Result<PushPlan, Error> {
             updates.push(Update {
                 remote_ref: store::run_ref(&run_id),
                 staged_ref: format!("{}{}", remote.staged_runs_prefix(), run_id),
-                run: Some(run_id),
+                target: Target::Run(run_id),
                 expected,
-                new: tip,
+                new: Some(tip),
             });
         }
     }
@@ -368,11 +628,11 @@ fn push_set(repo: &Repo, remote: &Remote) -> Result<PushPlan, Error> {
         };
         if publish {
             updates.push(Update {
-                run: None,
+                target: Target::Notes,
                 remote_ref: notes::NOTES_REF.into(),
                 staged_ref: remote.staged_notes(),
                 expected,
-                new: tip,
+                new: Some(tip),
             });
         }
     }
@@ -382,16 +642,24 @@ fn push_set(repo: &Repo, remote: &Remote) -> Result<PushPlan, Error> {
 /// After a push, the staged copies follow what the remote now holds, so the next lease
 /// expects it.
 fn record_pushed(repo: &Repo, updates: &[Update], statuses: &[RefStatus]) -> Result<(), Error> {
-    let landed: Vec<(String, ObjectId)> = updates
+    let landed = |u: &&Update| {
+        statuses
+            .iter()
+            .any(|s| s.to == u.remote_ref && matches!(s.flag, ' ' | '*' | '+' | '=' | '-'))
+    };
+    let set: Vec<(String, ObjectId)> = updates
         .iter()
-        .filter(|u| {
-            statuses
-                .iter()
-                .any(|s| s.to == u.remote_ref && matches!(s.flag, ' ' | '*' | '+' | '='))
-        })
-        .map(|u| (u.staged_ref.clone(), u.new))
+        .filter(landed)
+        .filter_map(|u| Some((u.staged_ref.clone(), u.new?)))
         .collect();
-    repo.overwrite_refs(&landed)?;
+    repo.overwrite_refs(&set)?;
+    let deleted: Vec<String> = updates
+        .iter()
+        .filter(landed)
+        .filter(|u| u.new.is_none())
+        .map(|u| u.staged_ref.clone())
+        .collect();
+    repo.delete_refs(&deleted)?;
     Ok(())
 }
 
@@ -448,13 +716,20 @@ fn push_args(remote: &Remote, plan: &PushPlan, atomic: bool) -> Vec<String> {
     args.push("--".into());
     args.push(remote.name.clone());
     // No `+`: a push never forces; the leases make each update a compare-and-swap.
-    if updates.iter().any(|u| u.run.is_some()) {
+    if updates.iter().any(|u| matches!(u.target, Target::Run(_))) {
         args.push(format!("{0}*:{0}*", store::RUNS_PREFIX));
         for held in &plan.held_back {
             args.push(format!("^{held}"));
         }
     }
-    if updates.iter().any(|u| u.run.is_none()) {
+    for update in updates {
+        match &update.target {
+            Target::Tombstone(_) => args.push(format!("{0}:{0}", update.remote_ref)),
+            Target::Deletion(_) => args.push(format!(":{}", update.remote_ref)),
+            Target::Run(_) | Target::Notes => {}
+        }
+    }
+    if updates.iter().any(|u| u.target == Target::Notes) {
         args.push(format!("{0}:{0}", notes::NOTES_REF));
     }
     args
@@ -680,18 +955,18 @@ mod tests {
         let plan = PushPlan {
             updates: vec![
                 Update {
-                    run: Some(run.clone()),
+                    target: Target::Run(run.clone()),
                     remote_ref: store::run_ref(&run),
                     staged_ref: String::new(),
                     expected: Some(a),
-                    new: b,
+                    new: Some(b),
                 },
                 Update {
-                    run: None,
+                    target: Target::Notes,
                     remote_ref: notes::NOTES_REF.into(),
                     staged_ref: String::new(),
                     expected: None,
-                    new: a,
+                    new: Some(a),
                 },
             ],
             held_back: vec!["refs/pair/runs/20261129-231500-ffffff".into()],
@@ -725,5 +1000,44 @@ mod tests {
             "refs/notes/pair:refs/notes/pair"
         );
         assert!(!args.iter().any(|a| a.contains("refs/pair/runs/*")));
+        // Dropping a run: its tombstone must not exist there, its ref is deleted with a lease.
+        let gone = RunId::parse("20261129-231500-dddddd").expect("id");
+        let drop_plan = PushPlan {
+            updates: vec![
+                Update {
+                    target: Target::Tombstone(gone.clone()),
+                    remote_ref: dropped_ref(&gone),
+                    staged_ref: String::new(),
+                    expected: None,
+                    new: Some(b),
+                },
+                Update {
+                    target: Target::Deletion(gone.clone()),
+                    remote_ref: store::run_ref(&gone),
+                    staged_ref: String::new(),
+                    expected: Some(a),
+                    new: None,
+                },
+            ],
+            held_back: vec![],
+        };
+        let args = push_args(&remote, &drop_plan, true);
+        assert!(
+            args.contains(
+                &"--force-with-lease=refs/pair/dropped/20261129-231500-dddddd:".to_string()
+            )
+        );
+        assert!(args.contains(&format!(
+            "--force-with-lease=refs/pair/runs/20261129-231500-dddddd:{a}"
+        )));
+        let dashdash = args.iter().position(|a| a == "--").expect("--");
+        assert_eq!(
+            args[dashdash + 1..],
+            [
+                "origin",
+                "refs/pair/dropped/20261129-231500-dddddd:refs/pair/dropped/20261129-231500-dddddd",
+                ":refs/pair/runs/20261129-231500-dddddd",
+            ]
+        );
     }
 }

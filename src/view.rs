@@ -119,6 +119,34 @@ pub fn refresh_handoff(repo: &Repo, run_id: &RunId, path: &Path) -> Result<(), E
     write_atomically_via(&scratch, path, text.as_bytes())
 }
 
+/// Removes what was rendered for `run_id` (a dropped run): its render cache, and the
+/// HANDOFF view when the view shows that run. Returns the files removed.
+pub fn forget(repo: &Repo, run_id: &RunId) -> Result<Vec<PathBuf>, Error> {
+    let cache = Cache::of(repo, run_id);
+    let mut removed = Vec::new();
+    for path in [cache.text, cache.meta] {
+        if std::fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    let mut views = vec![repo.pair_dir().join(HANDOFF_FILE)];
+    if let Ok(dir) = repo.work_dir()
+        && !repo.is_tracked(HANDOFF_FILE)?
+    {
+        views.push(dir.join(HANDOFF_FILE));
+    }
+    let mark = [VIEW_MARK, run_id.as_str().as_bytes()].concat();
+    for path in views {
+        let shows_run = std::fs::read(&path)
+            .is_ok_and(|text| text.starts_with(&mark) && text.get(mark.len()) == Some(&b'\n'));
+        if shows_run {
+            std::fs::remove_file(&path).map_err(Error::io("remove", &path))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
 /// The transcript of `run_id` as of commit `tip`, from the render cache when it is current.
 pub fn transcript_at(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Error> {
     let cache = Cache::of(repo, run_id);

@@ -123,6 +123,31 @@ impl From<OpsError> for CommandError {
             OpsError::Secrets(_) => CommandError::failed(message).with_hint(
                 "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
             ),
+            OpsError::SecretsInPush { ref findings, .. } => {
+                let run = findings.iter().find_map(|f| f.run.clone());
+                let first = findings.first().map(|f| f.allowance().to_string());
+                let mut hint = "nothing was published. ".to_owned();
+                if let Some(run) = &run {
+                    hint.push_str(&format!(
+                        "If the secret is real, remove the run for good: git pair drop {run} --force (then start a fresh run; rotate the secret if it was ever shared); "
+                    ));
+                }
+                if let Some(first) = &first {
+                    hint.push_str(&format!(
+                        "if it is a known false positive: git pair push --allow-secret {first} (recorded in the run)"
+                    ));
+                }
+                let listed: Vec<serde_json::Value> = findings
+                    .iter()
+                    .map(|f| serde_json::to_value(f).expect("findings serialize"))
+                    .collect();
+                CommandError::failed(message)
+                    .with_hint(hint)
+                    .with_partial("secrets", listed)
+            }
+            OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
+                "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
+            ),
             OpsError::Usage(_) => CommandError::usage(message),
             OpsError::NoSuchDirectory { .. } => CommandError::failed(message),
             OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(

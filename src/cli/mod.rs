@@ -10,6 +10,7 @@ mod coder_done;
 mod cost;
 mod demo;
 mod diff;
+mod drop;
 mod error;
 mod finish;
 mod handoff;
@@ -92,6 +93,7 @@ pub enum Command {
     Pull(pull::Args),
     Set(set::Args),
     Abandon(abandon::Args),
+    Drop(drop::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -142,6 +144,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
         Command::Set(args) => set::run(&ctx()?, args),
         Command::Abandon(args) => abandon::run(&ctx()?, args),
+        Command::Drop(args) => drop::run(&ctx()?, ui, args),
     }
 }
 

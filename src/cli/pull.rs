@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::render::{counts_json, integration_name, runs_phrase};
+use super::render::{counts_json, integration_name, removed_json, removed_lines, runs_phrase};
 use super::{CommandError, Context, Report, Ui};
 use crate::ops;
 use crate::sync::{self, PullReport};
@@ -13,8 +13,9 @@ use crate::sync::{self, PullReport};
 /// remote.* configuration is not changed), then merges: a run only the remote has is
 /// created, a run behind is fast-forwarded, a run changed on both machines gets a merge
 /// commit holding the records of both (records written concurrently are both kept and
-/// flagged in `git pair status`). Notes merge by sorted line union. HANDOFF.md is then
-/// re-rendered for this branch's active run.
+/// flagged in `git pair status`). Notes merge by sorted line union. A run the remote has a
+/// tombstone for (it was dropped: git pair drop) is never created, and a local copy of it is
+/// removed. HANDOFF.md is then re-rendered for this branch's active run.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A configured remote, a URL or a path.
@@ -30,9 +31,12 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         "runs": counts_json(&pulled.report.runs),
         "notes": integration_name(pulled.report.notes),
         "remote_runs": pulled.report.remote_runs,
+        "removed": removed_json(&pulled.report),
         "handoff_path": pulled.handoff_path.as_ref().map(|p| p.display().to_string()),
     });
-    let mut report = Report::new(json, pull_summary(remote, &pulled.report));
+    let mut human = pull_summary(remote, &pulled.report);
+    human.push_str(&removed_lines(remote, &pulled.report));
+    let mut report = Report::new(json, human);
     if let Some(warning) = pulled.handoff_warning {
         report = report.note(warning);
     }
@@ -40,7 +44,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
 }
 
 fn pull_summary(remote: &str, pulled: &PullReport) -> String {
-    if pulled.remote_runs == 0 && pulled.notes.is_none() {
+    if pulled.remote_runs == 0 && pulled.notes.is_none() && pulled.tombstones == 0 {
         return format!("{remote} has no git pair state yet; nothing to pull\n");
     }
     match runs_phrase(&pulled.runs, pulled.notes) {

@@ -84,3 +84,30 @@ pub fn runs_phrase(counts: &Counts, notes: Option<Integration>) -> Option<String
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
+
+/// Lines for humans about local runs a pull removed because their tombstone arrived.
+pub fn removed_lines(remote: &str, pulled: &crate::sync::PullReport) -> String {
+    let mut out = String::new();
+    for run_id in &pulled.removed {
+        out.push_str(&format!(
+            "Removed local run {run_id}: it was dropped (tombstone from {remote}); it will not come back\n"
+        ));
+    }
+    if pulled.removed.is_empty() && pulled.tombstones > 0 {
+        out.push_str(&format!(
+            "Learnt {} dropped run{} from {remote} (none was here)\n",
+            pulled.tombstones,
+            if pulled.tombstones == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+/// The JSON of what a pull removed.
+pub fn removed_json(pulled: &crate::sync::PullReport) -> Value {
+    json!({
+        "runs": pulled.removed.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+        "tombstones_learnt": pulled.tombstones,
+        "note_lines": pulled.removed_note_lines,
+    })
+}

@@ -30,6 +30,18 @@ pub enum Error {
     /// The secret pattern table (`pair.secretsFile`) cannot be read or used.
     #[error(transparent)]
     Secrets(#[from] crate::secrets::SecretsError),
+    /// `push` found secrets in what it would publish; nothing was published.
+    #[error(
+        "refusing to push to '{remote}': {}",
+        crate::ops::outgoing::summarize(findings)
+    )]
+    SecretsInPush {
+        remote: String,
+        findings: Vec<crate::ops::outgoing::PushFinding>,
+    },
+    /// `drop` of the active run without `--force`.
+    #[error("run {run_id} is the active run on branch '{branch}'; dropping it deletes it for good")]
+    DropActive { run_id: String, branch: String },
     /// A flag's value that does not make sense (exit 129, like a usage error).
     #[error("{0}")]
     Usage(String),

@@ -19,10 +19,15 @@ pub fn render_body(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
     Ok(crate::render::pr_body::render(&records, spent))
 }
 
+/// Where the PR body of `run_id` is rendered: `.git/pair/pr/<run>.md`.
+pub fn body_path(ctx: &Context, run_id: &RunId) -> PathBuf {
+    ctx.repo.pair_dir().join("pr").join(format!("{run_id}.md"))
+}
+
 /// Renders the PR body into `.git/pair/pr/<run>.md` (never into the work tree).
 pub fn write_body(ctx: &Context, run_id: &RunId) -> Result<PathBuf, Error> {
     let body = render_body(ctx, run_id)?;
-    let path = ctx.repo.pair_dir().join("pr").join(format!("{run_id}.md"));
+    let path = body_path(ctx, run_id);
     crate::view::write_atomically(&path, body.as_bytes())?;
     Ok(path)
 }

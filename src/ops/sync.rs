@@ -1,10 +1,13 @@
 //! Sharing state between machines (SPEC §8): `push` and `pull` through [`crate::sync`], then
-//! the HANDOFF view refreshed for this branch's active run when a pull moved any run.
+//! the HANDOFF view refreshed for this branch's active run when a pull moved any run. A push
+//! is guarded by the secret scan of what it would publish ([`super::outgoing`]); runs a pull
+//! removed (dropped elsewhere) lose their rendered views too.
 
 use std::path::PathBuf;
 
+use super::outgoing::{Guard, ScanSummary};
 use super::{Context, Error};
-use crate::sync::{PullReport, PushReport, Remote};
+use crate::sync::{Guarded, PullReport, PushReport, Remote, Scope};
 
 /// What a pull or push did, and where the refreshed view is.
 #[derive(Debug)]
@@ -14,6 +17,8 @@ pub struct Synced<R> {
     pub handoff_path: Option<PathBuf>,
     /// The view could not be refreshed (the sync itself succeeded).
     pub handoff_warning: Option<String>,
+    /// What the push's secret scan covered (push only).
+    pub scan: Option<ScanSummary>,
 }
 
 /// Fetches `remote`'s state and merges it into the local runs and notes.
@@ -25,31 +30,60 @@ pub fn pull(
     let remote = Remote::resolve(&ctx.repo, remote)?;
     progress(&format!("fetching git pair state from {}…", remote.name));
     let report = crate::sync::pull(&ctx.repo, &remote)?;
+    forget_removed(ctx, &report)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report);
     Ok(Synced {
         remote,
         report,
         handoff_path,
         handoff_warning,
+        scan: None,
     })
 }
 
-/// Publishes the local runs and notes to `remote`, never forcing.
+/// Publishes the local runs, tombstones and notes to `remote`, never forcing, after scanning
+/// what it would publish for secrets: any finding `allow` (`--allow-secret <kind>:<path>`)
+/// or the run's recorded allowances do not cover refuses the push, publishing nothing.
 pub fn push(
     ctx: &Context,
     remote: &str,
+    allow: &[String],
     progress: &dyn Fn(&str),
 ) -> Result<Synced<PushReport>, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
+    let scanner = ctx.scanner()?;
+    let allow = allow
+        .iter()
+        .map(|a| super::outgoing::parse_allowance(a, &scanner))
+        .collect::<Result<Vec<_>, _>>()?;
     progress(&format!("pushing git pair state to {}…", remote.name));
-    let report = crate::sync::push(&ctx.repo, &remote)?;
+    let mut guard = Guard::new(&ctx.repo, scanner, allow);
+    let report = crate::sync::push(&ctx.repo, &remote, &Scope::Everything, &mut |pending| {
+        let replan = guard.check(&remote.name, pending)?;
+        Ok::<_, Error>(if replan {
+            Guarded::Replan
+        } else {
+            Guarded::Proceed
+        })
+    })?;
+    forget_removed(ctx, &report.pulled)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report.pulled);
     Ok(Synced {
         remote,
         report,
         handoff_path,
         handoff_warning,
+        scan: Some(guard.summary),
     })
+}
+
+/// Removes the rendered views of runs a pull removed (their tombstone arrived).
+fn forget_removed(ctx: &Context, pulled: &PullReport) -> Result<(), Error> {
+    for run_id in &pulled.removed {
+        crate::view::forget(&ctx.repo, run_id)?;
+        let _ = std::fs::remove_file(super::pr::body_path(ctx, run_id));
+    }
+    Ok(())
 }
 
 /// Re-renders the HANDOFF view for the branch's active run when a pull moved any run: the

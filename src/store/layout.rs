@@ -63,6 +63,54 @@ impl Material {
     }
 }
 
+/// Where a path inside a run's tree sits, for naming what a scan found there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place<'a> {
+    /// A file of the work-tree snapshot reviewed in `round`; `file` is its path in the
+    /// work tree.
+    Snapshot { round: u32, file: &'a str },
+    /// Other stored material of `round` (`reviews/<n>/prompt.md`, …).
+    Material { round: u32 },
+    /// A record (`records/…`).
+    Record,
+    /// Anything else (`manifest.json`, merge leftovers).
+    Other,
+}
+
+impl Place<'_> {
+    /// Where `path` (relative to a run tree's root) sits.
+    pub fn of(path: &str) -> Place<'_> {
+        if path.starts_with("records/") {
+            return Place::Record;
+        }
+        let Some(rest) = path.strip_prefix("reviews/") else {
+            return Place::Other;
+        };
+        let Some((round, rest)) = rest.split_once('/') else {
+            return Place::Other;
+        };
+        let Ok(round) = round.parse::<u32>() else {
+            return Place::Other;
+        };
+        match rest.strip_prefix(Material::Snapshot.file_name()) {
+            Some(file) if file.starts_with('/') => Place::Snapshot {
+                round,
+                file: &file[1..],
+            },
+            _ => Place::Material { round },
+        }
+    }
+}
+
+/// The round whose snapshot subtree is at `path` (`reviews/<n>/snapshot`), if it is one.
+pub(crate) fn snapshot_round(path: &str) -> Option<u32> {
+    let rest = path.strip_prefix("reviews/")?;
+    let (round, name) = rest.split_once('/')?;
+    (name == Material::Snapshot.file_name())
+        .then(|| round.parse().ok())
+        .flatten()
+}
+
 /// The namespace of run refs.
 pub const RUNS_PREFIX: &str = "refs/pair/runs/";
 pub(crate) const MANIFEST: &str = "manifest.json";
@@ -95,6 +143,31 @@ pub(crate) fn manifest_json(manifest: &Manifest) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_inside_a_run_tree() {
+        assert_eq!(
+            Place::of("reviews/2/snapshot/config/.env"),
+            Place::Snapshot {
+                round: 2,
+                file: "config/.env"
+            }
+        );
+        assert_eq!(
+            Place::of("reviews/12/prompt.md"),
+            Place::Material { round: 12 }
+        );
+        assert_eq!(
+            Place::of("reviews/3/snapshotx"),
+            Place::Material { round: 3 }
+        );
+        assert_eq!(Place::of("records/000001-start-x.json"), Place::Record);
+        assert_eq!(Place::of("manifest.json"), Place::Other);
+        assert_eq!(Place::of("reviews/x/prompt.md"), Place::Other);
+        assert_eq!(snapshot_round("reviews/4/snapshot"), Some(4));
+        assert_eq!(snapshot_round("reviews/4/snapshot/a"), None);
+        assert_eq!(snapshot_round("reviews/4/prompt.md"), None);
+    }
 
     #[test]
     fn records_order_by_numeric_seq_then_name() {

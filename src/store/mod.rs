@@ -1,4 +1,4 @@
-//! The run store: the only code that reads or writes `refs/pair/*` (and, later, `refs/notes/pair`).
+//! The run store: the only code that reads or writes `refs/pair/*` and `refs/notes/pair`.
 //!
 //! A run is a commit chain under `refs/pair/runs/<run-id>`; each commit's tree is the whole
 //! state of the run after one record: `manifest.json`, `records/<seq>-<kind>-<id>.json` and
@@ -7,15 +7,19 @@
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
 
 mod cas;
+mod dropped;
 mod error;
 mod layout;
 mod merge;
 pub mod notes;
+mod outgoing;
 mod repo;
 mod runs;
 
+pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
-pub use layout::{Material, RUNS_PREFIX, run_ref};
+pub use layout::{Material, Place, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
+pub use outgoing::{BlobText, NewBlob, Outgoing};
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};

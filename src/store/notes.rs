@@ -159,6 +159,74 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
     )
 }
 
+/// Whether `line` is the note line of one of `run_ids` (`pair-run=<id> …`).
+pub fn is_line_of(line: &str, run_ids: &std::collections::BTreeSet<String>) -> bool {
+    line.split_whitespace()
+        .filter_map(|field| field.strip_prefix("pair-run="))
+        .any(|id| run_ids.contains(id))
+}
+
+/// Removes the lines of `run_ids` from every note (a note left empty goes), in one commit
+/// on the notes tip; compare-and-swap, redone on a race. Returns how many lines went (0: the
+/// ref did not move). Reads every note: called when runs are dropped, not on every pull.
+pub fn remove_run_lines(
+    repo: &Repo,
+    run_ids: &std::collections::BTreeSet<String>,
+) -> Result<usize, Error> {
+    if run_ids.is_empty() {
+        return Ok(0);
+    }
+    retry_lost_races(
+        |_| {
+            let Some(parent) = tip(repo)? else {
+                return Ok(0);
+            };
+            let root = repo.commit_tree(parent)?;
+            let mut state =
+                State::new(root, &repo.repo).map_err(Error::git("read the notes tree"))?;
+            let mut removed = 0;
+            for (object, blob) in all_notes(repo, root)? {
+                let text = String::from_utf8_lossy(&repo.blob(blob)?).into_owned();
+                let kept: Vec<&str> = text
+                    .split('\n')
+                    .filter(|l| !l.is_empty() && !is_line_of(l, run_ids))
+                    .collect();
+                let gone = text.split('\n').filter(|l| is_line_of(l, run_ids)).count();
+                if gone == 0 {
+                    continue;
+                }
+                removed += gone;
+                let note = if kept.is_empty() {
+                    None
+                } else {
+                    Some(repo.write_blob(normalize(&kept.join("\n")).as_bytes())?)
+                };
+                state
+                    .edit(object, note, &repo.repo)
+                    .map_err(Error::git("edit a note"))?;
+            }
+            if removed == 0 {
+                return Ok(0);
+            }
+            let tree = state
+                .write(&repo.repo)
+                .map_err(Error::git("write the notes tree"))?;
+            let new = repo.write_commit(
+                "Notes: lines of dropped runs removed by 'git pair'\n",
+                tree,
+                vec![parent],
+            )?;
+            move_notes_ref(repo, Some(parent), new)?;
+            Ok(removed)
+        },
+        || {},
+        |attempts| Error::RefContention {
+            name: NOTES_REF.into(),
+            attempts,
+        },
+    )
+}
+
 /// The commit `refs/notes/pair` points to, if it exists.
 pub fn tip(repo: &Repo) -> Result<Option<ObjectId>, Error> {
     repo.ref_target(NOTES_REF)
@@ -340,5 +408,20 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(normalize(input), want, "{input:?}");
         }
+    }
+
+    #[test]
+    fn lines_of_a_run_are_told_by_their_pair_run_field() {
+        let ids: std::collections::BTreeSet<String> = ["20261129-231500-a1b2c3".to_owned()].into();
+        assert!(is_line_of(
+            "pair-run=20261129-231500-a1b2c3 verdict=APPROVED rounds=2",
+            &ids
+        ));
+        assert!(!is_line_of(
+            "pair-run=20261129-231500-a1b2c4 verdict=APPROVED",
+            &ids
+        ));
+        assert!(!is_line_of("someone else's line", &ids));
+        assert!(!is_line_of("xpair-run=20261129-231500-a1b2c3", &ids));
     }
 }

@@ -12,6 +12,7 @@ mod packet;
 mod plugin;
 mod review;
 mod reviewers;
+mod secrets;
 mod snapshot;
 mod start;
 mod sync;

@@ -1,0 +1,120 @@
+//! `drop`: removing a run for good (SPEC §4, §14). Locally: a tombstone
+//! `refs/pair/dropped/<run-id>` is left first (so no pull can bring the run back), then the
+//! run's ref, every remote's staged copy of it and its note lines go, with its rendered
+//! views. With a remote: the tombstone is published and the run deleted there too, each a
+//! compare-and-swap. Afterwards `git gc --prune=now` removes every object only the run held.
+//! The active run (unfinished, on this branch) is only dropped with `--force`.
+
+use std::path::PathBuf;
+
+use gix::ObjectId;
+
+use super::outgoing::Guard;
+use super::{Context, Error};
+use crate::model::RunId;
+use crate::sync::{Guarded, PushReport, Remote, Removed, Scope};
+
+/// What `drop` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub run: String,
+    pub remote: Option<String>,
+    pub force: bool,
+    pub reason: Option<String>,
+}
+
+/// What `drop` removed.
+#[derive(Debug, Clone)]
+pub struct Dropped {
+    pub run_id: RunId,
+    /// Whether the run was here at all (it may be dropped on a remote only).
+    pub was_local: bool,
+    /// The tombstone ref and the blob it points at.
+    pub tombstone: (String, ObjectId),
+    /// Whether the tombstone was left now (false: the run was dropped before).
+    pub tombstone_created: bool,
+    /// Refs and note lines removed here.
+    pub removed: Removed,
+    /// Rendered files removed (transcript cache, HANDOFF view, PR body).
+    pub files: Vec<PathBuf>,
+    /// The remote, and what the push of the drop did there.
+    pub remote: Option<(String, PushReport)>,
+}
+
+/// Drops `request.run`: locally, and on `request.remote` when given.
+pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Dropped, Error> {
+    let run_id = RunId::parse(&request.run)?;
+    let repo = &ctx.repo;
+    let was_local = repo.run_tip(&run_id)?.is_some();
+    let already_dropped = repo.tombstones()?.contains_key(&run_id);
+    if was_local && !request.force {
+        let manifest = repo.load(&run_id)?.manifest;
+        let branch = repo.head()?.branch_name().to_owned();
+        if !manifest.is_finished() && manifest.branch == branch {
+            return Err(Error::DropActive {
+                run_id: run_id.to_string(),
+                branch,
+            });
+        }
+    }
+    if !was_local && !already_dropped && request.remote.is_none() {
+        return Err(crate::store::Error::UnknownRun {
+            run_id: run_id.to_string(),
+        }
+        .into());
+    }
+    let remote = request
+        .remote
+        .as_deref()
+        .map(|r| Remote::resolve(repo, r))
+        .transpose()?;
+
+    let mut text = format!(
+        "git pair: run {run_id} dropped at {}\n",
+        crate::util::time::rfc3339(crate::util::time::now_unix())
+    );
+    if let Some(reason) = &request.reason {
+        // The tombstone is published: no secret goes into it.
+        let scanner = ctx.scanner()?;
+        text.push_str(&format!(
+            "reason: {}\n",
+            scanner
+                .redact("reason", &crate::util::first_line_clipped(reason, 500))
+                .0
+        ));
+    }
+    let (blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
+    let removed = crate::sync::remove_locally(repo, std::slice::from_ref(&run_id))?;
+    let mut files = crate::view::forget(repo, &run_id)?;
+    let pr_body = super::pr::body_path(ctx, &run_id);
+    if std::fs::remove_file(&pr_body).is_ok() {
+        files.push(pr_body);
+    }
+
+    let remote = match remote {
+        Some(remote) => {
+            progress(&format!("dropping run {run_id} on {}…", remote.name));
+            let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
+            let scope = Scope::Dropping(run_id.clone());
+            let report = crate::sync::push(repo, &remote, &scope, &mut |pending| {
+                let replan = guard.check(&remote.name, pending)?;
+                Ok::<_, Error>(if replan {
+                    Guarded::Replan
+                } else {
+                    Guarded::Proceed
+                })
+            })?;
+            Some((remote.name, report))
+        }
+        None => None,
+    };
+    Ok(Dropped {
+        tombstone: (crate::store::dropped_ref(&run_id), blob),
+        run_id,
+        was_local,
+        tombstone_created,
+        removed,
+        files,
+        remote,
+    })
+}

@@ -1,0 +1,130 @@
+//! Dropped runs: the tombstone refs `refs/pair/dropped/<run-id>`, and deleting refs for good.
+//!
+//! A tombstone points at a small blob saying when and why the run was dropped: a blob keeps
+//! nothing else reachable, so once the run's own refs are gone `git gc` can prune every
+//! object only the run held. Tombstones are never removed and never change: whichever
+//! arrives first stays.
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::cas::is_lock_held;
+use super::{Error, Repo};
+use crate::model::RunId;
+
+/// The namespace of tombstones.
+pub const DROPPED_PREFIX: &str = "refs/pair/dropped/";
+
+/// The tombstone ref of a run.
+pub fn dropped_ref(run_id: &RunId) -> String {
+    format!("{DROPPED_PREFIX}{run_id}")
+}
+
+impl Repo {
+    /// Every tombstone: dropped run → the blob its ref points at.
+    pub fn tombstones(&self) -> Result<BTreeMap<RunId, ObjectId>, Error> {
+        Ok(self
+            .refs_under(DROPPED_PREFIX)?
+            .into_iter()
+            .filter_map(|(name, id)| {
+                Some((RunId::parse(name.strip_prefix(DROPPED_PREFIX)?).ok()?, id))
+            })
+            .collect())
+    }
+
+    /// Leaves the tombstone of `run_id` holding `text`, unless it has one already. Returns
+    /// the blob the tombstone points at and whether it was created now.
+    pub fn write_tombstone(&self, run_id: &RunId, text: &str) -> Result<(ObjectId, bool), Error> {
+        if let Some(existing) = self.ref_target(&dropped_ref(run_id))? {
+            return Ok((existing, false));
+        }
+        let blob = self.write_blob(text.as_bytes())?;
+        let created = self.create_tombstones(&[(run_id.clone(), blob)])?;
+        match self.ref_target(&dropped_ref(run_id))? {
+            Some(id) => Ok((id, created > 0)),
+            None => Ok((blob, created > 0)),
+        }
+    }
+
+    /// Creates the tombstones that do not exist yet (typically learnt from a remote, whose
+    /// fetch brought their blobs). Returns how many were created.
+    pub fn create_tombstones(&self, tombstones: &[(RunId, ObjectId)]) -> Result<usize, Error> {
+        let mut created = 0;
+        for (run_id, blob) in tombstones {
+            let edit = RefEdit {
+                change: Change::Update {
+                    log: LogChange {
+                        mode: RefLog::AndReference,
+                        force_create_reflog: false,
+                        message: "git-pair: dropped".into(),
+                    },
+                    expected: PreviousValue::MustNotExist,
+                    new: gix::refs::Target::Object(*blob),
+                },
+                name: dropped_ref(run_id)
+                    .try_into()
+                    .expect("validated run ids make valid ref names"),
+                deref: false,
+            };
+            match self.repo.edit_references_as([edit], None) {
+                Ok(_) => created += 1,
+                // Someone left one first: tombstones never change, the first one stays.
+                Err(err) if err.is_conflict() || is_lock_held(&err) => {}
+                Err(source) => {
+                    return Err(Error::Git {
+                        action: format!("create {}", dropped_ref(run_id)),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(created)
+    }
+
+    /// Deletes the refs `names` (with their reflogs, loose or packed), whatever they point
+    /// at; names that do not exist are skipped. Returns the names deleted. For refs this tool
+    /// owns and removes for good (a dropped run, its staged copies).
+    pub fn delete_refs(&self, names: &[String]) -> Result<Vec<String>, Error> {
+        let mut present = Vec::new();
+        for name in names {
+            if let Some(id) = self.ref_target(name)? {
+                present.push((name.clone(), id));
+            }
+        }
+        if present.is_empty() {
+            return Ok(Vec::new());
+        }
+        let edits = present
+            .iter()
+            .map(|(name, id)| {
+                let name = name.as_str().try_into().map_err(
+                    |e: gix::validate::reference::name::Error| Error::Git {
+                        action: format!("use ref name {}", name.escape_debug()),
+                        source: gix::Error::from_error(e),
+                    },
+                )?;
+                Ok(RefEdit {
+                    change: Change::Delete {
+                        expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(*id)),
+                        log: RefLog::AndReference,
+                    },
+                    name,
+                    deref: false,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        match self.repo.edit_references_as(edits, None) {
+            Ok(_) => Ok(present.into_iter().map(|(name, _)| name).collect()),
+            // A ref moved meanwhile (a concurrent append): the caller tries again.
+            Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+                run_id: present[0].0.clone(),
+            }),
+            Err(source) => Err(Error::Git {
+                action: "delete refs".into(),
+                source,
+            }),
+        }
+    }
+}
