@@ -40,6 +40,25 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
     let run_id = super::select::active(ctx, None)?;
     let state = ctx.load(&run_id)?;
     let mut warnings = Vec::new();
+    // What is recorded is shared and shown (transcript, PR body): never a secret.
+    let scanner = ctx.scanner()?;
+    let (summary, found) = scanner.redact("summary", summary);
+    let summary = summary.as_str();
+    let mut responses = request.responses.clone();
+    let mut redacted = found.len();
+    for response in &mut responses {
+        if let Some(reason) = &response.reason {
+            let (reason, found) = scanner.redact("response", reason);
+            redacted += found.len();
+            response.reason = Some(reason);
+        }
+    }
+    if redacted > 0 {
+        warnings.push(format!(
+            "warning: {redacted} secret{} redacted from what is recorded (the summary or the responses)",
+            if redacted == 1 { "" } else { "s" }
+        ));
+    }
     // Measuring never blocks recording the coder's work: a problem becomes a warning.
     let (session, spend) = match ctx.spend_sources() {
         Ok(sources) => {
@@ -72,7 +91,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
             tool: effective.coder.clone(),
             findings_addressed: request.findings_addressed,
             session_id: session.clone(),
-            responses: request.responses.clone(),
+            responses: responses.clone(),
             extra_round: request.extra_round,
             round: Some(round),
         });

@@ -129,6 +129,10 @@ pub fn abandon(ctx: &Context, reason: Option<String>) -> Result<RunId, Error> {
 
 /// Records that `run_id` is abandoned; refused when it is already closed.
 pub fn abandon_run(ctx: &Context, run_id: &RunId, reason: Option<String>) -> Result<(), Error> {
+    let reason = match reason {
+        Some(reason) => Some(ctx.scanner()?.redact("reason", &reason).0),
+        None => None,
+    };
     ctx.repo.append(run_id, |s| {
         if s.manifest.is_finished() {
             return Err(crate::model::Refusal::AlreadyFinished {

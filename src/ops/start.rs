@@ -43,6 +43,16 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
     if task.is_empty() {
         return Err(Error::Usage("--task must not be empty".into()));
     }
+    // The task is recorded, shared and shown everywhere: never a secret.
+    let (task, found) = ctx.scanner()?.redact("task", task);
+    if !found.is_empty() {
+        progress(&format!(
+            "note: {} secret{} redacted from the task",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" }
+        ));
+    }
+    let task = task.as_str();
     let max_rounds = request.max_rounds.unwrap_or(ctx.options.max_rounds);
     if max_rounds == 0 {
         return Err(Error::Usage("--max-rounds must be at least 1".into()));

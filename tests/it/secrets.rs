@@ -641,3 +641,65 @@ fn drop_names_what_it_cannot_find() {
     assert_eq!(out.code, 1, "{out}");
     assert!(out.stderr.starts_with("error: "), "{out}");
 }
+
+#[test]
+fn a_secret_typed_into_the_task_or_a_summary_is_recorded_redacted() {
+    let env = TestEnv::new();
+    let keys = AwsKeys::new(0x5eed_0006);
+    let secrets = keys.all();
+    let task = format!("Rotate the leaked key {} everywhere", keys.id);
+    let out = ok(clean(
+        env.pair(&["start", "--task", &task, "--json"]),
+        &secrets,
+    ));
+    let run_id = out.json()["run_id"].as_str().expect("run id").to_owned();
+    env.write("src/a.rs", "pub fn a() {}\n");
+    let summary = format!(
+        "removed AWS_SECRET_ACCESS_KEY={} from the docs",
+        keys.secret
+    );
+    let out = ok(clean(
+        env.pair(&["coder-done", "--summary", &summary]),
+        &secrets,
+    ));
+    assert!(out.stderr.contains("1 secret redacted"), "{out}");
+    let mut stored = show(&env, &run_id, "manifest.json");
+    for record in env.records(&run_id) {
+        stored.push_str(&show(&env, &run_id, &format!("records/{record}")));
+    }
+    stored.push_str(&env.read("HANDOFF.md"));
+    stored.push_str(&env.git(&["log", "--format=%B", &format!("refs/pair/runs/{run_id}")]));
+    for secret in secrets {
+        assert!(!stored.contains(secret), "stored:\n{stored}");
+    }
+    assert!(stored.contains("Rotate the leaked key [REDACTED:aws-access-key-id] everywhere"));
+    ok(clean(env.pair(&["status", "--json"]), &secrets));
+}
+
+#[test]
+fn a_run_only_the_remote_has_is_dropped_there() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("published from A");
+    ok(a.pair(&["push"]));
+    // B never pulled it; it drops it on the remote by id.
+    let out = ok(b.pair(&["drop", &run_id, "--remote", "origin"]));
+    assert!(out.stdout.contains("was not here"), "{out}");
+    assert!(out.stdout.contains("deleted on origin"), "{out}");
+    assert!(
+        !net.remote_refs()
+            .contains(&format!("refs/pair/runs/{run_id}"))
+    );
+    assert!(b.git(&["for-each-ref", "refs/pair/runs"]).is_empty());
+    // A, which made it, loses it on its next push (which pulls first).
+    let pushed = ok(a.pair(&["push", "--json"])).json();
+    assert_eq!(
+        pushed["removed"]["runs"],
+        serde_json::json!([run_id]),
+        "{pushed}"
+    );
+    assert!(
+        !net.remote_refs()
+            .contains(&format!("refs/pair/runs/{run_id}"))
+    );
+}
