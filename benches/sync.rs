@@ -11,8 +11,12 @@
 //!   no-op: the same two commands again in those clones (nothing to transfer), and the
 //!          git fetch once more after `git pack-refs --all` (git pair packs its own
 //!          namespaces, so this is the like-for-like figure).
-//! Then, for information, `git pair push` of everything to an empty bare remote against
-//! `git push --atomic` of the same refs.
+//!   push, nothing new: `git pair push` in the clone that just pulled everything (it pulls,
+//!          finds nothing to publish, so scans nothing), vs `git push --atomic` of the same
+//!          refs from the plain clone (everything up to date); with `BASELINE_BIN=<path>`,
+//!          also that other git-pair binary's push (e.g. one built before the push scan).
+//! Then, for information, `git pair push` of everything to an empty bare remote (which
+//! scans every run it publishes for secrets) against `git push --atomic` of the same refs.
 //! Targets: cold ≤ 2× git fetch, no-op ≤ 1.5× git fetch. Exit status 1 when one is missed.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
@@ -61,6 +65,21 @@ fn main() -> ExitCode {
     let (mut cold_ours, mut cold_git, mut noop_ours, mut noop_git, mut noop_git_packed) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut push_ours, mut push_git) = (Vec::new(), Vec::new());
+    let (mut push_noop_ours, mut push_noop_git, mut push_noop_base) =
+        (Vec::new(), Vec::new(), Vec::new());
+    let baseline = std::env::var("BASELINE_BIN").ok();
+    let git_push_all = |remote: &str| -> Vec<String> {
+        [
+            "push",
+            "-q",
+            "--atomic",
+            remote,
+            "refs/pair/runs/*:refs/pair/runs/*",
+            "refs/notes/pair:refs/notes/pair",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
     for i in 0..iterations {
         let ours = work.path().join(format!("ours-{i}"));
         let theirs = work.path().join(format!("git-{i}"));
@@ -79,6 +98,14 @@ fn main() -> ExitCode {
         // git pair keeps its namespaces in packed-refs; the same favour for plain git.
         run(&home, &theirs, "git", &["pack-refs", "--all"]);
         noop_git_packed.push(run(&home, &theirs, "git", &fetch_args));
+        // Publishing when the remote has everything already: nothing to scan, nothing sent.
+        push_noop_ours.push(run(&home, &ours, bin(), &["push"]));
+        let args = git_push_all("origin");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        push_noop_git.push(run(&home, &theirs, "git", &args));
+        if let Some(base) = &baseline {
+            push_noop_base.push(run(&home, &ours, base, &["push"]));
+        }
         // Publishing everything to an empty remote (informational, no target).
         let (ours_remote, git_remote) = (work.path().join("ours.git"), work.path().join("git.git"));
         for dir in [&ours_remote, &git_remote] {
@@ -146,6 +173,21 @@ fn main() -> ExitCode {
         ms(ngp),
         no.as_secs_f64() / ngp.as_secs_f64()
     );
+    let (pno, png) = (median(push_noop_ours), median(push_noop_git));
+    println!(
+        "  push, nothing new:  git pair push {:>8.1} ms   git push {:>8.1} ms   ratio {:.2}",
+        ms(pno),
+        ms(png),
+        pno.as_secs_f64() / png.as_secs_f64()
+    );
+    if !push_noop_base.is_empty() {
+        let pnb = median(push_noop_base);
+        println!(
+            "  push, nothing new, BASELINE_BIN:  {:>8.1} ms   (this build / baseline {:.2})",
+            ms(pnb),
+            pno.as_secs_f64() / pnb.as_secs_f64()
+        );
+    }
     let (po, pg) = (median(push_ours), median(push_git));
     println!(
         "  push all to an empty remote (no target):  git pair push {:>8.1} ms   git push {:>8.1} ms   ratio {:.2}",

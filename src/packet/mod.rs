@@ -207,11 +207,17 @@ pub fn build_redacted(
     scanner: &Scanner,
 ) -> Result<Packet, Error> {
     let refs: Vec<&Change> = changes.iter().collect();
+    // The files that fit the budget in full are rendered ahead and redacted on worker
+    // threads meanwhile; the rest, if the packet asks for them, one by one.
+    let mut ahead = redact::render_ahead(differ, changes, options.budget_bytes, scanner)?;
     let mut found: Vec<(usize, Vec<Finding>)> = Vec::new();
     let mut rendered = 0;
     let mut source = |i: usize| -> Result<FileDiff, Error> {
         rendered = rendered.max(i + 1);
-        let (file, findings) = redact::redact_file(scanner, differ.render(&changes[i])?);
+        let (file, findings) = match ahead.get_mut(i).and_then(Option::take) {
+            Some(done) => done,
+            None => redact::redact_file(scanner, differ.render(&changes[i])?),
+        };
         if !findings.is_empty() {
             found.push((i, findings));
         }

@@ -3,15 +3,68 @@
 //! so the budget is applied to what is really sent), with its hunk positions moved to match.
 //! Decides nothing about verdicts: it returns the findings for the caller to act on.
 
-use crate::diff::{FileDiff, HunkSpan};
+use std::sync::{Mutex, mpsc};
+
+use crate::diff::{Change, Differ, FileDiff, HunkSpan};
 use crate::secrets::{Finding, Scanner};
+
+/// At most this many threads redact rendered files.
+const MAX_WORKERS: usize = 4;
+
+/// A file rendered and redacted ahead of the packet asking for it.
+pub(super) type Ahead = Option<(FileDiff, Vec<Finding>)>;
+
+/// Renders, in order, the files whose diffs fit `budget` together (what a packet under
+/// budget shows in full), redacting each on worker threads while the next is rendered:
+/// rendering needs the one repository handle, scanning does not. Entry `i` is file `i`,
+/// rendered and redacted; the list stops where the budget is used up.
+pub(super) fn render_ahead(
+    differ: &mut Differ,
+    changes: &[Change],
+    budget: usize,
+    scanner: &Scanner,
+) -> Result<Vec<Ahead>, super::Error> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_WORKERS);
+    let results: Mutex<Vec<Ahead>> = Mutex::new(Vec::new());
+    let (jobs, queue) = mpsc::channel::<(usize, FileDiff)>();
+    let queue = Mutex::new(queue);
+    let rendered: Result<(), super::Error> = std::thread::scope(|scope| {
+        let jobs = jobs;
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let job = queue.lock().expect("no worker panics holding it").recv();
+                    let Ok((i, file)) = job else { break };
+                    let done = redact_file(scanner, file);
+                    results.lock().expect("no worker panics holding it")[i] = Some(done);
+                }
+            });
+        }
+        let mut total = 0usize;
+        for (i, change) in changes.iter().enumerate() {
+            let file = differ.render(change)?;
+            total = total.saturating_add(file.text.len());
+            results
+                .lock()
+                .expect("no worker panics holding it")
+                .push(None);
+            if jobs.send((i, file)).is_err() || total > budget {
+                break;
+            }
+        }
+        Ok(())
+    });
+    rendered?;
+    Ok(results.into_inner().expect("the workers are done"))
+}
 
 /// `file` with its secrets redacted, and what was found (ranges are in the original text).
 pub(super) fn redact_file(scanner: &Scanner, file: FileDiff) -> (FileDiff, Vec<Finding>) {
-    let redacted = scanner.redact_diff_mapped(&file.text);
-    if redacted.findings.is_empty() {
+    let Some(redacted) = scanner.redact_diff_mapped(&file.text) else {
         return (file, Vec::new());
-    }
+    };
     let hunks = file
         .hunks
         .iter()

@@ -145,14 +145,34 @@ pub fn redaction_marker(kind: &str) -> String {
 /// A compiled pattern table, ready to scan. Cheap to clone (regexes are shared).
 #[derive(Clone)]
 pub struct Scanner {
-    table: Table,
+    source: Source,
+}
+
+/// Where a scanner's table is: the shipped one is compiled on first use, once per process
+/// (possibly ahead of time on another thread, [`Scanner::warm_up`]).
+#[derive(Clone)]
+enum Source {
+    Builtin,
+    Loaded(Table),
+}
+
+/// The shipped table, compiled once per process.
+fn builtin_table() -> &'static Table {
+    static BUILTIN: OnceLock<Table> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        table::compile(BUILTIN_TABLE, "data/secrets.json (built in)")
+            .expect("the shipped secrets.json is valid (checked by a unit test)")
+    })
 }
 
 impl fmt::Debug for Scanner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Scanner")
-            .field("rules", &self.table.rules.len())
-            .finish_non_exhaustive()
+        let mut d = f.debug_struct("Scanner");
+        match &self.source {
+            Source::Builtin => d.field("table", &"built in"),
+            Source::Loaded(table) => d.field("rules", &table.rules.len()),
+        };
+        d.finish_non_exhaustive()
     }
 }
 
@@ -164,15 +184,29 @@ struct Candidate {
 }
 
 impl Scanner {
-    /// The shipped table (compiled once per process).
+    /// The shipped table (compiled once per process, on first use).
     pub fn builtin() -> Scanner {
-        static BUILTIN: OnceLock<Scanner> = OnceLock::new();
-        BUILTIN
-            .get_or_init(|| {
-                Scanner::compile(BUILTIN_TABLE, "data/secrets.json (built in)")
-                    .expect("the shipped secrets.json is valid (checked by a unit test)")
-            })
-            .clone()
+        Scanner {
+            source: Source::Builtin,
+        }
+    }
+
+    /// Starts compiling the shipped table on another thread, so that a command can do other
+    /// work (snapshot, diff) meanwhile; the first scan waits for it. A loaded table is
+    /// compiled already: nothing to do.
+    pub fn warm_up(&self) {
+        if matches!(self.source, Source::Builtin) {
+            std::thread::spawn(|| {
+                builtin_table();
+            });
+        }
+    }
+
+    fn table(&self) -> &Table {
+        match &self.source {
+            Source::Builtin => builtin_table(),
+            Source::Loaded(table) => table,
+        }
     }
 
     /// A scanner from a table in the `data/secrets.json` format.
@@ -195,14 +229,14 @@ impl Scanner {
 
     fn compile(text: &str, origin: &str) -> Result<Scanner, SecretsError> {
         Ok(Scanner {
-            table: table::compile(text, origin)?,
+            source: Source::Loaded(table::compile(text, origin)?),
         })
     }
 
     /// The kinds this table reports, in table order, each once.
     pub fn kinds(&self) -> Vec<&str> {
         let mut kinds: Vec<&str> = Vec::new();
-        for rule in &self.table.rules {
+        for rule in &self.table().rules {
             if !kinds.contains(&rule.kind.as_str()) {
                 kinds.push(&rule.kind);
             }
@@ -213,7 +247,7 @@ impl Scanner {
     /// Whether the allowlist skips `path` (lock files, images, vendored code) entirely.
     pub fn skips_path(&self, path: &str) -> bool {
         let path = path.strip_prefix("./").unwrap_or(path);
-        self.table
+        self.table()
             .allow
             .paths
             .as_ref()
@@ -292,27 +326,24 @@ impl Scanner {
     }
 
     /// [`Scanner::redact_diff_bytes`], also saying where each byte of `diff` went, so that a
-    /// caller holding offsets into the diff (hunk positions) can move them. A UTF-8 diff
-    /// stays UTF-8 (whole characters are replaced).
-    pub fn redact_diff_mapped(&self, diff: &[u8]) -> RedactedDiff {
+    /// caller holding offsets into the diff (hunk positions) can move them; `None` when there
+    /// is nothing to redact (no copy is made). A UTF-8 diff stays UTF-8 (whole characters are
+    /// replaced).
+    pub fn redact_diff_mapped(&self, diff: &[u8]) -> Option<RedactedDiff> {
         let mut findings = self.scan_diff(diff);
         if findings.is_empty() {
-            return RedactedDiff {
-                text: diff.to_vec(),
-                findings,
-                edits: Vec::new(),
-            };
+            return None;
         }
         if let Ok(text) = std::str::from_utf8(diff) {
             snap_to_chars(text, &mut findings);
         }
         let mut edits = Vec::new();
         let text = replace(diff, &findings, true, Some(&mut edits));
-        RedactedDiff {
+        Some(RedactedDiff {
             text,
             findings,
             edits,
-        }
+        })
     }
 
     /// `text` (the content of the file at `path`, any bytes) with each secret replaced by
@@ -351,7 +382,7 @@ impl Scanner {
     }
 
     fn finding(&self, c: &Candidate, path: String, line: usize, origin: Origin) -> Finding {
-        let rule = &self.table.rules[c.rule];
+        let rule = &self.table().rules[c.rule];
         Finding {
             kind: rule.kind.clone(),
             rule: rule.id.clone(),
@@ -364,8 +395,8 @@ impl Scanner {
 
     /// Every accepted match in `text`, sorted by start, overlaps merged.
     fn candidates(&self, text: &[u8]) -> Vec<Candidate> {
-        let rules = &self.table.rules;
-        let keywords = &self.table.keywords;
+        let rules = &self.table().rules;
+        let keywords = &self.table().keywords;
         let mut found: Vec<Candidate> = Vec::new();
         // Per rule: the start of the last line it was woken on, to wake it once per line.
         let mut woken_at = vec![usize::MAX; rules.len()];
@@ -418,7 +449,7 @@ impl Scanner {
         found: &mut Vec<Candidate>,
     ) {
         for &r in active.iter() {
-            let rule = &self.table.rules[r];
+            let rule = &self.table().rules[r];
             let locs = locations[r].get_or_insert_with(|| rule.regex.capture_locations());
             self.run_rule(r, rule, text, line.clone(), locs, found);
         }
@@ -474,7 +505,7 @@ impl Scanner {
 
     /// Whether a match is kept: the allowlist, the rule's filters and its entropy floor.
     fn accept(&self, rule: &Rule, secret: &[u8], key: Option<&[u8]>, line: &[u8]) -> bool {
-        let allow = &self.table.allow;
+        let allow = &self.table().allow;
         let repeated = allow.repeated_chars && secret.iter().all(|&b| b == secret[0]);
         let placeholder = || {
             allow

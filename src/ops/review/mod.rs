@@ -88,6 +88,8 @@ pub fn review(
 ) -> Result<Report, Error> {
     let run_id = super::select::active(ctx, None)?;
     let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest)?;
+    // The shipped pattern table compiles while the work tree is snapshotted and diffed.
+    settings.scanner.warm_up();
     let plan = prepare(&ctx.repo, &run_id, settings)?;
     if request.dry_run {
         let argv = plan.planned_argv(settings);
