@@ -65,8 +65,8 @@ fn main() -> ExitCode {
     let (mut cold_ours, mut cold_git, mut noop_ours, mut noop_git, mut noop_git_packed) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut push_ours, mut push_git) = (Vec::new(), Vec::new());
-    let (mut push_noop_ours, mut push_noop_git, mut push_noop_base) =
-        (Vec::new(), Vec::new(), Vec::new());
+    let (mut push_noop_ours, mut push_noop_git, mut push_noop_base, mut push_base) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let baseline = std::env::var("BASELINE_BIN").ok();
     let git_push_all = |remote: &str| -> Vec<String> {
         [
@@ -118,6 +118,17 @@ fn main() -> ExitCode {
             );
         }
         push_ours.push(run(&home, &ours, bin(), &["push", path(&ours_remote)]));
+        if let Some(base) = &baseline {
+            let base_remote = work.path().join("base.git");
+            let _ = std::fs::remove_dir_all(&base_remote);
+            run(
+                &home,
+                work.path(),
+                "git",
+                &["init", "-q", "--bare", path(&base_remote)],
+            );
+            push_base.push(run(&home, &ours, base, &["push", path(&base_remote)]));
+        }
         push_git.push(run(
             &home,
             &theirs,
@@ -195,6 +206,14 @@ fn main() -> ExitCode {
         ms(pg),
         po.as_secs_f64() / pg.as_secs_f64()
     );
+    if !push_base.is_empty() {
+        let pb = median(push_base);
+        println!(
+            "  push all to an empty remote, BASELINE_BIN:  {:>8.1} ms   (this build / baseline {:.2})",
+            ms(pb),
+            po.as_secs_f64() / pb.as_secs_f64()
+        );
+    }
     if cold_ratio <= 2.0 && noop_ratio <= 1.5 {
         println!("  targets met");
         ExitCode::SUCCESS

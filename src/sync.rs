@@ -438,11 +438,14 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         .into_keys()
         .chain(learnt.into_iter().map(|(run_id, _)| run_id))
         .collect();
-    let removed: Vec<RunId> = repo
-        .run_tips()?
-        .into_keys()
-        .filter(|run_id| dropped.contains(run_id))
-        .collect();
+    let removed: Vec<RunId> = if dropped.is_empty() {
+        Vec::new()
+    } else {
+        repo.run_tips()?
+            .into_keys()
+            .filter(|run_id| dropped.contains(run_id))
+            .collect()
+    };
     let removed_refs = remove_locally(repo, &removed)?;
 
     let staged: Vec<(RunId, ObjectId)> = staged_runs(repo, remote)?

@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::Error;
 use crate::model::{AllowSecret, Allowance, Body, RunId};
 use crate::secrets::{MAX_SCANNED_BLOB, Scanner};
-use crate::store::{Append, BlobText, Place, Repo};
+use crate::store::{Append, BlobText, OutgoingReader, Place, Repo};
 use crate::sync::Pending;
 
 /// A secret in what a push would publish: where, never what.
@@ -86,6 +86,8 @@ pub struct ScanSummary {
 /// The guard `push` runs before sending: scans, applies allowances, records the new ones.
 pub struct Guard<'a> {
     repo: &'a Repo,
+    /// Made on the first check: a push with nothing new reads nothing.
+    reader: Option<OutgoingReader>,
     scanner: Scanner,
     flags: Vec<Allowance>,
     /// Blobs already found clean (a retry does not scan them again).
@@ -98,6 +100,7 @@ impl<'a> Guard<'a> {
     pub fn new(repo: &'a Repo, scanner: Scanner, flags: Vec<Allowance>) -> Guard<'a> {
         Guard {
             repo,
+            reader: None,
             scanner,
             flags,
             clean: HashSet::new(),
@@ -182,6 +185,10 @@ impl<'a> Guard<'a> {
     /// Every secret in what `pending` would publish that the remote lacks.
     fn scan(&mut self, pending: &[Pending]) -> Result<Vec<PushFinding>, Error> {
         let mut found = Vec::new();
+        let mut reader = self
+            .reader
+            .take()
+            .unwrap_or_else(|| self.repo.outgoing_reader());
         for p in pending {
             match p {
                 Pending::Run {
@@ -189,7 +196,7 @@ impl<'a> Guard<'a> {
                     expected,
                     new,
                 } => {
-                    let out = self.repo.run_outgoing(run_id, *new, *expected)?;
+                    let out = reader.run_outgoing(run_id, *new, *expected)?;
                     let run = Some(run_id.to_string());
                     for (commit, message) in &out.commits {
                         self.summary.commits += 1;
@@ -217,7 +224,7 @@ impl<'a> Guard<'a> {
                             Place::Record => (None, blob.path.clone(), "record"),
                             Place::Other => (None, blob.path.clone(), "run state"),
                         };
-                        for (kind, line) in self.scan_blob(blob.id, &path)? {
+                        for (kind, line) in self.scan_blob(&mut reader, blob.id, &path)? {
                             found.push(PushFinding {
                                 run: run.clone(),
                                 round,
@@ -230,11 +237,11 @@ impl<'a> Guard<'a> {
                     }
                 }
                 Pending::Notes { expected, new } => {
-                    let out = self.repo.notes_outgoing(*new, *expected)?;
+                    let out = reader.notes_outgoing(*new, *expected)?;
                     self.summary.commits += out.commits.len();
                     for blob in &out.blobs {
                         let path = format!("notes/{}", blob.path.replace('/', ""));
-                        for (kind, line) in self.scan_blob(blob.id, &path)? {
+                        for (kind, line) in self.scan_blob(&mut reader, blob.id, &path)? {
                             found.push(PushFinding {
                                 run: None,
                                 round: None,
@@ -248,7 +255,7 @@ impl<'a> Guard<'a> {
                 }
                 Pending::Tombstone { run_id, blob } => {
                     let path = crate::store::dropped_ref(run_id);
-                    for (kind, line) in self.scan_blob(*blob, &path)? {
+                    for (kind, line) in self.scan_blob(&mut reader, *blob, &path)? {
                         found.push(PushFinding {
                             run: None,
                             round: None,
@@ -262,15 +269,21 @@ impl<'a> Guard<'a> {
                 Pending::Deletion { .. } => {}
             }
         }
+        self.reader = Some(reader);
         Ok(found)
     }
 
     /// The (kind, line) of each secret in blob `id`, scanned as the file at `path`.
-    fn scan_blob(&mut self, id: ObjectId, path: &str) -> Result<Vec<(String, usize)>, Error> {
+    fn scan_blob(
+        &mut self,
+        reader: &mut OutgoingReader,
+        id: ObjectId,
+        path: &str,
+    ) -> Result<Vec<(String, usize)>, Error> {
         if self.clean.contains(&id) {
             return Ok(Vec::new());
         }
-        match self.repo.blob_text(id, MAX_SCANNED_BLOB)? {
+        match reader.blob_text(id, MAX_SCANNED_BLOB)? {
             BlobText::Text(bytes) => {
                 self.summary.blobs += 1;
                 self.summary.bytes += bytes.len() as u64;

@@ -20,6 +20,6 @@ pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
 pub use layout::{Material, Place, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
-pub use outgoing::{BlobText, NewBlob, Outgoing};
+pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};

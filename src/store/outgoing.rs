@@ -3,7 +3,9 @@
 //! blobs those commits add. Bounded by what is new: a commit's tree is compared path by path
 //! with its parents' (shared subtrees are skipped by id, never walked), and a reviewed
 //! snapshot with the run's base tree and the previous round's snapshot, so only files the
-//! run changed are listed. Reads objects only; scanning them is the caller's business.
+//! run changed are listed. `manifest.json` is not listed: it is a projection of the records,
+//! which are. Reads objects only (through a delta-base cache: packs keep a run's objects as
+//! long delta chains); scanning them is the caller's business.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -11,7 +13,7 @@ use std::rc::Rc;
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 
-use super::layout::{MANIFEST, snapshot_round};
+use super::layout::{MANIFEST, Material, snapshot_round};
 use super::{Error, Repo};
 use crate::model::RunId;
 
@@ -46,22 +48,199 @@ pub enum BlobText {
 /// One decoded tree: name → (is a tree, is a blob, id).
 type Entries = Rc<HashMap<Vec<u8>, (bool, bool, ObjectId)>>;
 
-/// More reference trees for the subtree at a path (a snapshot's base and previous round).
-type ExtraRefs<'f, 'r> = dyn FnMut(&mut Trees<'r>, &str) -> Result<Vec<ObjectId>, Error> + 'f;
+/// One decoded commit: message, parents, tree.
+type CommitInfo = Rc<(Vec<u8>, Vec<ObjectId>, ObjectId)>;
 
-/// Reads trees once per walk.
-struct Trees<'r> {
-    repo: &'r Repo,
-    cache: HashMap<ObjectId, Entries>,
+/// Reads what pushes would publish: objects through a delta-base cache, commits and trees
+/// decoded once. One per push.
+pub struct OutgoingReader {
+    repo: gix::Repository,
+    commits: HashMap<ObjectId, CommitInfo>,
+    trees: HashMap<ObjectId, Entries>,
 }
 
-impl<'r> Trees<'r> {
+impl Repo {
+    /// A reader for [`OutgoingReader::run_outgoing`] and friends.
+    pub fn outgoing_reader(&self) -> OutgoingReader {
+        let mut repo = self.repo.clone();
+        repo.objects.set_pack_cache(|| {
+            Box::new(crate::diff::DeltaBaseCache::new(
+                crate::diff::DELTA_BASE_CACHE_LIMIT,
+            ))
+        });
+        OutgoingReader {
+            repo,
+            commits: HashMap::new(),
+            trees: HashMap::new(),
+        }
+    }
+}
+
+impl OutgoingReader {
+    /// What publishing run `run_id` at `tip` sends to a remote holding it at `known` (`None`:
+    /// the remote lacks the run): the run's commits reachable from `tip` and not from
+    /// `known`, and the blobs they add (records, stored material, files of reviewed snapshots
+    /// that differ from the run's base and from the previous round's).
+    pub fn run_outgoing(
+        &mut self,
+        run_id: &RunId,
+        tip: ObjectId,
+        known: Option<ObjectId>,
+    ) -> Result<Outgoing, Error> {
+        let trailer = format!("Pair-Run: {run_id}");
+        let is_run_commit =
+            |message: &[u8]| message.lines().any(|l| l.trim() == trailer.as_bytes());
+        let mut known_commits = HashSet::new();
+        let mut queue: Vec<ObjectId> = known.into_iter().collect();
+        while let Some(id) = queue.pop() {
+            if !known_commits.insert(id) {
+                continue;
+            }
+            let commit = self.commit(id)?;
+            if is_run_commit(&commit.0) {
+                queue.extend(commit.1.iter().copied());
+            }
+        }
+        let mut base_tree: Option<Option<ObjectId>> = None;
+        let mut out = Outgoing::default();
+        let mut seen_blobs = HashSet::new();
+        let mut visited = HashSet::new();
+        let mut queue = vec![tip];
+        while let Some(id) = queue.pop() {
+            if known_commits.contains(&id) || !visited.insert(id) {
+                continue;
+            }
+            let commit = self.commit(id)?;
+            if !is_run_commit(&commit.0) {
+                continue;
+            }
+            let mut parent_trees = Vec::new();
+            for parent in &commit.1 {
+                let parent_commit = self.commit(*parent)?;
+                if is_run_commit(&parent_commit.0) {
+                    parent_trees.push(parent_commit.2);
+                    queue.push(*parent);
+                }
+            }
+            let root = commit.2;
+            // A snapshot is compared with the base and the round before's snapshot too.
+            let mut extra =
+                |reader: &mut OutgoingReader, path: &str| -> Result<Vec<ObjectId>, Error> {
+                    let Some(round) = snapshot_round(path) else {
+                        return Ok(Vec::new());
+                    };
+                    if base_tree.is_none() {
+                        base_tree = Some(reader.base_tree(tip)?);
+                    }
+                    let mut refs: Vec<ObjectId> = base_tree.flatten().into_iter().collect();
+                    if let Some(earlier) = reader.earlier_snapshot(root, round)? {
+                        refs.push(earlier);
+                    }
+                    Ok(refs)
+                };
+            let mut blobs = Vec::new();
+            self.new_blobs(
+                root,
+                "",
+                &parent_trees,
+                &mut extra,
+                &mut seen_blobs,
+                &mut blobs,
+            )?;
+            out.blobs
+                .extend(blobs.into_iter().filter(|b| b.path != MANIFEST));
+            out.commits
+                .push((id, String::from_utf8_lossy(&commit.0).into_owned()));
+        }
+        Ok(out)
+    }
+
+    /// What publishing `refs/notes/pair` at `tip` sends to a remote holding `known`: the
+    /// notes commits not reachable from `known` and the note blobs they add.
+    pub fn notes_outgoing(
+        &mut self,
+        tip: ObjectId,
+        known: Option<ObjectId>,
+    ) -> Result<Outgoing, Error> {
+        let mut known_commits = HashSet::new();
+        let mut queue: Vec<ObjectId> = known.into_iter().collect();
+        while let Some(id) = queue.pop() {
+            if known_commits.insert(id) {
+                queue.extend(self.commit(id)?.1.iter().copied());
+            }
+        }
+        let mut out = Outgoing::default();
+        let mut seen_blobs = HashSet::new();
+        let mut queue = vec![tip];
+        let mut visited = HashSet::new();
+        while let Some(id) = queue.pop() {
+            if known_commits.contains(&id) || !visited.insert(id) {
+                continue;
+            }
+            let commit = self.commit(id)?;
+            let mut parent_trees = Vec::new();
+            for parent in &commit.1 {
+                parent_trees.push(self.commit(*parent)?.2);
+                queue.push(*parent);
+            }
+            self.new_blobs(
+                commit.2,
+                "",
+                &parent_trees,
+                &mut |_, _| Ok(Vec::new()),
+                &mut seen_blobs,
+                &mut out.blobs,
+            )?;
+            out.commits
+                .push((id, String::from_utf8_lossy(&commit.0).into_owned()));
+        }
+        Ok(out)
+    }
+
+    /// A blob's content when it is text of at most `max_bytes`.
+    pub fn blob_text(&mut self, id: ObjectId, max_bytes: u64) -> Result<BlobText, Error> {
+        let header = self
+            .repo
+            .find_header(id)
+            .map_err(Error::git("read a blob header"))?;
+        if header.size() > max_bytes {
+            return Ok(BlobText::TooLarge(header.size()));
+        }
+        let mut blob = self.repo.find_blob(id).map_err(Error::git("read a blob"))?;
+        let bytes = blob.take_data();
+        if crate::secrets::looks_binary(&bytes) {
+            return Ok(BlobText::Binary);
+        }
+        Ok(BlobText::Text(bytes))
+    }
+
+    fn commit(&mut self, id: ObjectId) -> Result<CommitInfo, Error> {
+        if let Some(info) = self.commits.get(&id) {
+            return Ok(info.clone());
+        }
+        let commit = self
+            .repo
+            .find_commit(id)
+            .map_err(Error::git("read a commit"))?;
+        let message = commit
+            .message_raw()
+            .map_err(Error::git("read a commit message"))?
+            .to_vec();
+        let parents = commit.parent_ids().map(|p| p.detach()).collect();
+        let tree = commit
+            .tree_id()
+            .map_err(Error::git("read a commit's tree"))?
+            .detach();
+        let info: CommitInfo = Rc::new((message, parents, tree));
+        self.commits.insert(id, info.clone());
+        Ok(info)
+    }
+
     fn entries(&mut self, tree: ObjectId) -> Result<Entries, Error> {
-        if let Some(entries) = self.cache.get(&tree) {
+        if let Some(entries) = self.trees.get(&tree) {
             return Ok(entries.clone());
         }
         let object = self
-            .repo
             .repo
             .find_tree(tree)
             .map_err(Error::git("read a tree"))?;
@@ -82,7 +261,7 @@ impl<'r> Trees<'r> {
                 })
                 .collect(),
         );
-        self.cache.insert(tree, entries.clone());
+        self.trees.insert(tree, entries.clone());
         Ok(entries)
     }
 
@@ -104,7 +283,7 @@ impl<'r> Trees<'r> {
         tree: ObjectId,
         prefix: &str,
         refs: &[ObjectId],
-        extra: &mut ExtraRefs<'_, 'r>,
+        extra: &mut ExtraRefs<'_>,
         seen: &mut HashSet<ObjectId>,
         out: &mut Vec<NewBlob>,
     ) -> Result<(), Error> {
@@ -138,191 +317,46 @@ impl<'r> Trees<'r> {
         }
         Ok(())
     }
-}
-
-impl Repo {
-    /// What publishing run `run_id` at `tip` sends to a remote holding it at `known` (`None`:
-    /// the remote lacks the run): the run's commits reachable from `tip` and not from
-    /// `known`, and the blobs they add (records, `manifest.json`, stored material, files of
-    /// reviewed snapshots that differ from the run's base and from the previous round's).
-    pub fn run_outgoing(
-        &self,
-        run_id: &RunId,
-        tip: ObjectId,
-        known: Option<ObjectId>,
-    ) -> Result<Outgoing, Error> {
-        let trailer = format!("Pair-Run: {run_id}");
-        let is_run_commit =
-            |message: &[u8]| message.lines().any(|l| l.trim() == trailer.as_bytes());
-        let mut known_commits = HashSet::new();
-        if let Some(known) = known {
-            let mut queue = vec![known];
-            while let Some(id) = queue.pop() {
-                if !known_commits.insert(id) {
-                    continue;
-                }
-                let (message, parents) = self.commit_message_and_parents(id)?;
-                if is_run_commit(&message) {
-                    queue.extend(parents);
-                }
-            }
-        }
-        let base_tree = self.base_tree(tip)?;
-        let mut trees = Trees {
-            repo: self,
-            cache: HashMap::new(),
-        };
-        let mut out = Outgoing::default();
-        let mut seen_blobs = HashSet::new();
-        let mut visited = HashSet::new();
-        let mut queue = vec![tip];
-        while let Some(id) = queue.pop() {
-            if known_commits.contains(&id) || !visited.insert(id) {
-                continue;
-            }
-            let (message, parents) = self.commit_message_and_parents(id)?;
-            if !is_run_commit(&message) {
-                continue;
-            }
-            let mut parent_trees = Vec::new();
-            for parent in &parents {
-                let (parent_message, _) = self.commit_message_and_parents(*parent)?;
-                if is_run_commit(&parent_message) {
-                    parent_trees.push(self.commit_tree(*parent)?);
-                    queue.push(*parent);
-                }
-            }
-            let root = self.commit_tree(id)?;
-            // A snapshot is compared with the base and the round before's snapshot too.
-            let mut extra = |trees: &mut Trees<'_>, path: &str| -> Result<Vec<ObjectId>, Error> {
-                let Some(round) = snapshot_round(path) else {
-                    return Ok(Vec::new());
-                };
-                let mut refs: Vec<ObjectId> = base_tree.into_iter().collect();
-                if let Some(earlier) = earlier_snapshot(trees, root, round)? {
-                    refs.push(earlier);
-                }
-                Ok(refs)
-            };
-            trees.new_blobs(
-                root,
-                "",
-                &parent_trees,
-                &mut extra,
-                &mut seen_blobs,
-                &mut out.blobs,
-            )?;
-            out.commits
-                .push((id, String::from_utf8_lossy(&message).into_owned()));
-        }
-        Ok(out)
-    }
-
-    /// What publishing `refs/notes/pair` at `tip` sends to a remote holding `known`: the
-    /// notes commits not reachable from `known` and the note blobs they add.
-    pub fn notes_outgoing(
-        &self,
-        tip: ObjectId,
-        known: Option<ObjectId>,
-    ) -> Result<Outgoing, Error> {
-        let mut known_commits = HashSet::new();
-        let mut queue: Vec<ObjectId> = known.into_iter().collect();
-        while let Some(id) = queue.pop() {
-            if known_commits.insert(id) {
-                queue.extend(self.commit_parents(id)?);
-            }
-        }
-        let mut trees = Trees {
-            repo: self,
-            cache: HashMap::new(),
-        };
-        let mut out = Outgoing::default();
-        let mut seen_blobs = HashSet::new();
-        let mut queue = vec![tip];
-        let mut visited = HashSet::new();
-        while let Some(id) = queue.pop() {
-            if known_commits.contains(&id) || !visited.insert(id) {
-                continue;
-            }
-            let (message, parents) = self.commit_message_and_parents(id)?;
-            let parent_trees = parents
-                .iter()
-                .map(|p| self.commit_tree(*p))
-                .collect::<Result<Vec<_>, _>>()?;
-            queue.extend(parents);
-            trees.new_blobs(
-                self.commit_tree(id)?,
-                "",
-                &parent_trees,
-                &mut |_, _| Ok(Vec::new()),
-                &mut seen_blobs,
-                &mut out.blobs,
-            )?;
-            out.commits
-                .push((id, String::from_utf8_lossy(&message).into_owned()));
-        }
-        Ok(out)
-    }
-
-    /// A blob's content when it is text of at most `max_bytes`.
-    pub fn blob_text(&self, id: ObjectId, max_bytes: u64) -> Result<BlobText, Error> {
-        let header = self
-            .repo
-            .find_header(id)
-            .map_err(Error::git("read a blob header"))?;
-        if header.size() > max_bytes {
-            return Ok(BlobText::TooLarge(header.size()));
-        }
-        let bytes = self.blob(id)?;
-        if crate::secrets::looks_binary(&bytes) {
-            return Ok(BlobText::Binary);
-        }
-        Ok(BlobText::Text(bytes))
-    }
-
-    fn commit_message_and_parents(&self, id: ObjectId) -> Result<(Vec<u8>, Vec<ObjectId>), Error> {
-        let commit = self
-            .repo
-            .find_commit(id)
-            .map_err(Error::git("read a commit"))?;
-        let message = commit
-            .message_raw()
-            .map_err(Error::git("read a commit message"))?
-            .to_vec();
-        Ok((message, commit.parent_ids().map(|p| p.detach()).collect()))
-    }
 
     /// The tree of the base commit recorded in the manifest at `tip`, if it is here.
-    fn base_tree(&self, tip: ObjectId) -> Result<Option<ObjectId>, Error> {
-        let Some(manifest) = self.blob_at(self.commit_tree(tip)?, MANIFEST)? else {
+    fn base_tree(&mut self, tip: ObjectId) -> Result<Option<ObjectId>, Error> {
+        let root = self.commit(tip)?.2;
+        let Some(&(false, true, manifest)) = self.entries(root)?.get(MANIFEST.as_bytes()) else {
             return Ok(None);
         };
-        let base = serde_json::from_slice::<serde_json::Value>(&manifest)
+        let bytes = self
+            .repo
+            .find_blob(manifest)
+            .map_err(Error::git("read a blob"))?
+            .take_data();
+        let base = serde_json::from_slice::<serde_json::Value>(&bytes)
             .ok()
             .and_then(|m| m.get("base")?.as_str().map(str::to_owned))
             .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok());
-        Ok(base.and_then(|b| self.commit_tree(b).ok()))
+        Ok(match base {
+            Some(base) => self.commit(base).ok().map(|c| c.2),
+            None => None,
+        })
+    }
+
+    /// The snapshot of the latest round before `round` in the run tree `root`.
+    fn earlier_snapshot(&mut self, root: ObjectId, round: u32) -> Result<Option<ObjectId>, Error> {
+        let Some(reviews) = self.subtree(root, "reviews")? else {
+            return Ok(None);
+        };
+        let entries = self.entries(reviews)?;
+        let latest = entries
+            .iter()
+            .filter(|(_, e)| e.0)
+            .filter_map(|(name, e)| Some((name.to_str().ok()?.parse::<u32>().ok()?, e.2)))
+            .filter(|(n, _)| *n < round)
+            .max_by_key(|(n, _)| *n);
+        match latest {
+            Some((_, tree)) => self.subtree(tree, Material::Snapshot.file_name()),
+            None => Ok(None),
+        }
     }
 }
 
-/// The snapshot of the latest round before `round` in the run tree `root`.
-fn earlier_snapshot(
-    trees: &mut Trees<'_>,
-    root: ObjectId,
-    round: u32,
-) -> Result<Option<ObjectId>, Error> {
-    let Some(reviews) = trees.subtree(root, "reviews")? else {
-        return Ok(None);
-    };
-    let entries = trees.entries(reviews)?;
-    let latest = entries
-        .iter()
-        .filter(|(_, e)| e.0)
-        .filter_map(|(name, e)| Some((name.to_str().ok()?.parse::<u32>().ok()?, e.2)))
-        .filter(|(n, _)| *n < round)
-        .max_by_key(|(n, _)| *n);
-    match latest {
-        Some((_, tree)) => trees.subtree(tree, super::layout::Material::Snapshot.file_name()),
-        None => Ok(None),
-    }
-}
+/// More reference trees for the subtree at a path (a snapshot's base and previous round).
+type ExtraRefs<'f> = dyn FnMut(&mut OutgoingReader, &str) -> Result<Vec<ObjectId>, Error> + 'f;
