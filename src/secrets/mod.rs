@@ -405,7 +405,9 @@ impl Scanner {
         // The line the keywords found so far sit on; its rules run once its last keyword is in.
         let mut line: Option<Range<usize>> = None;
         let mut searched_to = 0;
-        for hit in keywords.regex.find_iter(text) {
+        // Offsets in the lowered copy are offsets in `text` (ASCII case only changes).
+        let lowered = text.to_ascii_lowercase();
+        for hit in keywords.regex.find_iter(&lowered) {
             match &line {
                 // Keywords hold no newline: a hit starting before the line's end is on it.
                 Some(current) if hit.start() < current.end => {}
