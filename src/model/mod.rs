@@ -5,10 +5,16 @@
 //! appending a record updates the projection in O(record) and a merge recomputes it from the
 //! union of records with the same code.
 
+mod checkpoint;
 mod manifest;
 mod record;
 mod run_id;
 
+pub use checkpoint::{
+    Assessment, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointIdError,
+    CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,
+    RepoIdentity, VerifyResult,
+};
 pub use manifest::{
     Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SETTING_KEYS, SessionSpend,
     check_coder_done, check_finish, check_review, coder_rounds,

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::{Checkpoint, CheckpointArchived, CheckpointVerified, Compaction};
+
 /// The schema version every stored JSON document carries as `"v"`.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -299,6 +301,12 @@ pub enum Body {
     },
     Set(SetSetting),
     Abandon(Abandon),
+    // Checkpoints (SPEC §10): a handoff packet, its verification and archiving, and an
+    // observed context compaction.
+    Checkpoint(Checkpoint),
+    CheckpointVerified(CheckpointVerified),
+    CheckpointArchived(CheckpointArchived),
+    Compaction(Compaction),
     /// A kind this version does not know (written by a newer one); kept, not projected.
     #[serde(skip)]
     Unknown {
@@ -319,6 +327,10 @@ impl Body {
             Body::Pr { .. } => "pr",
             Body::Set(_) => "set",
             Body::Abandon(_) => "abandon",
+            Body::Checkpoint(_) => "checkpoint",
+            Body::CheckpointVerified(_) => "checkpoint-verified",
+            Body::CheckpointArchived(_) => "checkpoint-archived",
+            Body::Compaction(_) => "compaction",
             Body::Unknown { kind } => kind,
         }
     }
@@ -436,6 +448,10 @@ const KNOWN_KINDS: &[&str] = &[
     "pr",
     "set",
     "abandon",
+    "checkpoint",
+    "checkpoint-verified",
+    "checkpoint-archived",
+    "compaction",
 ];
 
 #[cfg(test)]

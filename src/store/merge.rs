@@ -618,14 +618,16 @@ pub struct MergedTree {
     pub manifest: Manifest,
 }
 
-/// Reviewed snapshots named by records: such a subtree is the identity of what was reviewed,
-/// so two different ones at one path are both kept whole, never mixed file by file.
+/// Snapshots named by records (reviewed, or a checkpoint's): such a subtree is the identity of
+/// what was reviewed or handed over, so two different ones at one path are both kept whole,
+/// never mixed file by file.
 fn snapshot_ids(records: &[Record]) -> HashSet<ObjectId> {
     records
         .iter()
         .filter_map(|record| match &record.body {
             Body::ReviewDispatch(dispatch) => Some(dispatch.snapshot.as_str()),
             Body::Review(review) => Some(review.snapshot.as_str()),
+            Body::Checkpoint(checkpoint) => Some(checkpoint.repo.status.as_str()),
             _ => None,
         })
         .filter_map(|hex| ObjectId::from_hex(hex.as_bytes()).ok())
