@@ -30,6 +30,8 @@ pub struct Options {
     pub handoff_threshold: f64,
     pub trusted_checks: Vec<String>,
     pub redact_secrets: bool,
+    /// `pair.secretsFile`: a secret pattern table replacing the shipped one.
+    pub secrets_file: Option<PathBuf>,
     /// The `pair.*` keys that have a value in git config (the rest are defaults), so a
     /// command can say where each setting came from.
     pub configured: Vec<&'static str>,
@@ -95,6 +97,7 @@ impl Default for Options {
             handoff_threshold: 0.85,
             trusted_checks: Vec::new(),
             redact_secrets: false,
+            secrets_file: None,
             configured: Vec::new(),
         }
     }
@@ -183,6 +186,9 @@ impl Options {
         if let Some(v) = last("pair.review.redactSecrets") {
             o.redact_secrets = boolean("pair.review.redactSecrets", v)?;
         }
+        o.secrets_file = last_text("pair.secretsFile")
+            .filter(|v| !v.trim().is_empty())
+            .map(PathBuf::from);
         Ok(o)
     }
 

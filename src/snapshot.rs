@@ -49,6 +49,13 @@ pub enum Error {
     /// The new objects could not be stored.
     #[error(transparent)]
     WritePack(#[from] pack::Error),
+    /// A snapshot blob could not be read back.
+    #[error("cannot read blob {id} of the snapshot: {source:#}")]
+    ReadBlob {
+        id: String,
+        #[source]
+        source: gix::Error,
+    },
     /// A new object could not be written loose.
     #[error("cannot write object {id}: {source:#}")]
     WriteLoose {
@@ -85,8 +92,60 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
     if caller_keeps_objects_in_memory {
         return snapshot_into(repo);
     }
-    let mut staging = repo.clone().with_object_memory();
+    stage_worktree_tree(repo)?.write(repo)
+}
+
+/// A work-tree snapshot computed in memory and not written yet: its objects can be read (to
+/// scan them, say) before anything is stored, then written with [`Staged::write`] or dropped.
+pub struct Staged {
+    staging: gix::Repository,
+    tree: ObjectId,
+}
+
+/// Computes the work tree's snapshot like [`write_worktree_tree`], keeping the new objects in
+/// memory.
+pub fn stage_worktree_tree(repo: &gix::Repository) -> Result<Staged, Error> {
+    let staging = repo.clone().with_object_memory();
     let tree = snapshot_into(&staging)?;
+    Ok(Staged { staging, tree })
+}
+
+impl Staged {
+    /// The snapshot's tree id.
+    pub fn tree(&self) -> ObjectId {
+        self.tree
+    }
+
+    /// The repository with the snapshot's objects readable (those in memory and those stored
+    /// already), for reading and diffing; nothing written through it reaches the disk.
+    pub fn objects(&self) -> &gix::Repository {
+        &self.staging
+    }
+
+    /// The bytes of blob `id` (in memory or stored).
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
+        let mut blob = self
+            .staging
+            .find_blob(id)
+            .map_err(|source| Error::ReadBlob {
+                id: id.to_string(),
+                source: gix::Error::from_error(source),
+            })?;
+        Ok(blob.take_data())
+    }
+
+    /// Writes the snapshot's new objects into `repo`'s object database and returns the tree.
+    pub fn write(self, repo: &gix::Repository) -> Result<ObjectId, Error> {
+        let Staged { mut staging, tree } = self;
+        write_staged(repo, &mut staging, tree)
+    }
+}
+
+fn write_staged(
+    repo: &gix::Repository,
+    staging: &mut gix::Repository,
+    tree: ObjectId,
+) -> Result<ObjectId, Error> {
     let Some(storage) = staging.objects.take_object_memory() else {
         return Ok(tree);
     };

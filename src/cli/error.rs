@@ -151,8 +151,112 @@ impl From<OpsError> for CommandError {
             OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
                 .with_hint("only --pr N (recording the PR number) applies to a finished run"),
             OpsError::Dispatch(_) => CommandError::internal(message),
+            OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
+                CommandError::usage(message)
+            }
+            OpsError::CheckpointInvalid(_) => CommandError::failed(message).with_hint(
+                "shorten it (point at files or commits instead of pasting them), then create the checkpoint again",
+            ),
+            OpsError::CheckpointId(_) | OpsError::UnknownCheckpoint { .. } => {
+                CommandError::failed(message).with_hint(
+                    "a checkpoint made on another machine arrives with git pair pull; git pair status --json shows the latest one",
+                )
+            }
+            OpsError::CheckpointDeferred { reasons, ways_on } => {
+                let hint = format!("{}; then create the checkpoint again", ways_on.join("; "));
+                CommandError::failed(message)
+                    .with_hint(hint)
+                    .with_partial("id", Value::Null)
+                    .with_partial("assessment", "handoff-deferred")
+                    .with_partial("bytes", 0)
+                    .with_partial("reasons", reasons)
+            }
+            OpsError::CheckpointSecret { kinds, found } => CommandError::failed(message)
+                .with_hint(
+                    "remove it from the flag or the file (the snapshot carries every uncommitted change), then create the checkpoint again; a known false positive can carry the marker git-pair:allow-secret on its line",
+                )
+                .with_partial("kinds", kinds)
+                .with_partial("found", found),
+            OpsError::CheckpointUnscannable { .. } => CommandError::failed(message).with_hint(
+                "commit part of the change first (only what differs from HEAD is scanned), then create the checkpoint again",
+            ),
+            OpsError::Secrets(_) => CommandError::failed(message)
+                .with_hint("check pair.secretsFile (git config --get pair.secretsFile)"),
+            OpsError::CheckRefused(ref refusal) => {
+                use crate::checkpoint::CheckRefusal as R;
+                let err = CommandError::failed(message.clone());
+                match refusal {
+                    R::NotConfirmed { id, command, .. } => {
+                        let quoted = shell_quote(command);
+                        err.with_hint(format!(
+                            "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
+                        ))
+                        .with_partial("check", command.clone())
+                        .with_partial("ran", false)
+                    }
+                    R::Different { .. } => err.with_hint(
+                        "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
+                    ),
+                    R::NothingRecorded { .. } => err.with_hint("leave --check out"),
+                }
+            }
+            OpsError::CheckpointCommitMissing { ref branch, .. } => {
+                let fetch = if branch == "HEAD" {
+                    "git fetch <remote>".to_owned()
+                } else {
+                    format!("git fetch <remote> {branch}, e.g. git fetch origin {branch}")
+                };
+                CommandError::failed(message).with_hint(format!(
+                    "fetch it first ({fetch}), or push it from the machine that made the checkpoint; then run restore again"
+                ))
+            }
+            OpsError::DirtyForRestore { .. } => CommandError::failed(message).with_hint(
+                "commit or stash your changes (git stash -u), then run git pair checkpoint restore again",
+            ),
+            OpsError::InProgress { ref way_on, .. } => {
+                let hint = format!("{way_on}, then try again");
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::Restore(crate::worktree::RestoreError::InTheWay { .. }) => {
+                CommandError::failed(message)
+                    .with_hint("move that file out of the way, then run restore again")
+            }
+            OpsError::Restore(crate::worktree::RestoreError::Git { .. }) => {
+                CommandError::failed(message)
+            }
+            OpsError::Restore(_) => CommandError::internal(message),
+            OpsError::ArchiveRefused {
+                ref id,
+                state,
+                ref missing,
+            } => {
+                let hint = format!(
+                    "verify it where the task continues first: git pair checkpoint verify {id}"
+                );
+                CommandError::failed(message)
+                    .with_hint(hint)
+                    .with_partial("state", state.as_str())
+                    .with_partial("missing", missing.clone())
+            }
+            OpsError::SourceStillActive { changes, .. } => CommandError::failed(message)
+                .with_hint(
+                    "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one",
+                )
+                .with_partial(
+                    "state",
+                    crate::model::CheckpointState::VerifiedSourceActive.as_str(),
+                )
+                .with_partial(
+                    "changes",
+                    serde_json::to_value(changes).expect("mismatches serialize"),
+                ),
         }
     }
+}
+
+/// `text` quoted for a POSIX shell (single quotes), for hints meant to be pasted.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 impl From<crate::store::Error> for CommandError {

@@ -6,6 +6,7 @@
 
 mod abandon;
 mod budget_check;
+mod checkpoint;
 mod coder_done;
 mod cost;
 mod demo;
@@ -92,6 +93,7 @@ pub enum Command {
     Pull(pull::Args),
     Set(set::Args),
     Abandon(abandon::Args),
+    Checkpoint(checkpoint::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -142,6 +144,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
         Command::Set(args) => set::run(&ctx()?, args),
         Command::Abandon(args) => abandon::run(&ctx()?, args),
+        Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
     }
 }
 

@@ -28,6 +28,12 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
         "branch": m.branch,
         "task": m.task,
         "conflicts": m.conflicts,
+        "checkpoint": m.checkpoint.as_ref().map(|c| json!({
+            "id": c.id.as_str(),
+            "assessment": c.assessment.as_str(),
+            "state": c.state.as_str(),
+        })),
+        "compactions": m.compactions,
         "settings": status
             .settings
             .iter()
@@ -58,6 +64,17 @@ fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
         Some(limit) => out.push_str(&format!("spent: ${spent:.2} of ${limit:.2}\n")),
         None if spent > 0.0 => out.push_str(&format!("spent: ${spent:.2}\n")),
         None => {}
+    }
+    if let Some(c) = &m.checkpoint {
+        out.push_str(&format!(
+            "checkpoint: {} ({}, {})\n",
+            c.id,
+            c.assessment.as_str(),
+            c.state.as_str()
+        ));
+    }
+    if m.compactions > 0 {
+        out.push_str(&format!("context compactions: {}\n", m.compactions));
     }
     for conflict in &m.conflicts {
         out.push_str(&format!("conflict: {conflict}\n"));

@@ -25,6 +25,7 @@ use gix::bstr::{BString, ByteSlice};
 pub use error::Error;
 pub use quote::quoted as quote_path;
 pub use rename::Settings as RenameSettings;
+pub use tree::{RawChange, Side, changes as raw_changes};
 pub use unified::{Algorithm, HunkOptions, HunkSpan};
 
 /// How a file changed.

@@ -78,6 +78,74 @@ pub enum Error {
     FinishedOnlyPr { run_id: String },
     #[error("cannot record the review dispatch, so no reviewer was started: {0}")]
     Dispatch(Box<Error>),
+    // Checkpoints (SPEC §10).
+    #[error(transparent)]
+    CheckpointInvalid(#[from] crate::checkpoint::Invalid),
+    #[error(transparent)]
+    CheckpointId(#[from] crate::model::CheckpointIdError),
+    #[error("no checkpoint {id} in this repository's runs")]
+    UnknownCheckpoint { id: String },
+    /// handoff-deferred: git is between two states; nothing was run or stored.
+    #[error("handoff deferred, nothing was stored: {}", reasons.join("; "))]
+    CheckpointDeferred {
+        reasons: Vec<String>,
+        ways_on: Vec<String>,
+    },
+    /// A secret in a flag, the check's output or a changed file; nothing was stored.
+    #[error(
+        "checkpoint refused, nothing was stored: it would carry a secret ({})",
+        list_some(found)
+    )]
+    CheckpointSecret {
+        kinds: Vec<String>,
+        found: Vec<String>,
+    },
+    #[error("checkpoint refused, nothing was stored: {detail}")]
+    CheckpointUnscannable { detail: String },
+    #[error("cannot load the secret patterns: {0}")]
+    Secrets(#[from] crate::secrets::SecretsError),
+    #[error(transparent)]
+    CheckRefused(#[from] crate::checkpoint::CheckRefusal),
+    #[error(
+        "checkpoint {id} is at commit {commit} (branch {branch}), which this repository does not have"
+    )]
+    CheckpointCommitMissing {
+        id: String,
+        commit: String,
+        branch: String,
+    },
+    #[error("work tree is dirty: {path} ({what}); restore never overwrites uncommitted work")]
+    DirtyForRestore { path: String, what: String },
+    #[error("{what}")]
+    InProgress { what: String, way_on: String },
+    #[error(transparent)]
+    Restore(#[from] crate::worktree::RestoreError),
+    #[error("checkpoint {id} cannot be archived yet ({}): missing {}", state.as_str(), missing.join("; "))]
+    ArchiveRefused {
+        id: String,
+        state: crate::model::CheckpointState,
+        missing: Vec<String>,
+    },
+    #[error("checkpoint {id} is verified, but this is its source work tree and it changed since ({}): HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE", changes.iter().map(|m| format!("{}: expected {}, found {}", m.field, m.expected, m.found)).collect::<Vec<_>>().join("; "))]
+    SourceStillActive {
+        id: String,
+        changes: Vec<crate::model::Mismatch>,
+    },
+}
+
+/// The first few items of a list, and how many more there are.
+fn list_some(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
 }
 
 impl Error {

@@ -1,7 +1,7 @@
 //! The layout inside a run's tree: where each round's stored material lives. The only code
 //! that spells these paths; everything else names material by [`Material`].
 
-use crate::model::{Manifest, RunId};
+use crate::model::{CheckpointId, Manifest, RunId};
 
 /// One kind of stored material of a reviewed round (`reviews/<n>/…`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +61,12 @@ impl Material {
     pub fn path(self, round: u32) -> String {
         format!("reviews/{round}/{}", self.file_name())
     }
+}
+
+/// Where a checkpoint's work-tree snapshot lives in its run's tree (a subtree, like a
+/// reviewed snapshot, so it travels with the run and stays reachable).
+pub(crate) fn checkpoint_snapshot_path(id: &CheckpointId) -> String {
+    format!("checkpoints/{id}/snapshot")
 }
 
 /// The namespace of run refs.

@@ -11,11 +11,13 @@ mod error;
 mod layout;
 mod merge;
 pub mod notes;
+mod receipts;
 mod repo;
 mod runs;
 
 pub use error::Error;
 pub use layout::{Material, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
+pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};

@@ -278,6 +278,35 @@ impl Repo {
             .collect())
     }
 
+    /// Whether the object database holds commit `id`.
+    pub fn has_commit(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|header| header.kind() == gix::object::Kind::Commit)
+    }
+
+    /// The commit local branch `name` points to; `None` when there is no such branch (or the
+    /// name is not a valid branch name).
+    pub fn branch_commit(&self, name: &str) -> Result<Option<ObjectId>, Error> {
+        if name.starts_with('-') {
+            return Ok(None);
+        }
+        let Ok(full) = gix::refs::FullName::try_from(format!("refs/heads/{name}")) else {
+            return Ok(None);
+        };
+        let reference = self
+            .repo
+            .try_find_reference(full.as_ref())
+            .map_err(Error::git("read a branch"))?;
+        Ok(reference.and_then(|mut r| r.peel_to_id().ok().map(|id| id.detach())))
+    }
+
+    /// The work tree's own git directory, absolute (`.git`, or `.git/worktrees/<name>` in a
+    /// linked work tree): where `MERGE_HEAD`, `index.lock` and friends live.
+    pub fn git_dir(&self) -> PathBuf {
+        absolute(self.repo.git_dir())
+    }
+
     /// Writes a blob.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
         self.repo

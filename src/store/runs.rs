@@ -9,10 +9,11 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::cas::{is_lock_held, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
-    MANIFEST, Material, RECORDS, RUNS_PREFIX, manifest_json, record_order, run_ref,
+    MANIFEST, Material, RECORDS, RUNS_PREFIX, checkpoint_snapshot_path, manifest_json,
+    record_order, run_ref,
 };
 use super::{Error, Repo};
-use crate::model::{Body, Manifest, Record, Refusal, RunId};
+use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 
 /// A ref lock file older than this, found while we hold the run's writer lock, was left by
 /// a killed process (live writers hold ref locks for microseconds).
@@ -82,6 +83,12 @@ impl Append {
     /// Stores `content` as `material` of round `round` with this record.
     pub fn put(&mut self, round: u32, material: Material, content: Content) {
         self.files.push((material.path(round), content));
+    }
+
+    /// Stores the work-tree snapshot `tree` of checkpoint `id` with this record.
+    pub fn put_checkpoint_snapshot(&mut self, id: &CheckpointId, tree: ObjectId) {
+        self.files
+            .push((checkpoint_snapshot_path(id), Content::Tree(tree)));
     }
 }
 
@@ -448,6 +455,15 @@ impl Repo {
         material: Material,
     ) -> Result<Option<Vec<u8>>, Error> {
         self.run_file(state, &material.path(round))
+    }
+
+    /// The work-tree snapshot of checkpoint `id`, if this run stores it.
+    pub fn checkpoint_snapshot(
+        &self,
+        state: &RunState,
+        id: &CheckpointId,
+    ) -> Result<Option<ObjectId>, Error> {
+        self.run_subtree(state, &checkpoint_snapshot_path(id))
     }
 
     /// The work-tree snapshot reviewed in round `round`, if stored.
