@@ -975,6 +975,76 @@ mod tests {
     }
 
     #[test]
+    fn the_manifest_projects_the_latest_checkpoint_and_the_current_contexts_compactions() {
+        use crate::model::{
+            CheckpointArchived, CheckpointVerified, Compaction, LatestCheckpoint, Manifest, Record,
+        };
+        let rec = |seq, body| Record::new(seq, "2026-11-29T23:15:00Z".into(), body);
+        let first = packet();
+        let mut second = packet();
+        second.checkpoint = CheckpointId::parse("ck-ba9876543210").expect("id");
+        second.assessment = Assessment::HandoffReady;
+        let verified = |id: &CheckpointId| {
+            Body::CheckpointVerified(CheckpointVerified {
+                checkpoint: id.clone(),
+                result: VerifyResult::Verified,
+                mismatches: vec![],
+                path: "/d".into(),
+                host: "h".into(),
+                allow_other_path: false,
+                check: None,
+            })
+        };
+        let mut records = vec![
+            rec(1, Body::Compaction(Compaction {})),
+            rec(2, Body::Checkpoint(first.clone())),
+            rec(3, Body::Compaction(Compaction {})),
+            rec(4, Body::Checkpoint(second.clone())),
+            // Verifying an older checkpoint leaves the latest one as it is.
+            rec(5, verified(&first.checkpoint)),
+        ];
+        let m = Manifest::project(&records);
+        assert_eq!(m.compactions, 2);
+        assert_eq!(
+            m.checkpoint,
+            Some(LatestCheckpoint {
+                id: second.checkpoint.clone(),
+                assessment: Assessment::HandoffReady,
+                state: CheckpointState::Unverified,
+            })
+        );
+        records.push(rec(6, verified(&second.checkpoint)));
+        records.push(rec(
+            7,
+            Body::CheckpointArchived(CheckpointArchived {
+                checkpoint: second.checkpoint.clone(),
+                path: "/d".into(),
+                host: "h".into(),
+            }),
+        ));
+        records.push(rec(8, Body::Compaction(Compaction {})));
+        let m = Manifest::project(&records);
+        assert_eq!(
+            m.checkpoint.as_ref().map(|c| c.state),
+            Some(CheckpointState::Archived)
+        );
+        assert_eq!(
+            m.compactions, 1,
+            "archiving retires the old context's count"
+        );
+        // A run without checkpoints projects no new keys: old manifests stay byte-identical.
+        let plain = serde_json::to_value(Manifest::empty()).expect("ser");
+        assert!(plain.get("checkpoint").is_none() && plain.get("compactions").is_none());
+        // Records round-trip, and a compaction record carries nothing but its kind.
+        for record in &records {
+            let back = Record::from_json(&record.to_json()).expect("parses");
+            assert_eq!(&back, record);
+        }
+        let json = String::from_utf8(records[0].to_json()).expect("utf-8");
+        assert!(json.ends_with("\"kind\":\"compaction\"}\n"), "{json}");
+    }
+
+    #[test]
     fn output_tail_keeps_the_end_of_both_streams() {
         assert_eq!(output_tail(b"ok\n", b""), "ok");
         assert_eq!(output_tail(b"", b"boom\n"), "boom");

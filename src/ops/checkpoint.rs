@@ -48,12 +48,7 @@ pub struct Created {
 pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> {
     let draft = &request.draft;
     rules::validate(draft)?;
-    let run_id = super::select::active(ctx, None)?;
-    let head = ctx.repo.head()?;
-    let branch = head.branch_name().to_owned();
-    let Some(head_commit) = head.commit() else {
-        return Err(Error::UnbornHead { branch });
-    };
+    // First: mid-rebase, HEAD is detached and no run would be found on its branch.
     let in_progress = crate::worktree::in_progress(&ctx.repo);
     if !in_progress.is_empty() {
         return Err(Error::CheckpointDeferred {
@@ -64,6 +59,12 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> 
                 .collect(),
         });
     }
+    let run_id = super::select::active(ctx, None)?;
+    let head = ctx.repo.head()?;
+    let branch = head.branch_name().to_owned();
+    let Some(head_commit) = head.commit() else {
+        return Err(Error::UnbornHead { branch });
+    };
     let scanner = Scanner::load(ctx.options.secrets_file.as_deref())?;
     let work_dir = ctx.repo.work_dir()?.to_path_buf();
     let id = CheckpointId::generate();
