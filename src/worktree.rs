@@ -154,7 +154,7 @@ pub enum RestoreError {
         "restoring would overwrite {path}, which is not tracked here (an ignored file?); nothing was changed"
     )]
     InTheWay { path: String },
-    /// A `git` step failed; `changed` says whether the work tree was touched before.
+    /// A `git` step failed; `state` says what it left behind.
     #[error("git {step} failed while restoring ({state}): {detail}")]
     Git {
         step: String,

@@ -82,7 +82,12 @@ pub struct CreateArgs {
     #[arg(long, value_name = "command")]
     pub check: Option<String>,
     /// Seconds the check may run before it is killed.
-    #[arg(long, value_name = "secs", default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs())]
+    #[arg(
+        long,
+        value_name = "secs",
+        default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub check_timeout: u64,
     /// Tokens in use in the agent's context.
     #[arg(long, value_name = "tokens", requires = "context_limit")]
@@ -127,7 +132,12 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "command")]
     pub check: Option<String>,
     /// Seconds the check may run before it is killed.
-    #[arg(long, value_name = "secs", default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs())]
+    #[arg(
+        long,
+        value_name = "secs",
+        default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub check_timeout: u64,
 }
 

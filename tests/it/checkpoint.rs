@@ -357,7 +357,9 @@ fn a_secret_anywhere_in_the_packet_is_refused_naming_its_kind_and_nothing_is_sto
     let env = TestEnv::new();
     env.start("t");
     let bearer = format!("Bearer {TOKEN}");
-    let cases: Vec<(Vec<String>, Option<(&str, String)>, &str)> = vec![
+    // Flags, a file to write first, and what the error names.
+    type Case<'a> = (Vec<String>, Option<(&'a str, String)>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec!["--next".into(), format!("call it with {bearer}")],
             None,
