@@ -28,7 +28,7 @@ pub enum Standing {
 }
 
 /// Renders the generated part, markers included, within [`MAX_CHARS`].
-pub fn render(records: &[Record], spent_usd: f64) -> String {
+pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
     let mut manifest = Manifest::empty();
     // Transcript sections grouped by round, in order; the header goes first.
     let mut rounds: Vec<(u32, String)> = Vec::new();
@@ -131,7 +131,7 @@ pub fn render(records: &[Record], spent_usd: f64) -> String {
     out
 }
 
-fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
+fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## {}\n", clip_chars(&one_line(&m.task), 300));
     let verdict = m
@@ -167,10 +167,9 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
         if rounds == 1 { "" } else { "s" },
         reviewers.join(", "),
         m.coder,
-        if spent_usd > 0.0 {
-            format!("${spent_usd:.2}")
-        } else {
-            "not measured".to_owned()
+        match spent_usd {
+            Some(usd) => format!("${:.2}", usd + 0.0),
+            None => "not measured".to_owned(),
         }
     );
     if m.outcome.override_ {

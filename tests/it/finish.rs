@@ -295,7 +295,7 @@ fn finish_notes_the_commit_that_carries_the_approved_work() {
     assert_eq!(
         note,
         format!(
-            "pair-run={run_id} verdict=APPROVED rounds=2 reviewer=command cost_usd=0 tree={}",
+            "pair-run={run_id} verdict=APPROVED rounds=2 reviewer=command tree={}",
             tree
         )
     );

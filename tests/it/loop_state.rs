@@ -16,7 +16,10 @@ fn coder_done_records_a_round_and_moves_next_action_to_review() {
     assert_eq!(status["max_rounds"], 5);
     assert_eq!(status["last_verdict"], serde_json::Value::Null);
     assert_eq!(status["next_action"], "review");
-    assert_eq!(status["spent_usd"], 0.0);
+    // Nothing was measured (no agent session): not $0.00.
+    assert_eq!(status["spent_usd"], serde_json::Value::Null);
+    assert!(env.pair(&["status"]).stdout.contains("spent: not measured"));
+    assert!(!env.pair(&["cost"]).stdout.contains("$-0"));
 
     let m = env.manifest(&run_id);
     assert_eq!(m["rounds"][0]["n"], 1);
