@@ -200,6 +200,12 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::UnknownFinding { .. } => Some(
+                "answer the findings of the last review by their numbers (git pair status; git pair handoff shows them)",
+            ),
+            Refusal::TooManyAddressed { .. } => {
+                Some("count only findings of the last review; say which with --responses FILE")
+            }
             Refusal::UnfinishedRun { .. } => Some(
                 "go on with it (git pair status), close it (git pair abandon), or replace it: git pair start --replace --task \"…\"",
             ),

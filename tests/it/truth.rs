@@ -393,3 +393,72 @@ fn messages_say_what_failed_and_the_way_on() {
     assert!(out.stderr.contains("bare repository"), "{out}");
     assert!(out.stderr.contains("hint:"), "{out}");
 }
+
+#[test]
+fn the_pr_body_says_addressed_only_when_someone_did() {
+    let env = TestEnv::new();
+    env.start("ledger");
+    env.write("a.txt", "1\n");
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    // Answers are checked against the open findings (two of them).
+    let before = env.pair_refs();
+    let out = env.pair(&["coder-done", "--summary", "x", "--findings-addressed", "3"]);
+    assert_one_error_line(
+        &out,
+        1,
+        "--findings-addressed 3 is more than the 2 open finding(s)",
+    );
+    env.write_outside(
+        "responses.json",
+        r#"[{"finding": 7, "status": "addressed"}]"#,
+    );
+    let responses = env.home.join("responses.json");
+    let out = env.pair(&[
+        "coder-done",
+        "--summary",
+        "x",
+        "--responses",
+        responses.to_str().expect("utf8"),
+    ]);
+    assert_one_error_line(&out, 1, "--responses names finding 7");
+    assert_eq!(env.pair_refs(), before, "refusals store nothing");
+
+    // A bare count is not a claim about which: the same findings raised again stay open.
+    env.write("a.txt", "2\n");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "two",
+        "--findings-addressed",
+        "1",
+    ]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    // The last review approves with a low-severity note: that note stays open.
+    env.write("a.txt", "3\n");
+    env.write_outside("answers.json", r#"[{"finding": 1, "status": "addressed"}]"#);
+    let answers = env.home.join("answers.json");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "three",
+        "--responses",
+        answers.to_str().expect("utf8"),
+    ]);
+    let nit = r#"["sh", "-c", "cat >/dev/null; echo '1. [style] [severity: low] a.txt:1 — a nit'; echo 'VERDICT: APPROVED'"]"#;
+    let out = env.pair(&["review", "--reviewer-cmd", nit, "--json"]);
+    assert_eq!(out.json()["verdict"], "APPROVED", "{out}");
+    let body = env.pair(&["pr-body"]).stdout;
+    let rows: Vec<&str> = body.lines().filter(|l| l.starts_with("| ")).collect();
+    let row = |round: &str, n: &str| -> String {
+        rows.iter()
+            .find(|l| l.starts_with(&format!("| {round} | {n} |")))
+            .map(|l| (*l).to_owned())
+            .unwrap_or_else(|| panic!("no ledger row {round}/{n}:\n{body}"))
+    };
+    assert!(row("1", "1").ends_with("| **open** |"), "{body}");
+    assert!(row("1", "2").ends_with("| **open** |"), "{body}");
+    assert!(row("2", "1").ends_with("| addressed |"), "{body}");
+    assert!(row("2", "2").contains("not raised in round 3"), "{body}");
+    assert!(row("3", "1").ends_with("| **open** |"), "{body}");
+}
