@@ -49,7 +49,7 @@ fn finish_renders_the_pr_body_outside_the_work_tree() {
         "{body}"
     );
     assert!(
-        body.contains("off by one in the range end | addressed |"),
+        body.contains("off by one in the range end | addressed (not raised in round 2) |"),
         "{body}"
     );
     assert!(body.contains("<details>") && body.contains("## Round 2 — REVIEWER (command)"));

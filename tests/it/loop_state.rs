@@ -211,6 +211,15 @@ fn bad_coder_done_input_is_refused_before_anything_is_stored() {
 fn responses_are_stored_and_shown() {
     let env = TestEnv::new();
     let run_id = env.start("t");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "first"]);
+    let reviewer = format!(
+        "[\"{}\"]",
+        crate::common::fixtures()
+            .join("reviewers/request-changes.sh")
+            .display()
+    );
+    env.pair_json(&["review", "--reviewer-cmd", &reviewer]);
     env.write_outside(
         "responses.json",
         r#"[{"finding": 1, "status": "addressed"}, {"finding": 2, "status": "deferred", "reason": "out of scope"}]"#,
@@ -230,12 +239,12 @@ fn responses_are_stored_and_shown() {
         handoff.contains("- finding 2: deferred — out of scope"),
         "{handoff}"
     );
-    let shown = env.pair_json(&["show", &run_id, "--round", "1"]);
+    let shown = env.pair_json(&["show", &run_id, "--round", "2"]);
     assert_eq!(
         shown["records"][0]["responses"][1]["reason"],
         "out of scope"
     );
-    assert_eq!(env.manifest(&run_id)["rounds"][0]["findings_addressed"], 1);
+    assert_eq!(env.manifest(&run_id)["rounds"][2]["findings_addressed"], 1);
 }
 
 #[test]
