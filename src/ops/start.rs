@@ -104,7 +104,7 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         }
         other => other,
     };
-    let run_id = RunId::generate(time::now_unix());
+    let run_id = RunId::generate_ms(time::now_unix_ms());
     if let Some(old) = &replaced {
         super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
     }

@@ -462,3 +462,28 @@ fn the_pr_body_says_addressed_only_when_someone_did() {
     assert!(row("2", "2").contains("not raised in round 3"), "{body}");
     assert!(row("3", "1").ends_with("| **open** |"), "{body}");
 }
+
+#[test]
+fn runs_started_in_the_same_second_are_ordered_by_creation() {
+    for attempt in 0..6 {
+        let env = TestEnv::new();
+        let mut ids = Vec::new();
+        for (i, now) in ["1795994100.101", "1795994100.102", "1795994100.950"]
+            .iter()
+            .enumerate()
+        {
+            env.git(&["checkout", "-q", "-b", &format!("b{i}")]);
+            let out = env.pair_env(&["start", "--task", "t", "--json"], &[("GIT_PAIR_NOW", now)]);
+            assert_eq!(out.code, 0, "{out}");
+            ids.push(out.json()["run_id"].as_str().expect("id").to_owned());
+        }
+        let listed: Vec<String> = env.pair_json(&["list"])["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| r["run_id"].as_str().expect("id").to_owned())
+            .collect();
+        let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
+        assert_eq!(listed, newest_first, "attempt {attempt}");
+    }
+}
