@@ -473,7 +473,10 @@ fn runs_started_in_the_same_second_are_ordered_by_creation() {
             .enumerate()
         {
             env.git(&["checkout", "-q", "-b", &format!("b{i}")]);
-            let out = env.pair_env(&["start", "--task", "t", "--json"], &[("GIT_PAIR_NOW", now)]);
+            let out = env.pair_env(
+                &["start", "--task", "t", "--json"],
+                &[("GIT_PAIR_NOW", now)],
+            );
             assert_eq!(out.code, 0, "{out}");
             ids.push(out.json()["run_id"].as_str().expect("id").to_owned());
         }
@@ -486,4 +489,28 @@ fn runs_started_in_the_same_second_are_ordered_by_creation() {
         let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
         assert_eq!(listed, newest_first, "attempt {attempt}");
     }
+}
+
+#[test]
+fn the_builtin_reviewer_judges_file_sizes_from_the_snapshot() {
+    let env = TestEnv::new();
+    env.pair_json(&["start", "--task", "big file", "--reviewer", "builtin"]);
+    // 2 MB of text: the packet (256 KiB by default) shows at most part of it.
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+    env.write("data/big.txt", &line.repeat(2 * 1024 * 1024 / line.len()));
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.write("tests/f.rs", "#[test]\nfn f() {}\n");
+    env.pair_json(&["coder-done", "--summary", "big"]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v}");
+    assert!(
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["category"] == "large-file" && f["location"] == "data/big.txt"),
+        "{v}"
+    );
 }
