@@ -514,3 +514,40 @@ fn the_builtin_reviewer_judges_file_sizes_from_the_snapshot() {
         "{v}"
     );
 }
+
+#[test]
+fn finish_confirms_the_note_and_coverage_names_paths_in_utf8() {
+    let env = TestEnv::new();
+    let run_id = env.start("notes and names");
+    env.write("données/été.txt", "chaud\n");
+    env.pair_json(&["coder-done", "--summary", "été"]);
+    assert_eq!(review(&env, "approve.sh").code, 0);
+    let coverage = env.git(&[
+        "show",
+        &format!("refs/pair/runs/{run_id}:reviews/1/coverage.json"),
+    ]);
+    assert!(coverage.contains("données/été.txt"), "{coverage}");
+    assert!(!coverage.contains("\\\\303"), "{coverage}");
+    let out = env.pair(&["finish"]);
+    assert!(
+        out.stderr
+            .contains("HEAD does not hold the reviewed work yet"),
+        "{out}"
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "été"]);
+    let out = env.pair(&["finish"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains("review note attached to commit"),
+        "{out}"
+    );
+    let out = env.pair(&["finish"]);
+    assert!(
+        out.stderr
+            .contains("already carries this run's review note"),
+        "{out}"
+    );
+    let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
+    assert_eq!(note.lines().count(), 1, "{note}");
+}
