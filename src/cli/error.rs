@@ -41,6 +41,9 @@ pub struct CommandError {
     pub exit: u8,
     /// Keys merged into the `--json` error object (e.g. a failed review's outcome).
     pub partial: Option<Box<serde_json::Map<String, Value>>>,
+    /// Without `--json`: what the command found before failing, printed to stdout (e.g.
+    /// `probe`'s view of every realization).
+    pub human: Option<String>,
 }
 
 impl CommandError {
@@ -52,6 +55,7 @@ impl CommandError {
             kind: Kind::User,
             exit: EXIT_FAILURE,
             partial: None,
+            human: None,
         }
     }
 

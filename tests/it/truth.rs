@@ -551,3 +551,41 @@ fn finish_confirms_the_note_and_coverage_names_paths_in_utf8() {
     let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
     assert_eq!(note.lines().count(), 1, "{note}");
 }
+
+#[test]
+fn probe_shows_every_realization_and_dry_run_works_without_a_reviewer() {
+    let env = TestEnv::new();
+    let out = env.pair(&["probe", "--json"]);
+    // Neither vendor CLI is on this PATH: the configured codex (and its claude fallback)
+    // does not bind, yet every realization is reported.
+    assert_eq!(out.code, 1, "{out}");
+    let v = out.json();
+    let names: Vec<&str> = v["realizations"]
+        .as_array()
+        .expect("realizations")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+    assert_eq!(v["realizations"][0]["binds"], true);
+    assert_eq!(v["realizations"][2]["binds"], false);
+    let human = env.pair(&["probe"]);
+    assert!(human.stdout.contains("realizations here:"), "{human}");
+
+    env.start("dry run");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let out = env.pair(&["review", "--dry-run", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert!(
+        v["prompt"].as_str().expect("prompt").contains("a.txt"),
+        "{v}"
+    );
+    assert_eq!(v["unbound"][0]["configured"], "codex");
+    assert!(
+        out.stderr
+            .contains("no reviewer realization binds for codex"),
+        "{out}"
+    );
+}

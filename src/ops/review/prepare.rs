@@ -283,14 +283,21 @@ fn bind_members(
     let mut members = Vec::new();
     let mut unbound = Vec::new();
     for name in wanted {
-        let report = review::probe(
+        let report = match review::probe(
             surfaces,
             &ProbeRequest {
                 configured: &name,
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
             },
-        )?;
+        ) {
+            Ok(report) => report,
+            Err(review::Error::NothingBinds { report, .. }) if settings.dry_run => {
+                unbound.push(*report);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let bound = match report.clone().into_bound() {
             Ok(bound) => bound,
             Err(_) if settings.dry_run => {
