@@ -41,6 +41,9 @@ pub struct CommandError {
     pub exit: u8,
     /// Keys merged into the `--json` error object (e.g. a failed review's outcome).
     pub partial: Option<Box<serde_json::Map<String, Value>>>,
+    /// Without `--json`: what the command found before failing, printed to stdout (e.g.
+    /// `probe`'s view of every realization).
+    pub human: Option<String>,
 }
 
 impl CommandError {
@@ -52,6 +55,7 @@ impl CommandError {
             kind: Kind::User,
             exit: EXIT_FAILURE,
             partial: None,
+            human: None,
         }
     }
 
@@ -304,6 +308,12 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::UnknownFinding { .. } => Some(
+                "answer the findings of the last review by their numbers (git pair status; git pair handoff shows them)",
+            ),
+            Refusal::TooManyAddressed { .. } => {
+                Some("count only findings of the last review; say which with --responses FILE")
+            }
             Refusal::UnfinishedRun { .. } => Some(
                 "go on with it (git pair status), close it (git pair abandon), or replace it: git pair start --replace --task \"…\"",
             ),

@@ -105,6 +105,9 @@ impl Ui {
     /// Prints a failure: one `error:` line (and a hint) on stderr, and with `--json` one
     /// object with an `error` key on stdout. Returns the exit code.
     pub fn emit_error(&self, err: &CommandError) -> u8 {
+        if let (false, Some(text)) = (self.json, &err.human) {
+            let _ = write!(std::io::stdout().lock(), "{text}");
+        }
         eprintln!("error: {}", err.message);
         if let Some(hint) = &err.hint {
             eprintln!("hint: {hint}");

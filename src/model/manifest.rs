@@ -233,6 +233,12 @@ pub enum Refusal {
     SecondPr { run_id: String, number: u64 },
     #[error("nothing to review in run {run_id}: the work tree equals the base ({base})")]
     EmptyChange { run_id: String, base: String },
+    #[error("--responses names finding {finding}, but the last review's open findings are {open}")]
+    UnknownFinding { finding: u32, open: String },
+    #[error(
+        "--findings-addressed {claimed} is more than the {open} open finding(s) of the last review"
+    )]
+    TooManyAddressed { claimed: u32, open: u32 },
     #[error("branch '{branch}' already has an unfinished run, {run_id}")]
     UnfinishedRun { run_id: String, branch: String },
     #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]

@@ -174,7 +174,7 @@ pub fn attach_note(ctx: &Context, run_id: &RunId) -> Result<NoteState, Error> {
         verdict: verdict.as_str().to_owned(),
         rounds: m.outcome.rounds,
         reviewer: review.tool.clone(),
-        cost_usd: Some(crate::util::round_usd(m.spent_usd)),
+        cost_usd: (m.spent_usd > 0.0).then(|| crate::util::round_usd(m.spent_usd)),
         tree: head_tree,
         override_: m.outcome.override_,
     };

@@ -104,7 +104,15 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         }
         other => other,
     };
-    let run_id = RunId::generate(time::now_unix());
+    // Ids are unique with overwhelming probability; one already taken (two starts in the same
+    // millisecond drawing the same suffix) is drawn again.
+    let mut run_id = RunId::generate_ms(time::now_unix_ms());
+    for _ in 0..16 {
+        if ctx.repo.run_tip(&run_id)?.is_none() {
+            break;
+        }
+        run_id = RunId::generate_ms(time::now_unix_ms());
+    }
     if let Some(old) = &replaced {
         super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
     }

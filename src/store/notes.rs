@@ -29,7 +29,7 @@ pub struct NoteLine {
     pub verdict: String,
     pub rounds: u32,
     pub reviewer: String,
-    /// `None` when the spend was never measured (written as `cost_usd=unmeasured`).
+    /// `None` when the spend was never measured (the field is left out).
     pub cost_usd: Option<f64>,
     pub tree: ObjectId,
     pub override_: bool,
@@ -39,15 +39,14 @@ impl std::fmt::Display for NoteLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "pair-run={} verdict={} rounds={} reviewer={} cost_usd={} tree={}",
-            self.run_id,
-            self.verdict,
-            self.rounds,
-            self.reviewer,
-            self.cost_usd
-                .map_or_else(|| "unmeasured".to_owned(), |c| c.to_string()),
-            self.tree
+            "pair-run={} verdict={} rounds={} reviewer={}",
+            self.run_id, self.verdict, self.rounds, self.reviewer
         )?;
+        // A spend never measured is left out rather than written as 0.
+        if let Some(cost) = self.cost_usd {
+            write!(f, " cost_usd={cost}")?;
+        }
+        write!(f, " tree={}", self.tree)?;
         if self.override_ {
             f.write_str(" override=true")?;
         }

@@ -73,7 +73,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let built = build_packet(gix_repo, base, snapshot, &options)?;
+    let (built, file_sizes) = build_packet_sized(gix_repo, base, snapshot, &options)?;
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
         (Some(_), _) => Mode::CodeVsPlan,
@@ -122,6 +122,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         since,
         prior,
         plan: settings.plan.clone(),
+        file_sizes,
     };
     let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
     let parallelism = parallelism(&members, settings);
@@ -212,8 +213,31 @@ fn build_packet(
     new: ObjectId,
     options: &packet::Options,
 ) -> Result<packet::Packet, Error> {
+    Ok(build_packet_sized(repo, old, new, options)?.0)
+}
+
+/// [`build_packet`], and each added or modified file's size in `new` (from the object
+/// database's headers: nothing is read whole).
+fn build_packet_sized(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: ObjectId,
+    options: &packet::Options,
+) -> Result<(packet::Packet, Vec<(String, u64)>), Error> {
     let mut differ = crate::diff::Differ::new(repo, crate::diff::Options::from_config(repo)?)?;
     let changes = differ.changes(old, new)?;
+    let sizes = changes
+        .iter()
+        .filter(|c| c.new_mode.is_some_and(|m| m & 0o170000 == 0o100000))
+        .filter_map(|c| {
+            let id = c.new_id?;
+            let header = repo.find_header(id).ok()?;
+            Some((
+                String::from_utf8_lossy(&c.new_path).into_owned(),
+                header.size(),
+            ))
+        })
+        .collect();
     packet::check_blindness(
         changes
             .iter()
@@ -221,7 +245,8 @@ fn build_packet(
             .filter(|p| !p.is_empty()),
         &options.exclude,
     )?;
-    Ok(packet::build_from_changes(&mut differ, &changes, options)?)
+    let packet = packet::build_from_changes(&mut differ, &changes, options)?;
+    Ok((packet, sizes))
 }
 
 fn coder_records_of_round(
@@ -258,14 +283,21 @@ fn bind_members(
     let mut members = Vec::new();
     let mut unbound = Vec::new();
     for name in wanted {
-        let report = review::probe(
+        let report = match review::probe(
             surfaces,
             &ProbeRequest {
                 configured: &name,
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
             },
-        )?;
+        ) {
+            Ok(report) => report,
+            Err(review::Error::NothingBinds { report, .. }) if settings.dry_run => {
+                unbound.push(*report);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let bound = match report.clone().into_bound() {
             Ok(bound) => bound,
             Err(_) if settings.dry_run => {
