@@ -365,6 +365,12 @@ fn a_secret_anywhere_in_the_packet_is_refused_naming_its_kind_and_nothing_is_sto
             None,
             "bearer in --next:1",
         ),
+        // SPEC §14: `Bearer ` and 20 or more token characters is a secret, whatever they are.
+        (
+            vec!["--next".into(), format!("use Bearer {}", "a".repeat(30))],
+            None,
+            "bearer in --next:1",
+        ),
         (
             vec![
                 "--next".into(),
