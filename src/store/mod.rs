@@ -14,6 +14,7 @@ pub mod notes;
 mod receipts;
 mod repo;
 mod runs;
+mod summaries;
 
 pub use error::Error;
 pub use layout::{Material, RUNS_PREFIX, run_ref};
@@ -21,3 +22,4 @@ pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};
+pub use summaries::RunSummary;

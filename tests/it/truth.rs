@@ -589,3 +589,24 @@ fn probe_shows_every_realization_and_dry_run_works_without_a_reviewer() {
         "{out}"
     );
 }
+
+#[test]
+fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
+    let env = TestEnv::new();
+    let run = env.start("cached");
+    assert_eq!(env.pair_json(&["list"])["runs"][0]["round"], 0);
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    let runs = env.pair_json(&["list"]);
+    assert_eq!(runs["runs"][0]["run_id"], run.as_str());
+    assert_eq!(
+        runs["runs"][0]["round"], 1,
+        "a run that moved is read again"
+    );
+    assert_eq!(runs["runs"][0]["next_action"], "review");
+    std::fs::write(
+        env.repo.join(".git/pair/cache/runs.jsonl"),
+        "garbage\n{\"x\n",
+    )
+    .expect("write");
+    assert_eq!(env.pair_json(&["list"])["runs"][0]["round"], 1);
+}
