@@ -23,6 +23,7 @@ mod show;
 mod start;
 mod status;
 mod ui;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -88,6 +89,7 @@ pub enum Command {
     Show(show::Args),
     Push(push::Args),
     Pull(pull::Args),
+    Verify(verify::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -137,6 +139,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
+        Command::Verify(args) => verify::run(&ctx()?, args),
     }
 }
 

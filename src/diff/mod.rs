@@ -719,6 +719,19 @@ pub fn diff_trees(
     changes.iter().map(|change| differ.render(change)).collect()
 }
 
+/// The paths whose entries differ between trees `old` and `new` (files, symlinks and
+/// submodules; no rename detection), in git's order. Reads only the subtrees that differ.
+pub fn changed_paths(
+    repo: &gix::Repository,
+    old: ObjectId,
+    new: ObjectId,
+) -> Result<Vec<String>, Error> {
+    Ok(tree::changes(repo, Some(old), new)?
+        .into_iter()
+        .map(|change| change.path.to_str_lossy().into_owned())
+        .collect())
+}
+
 /// Writes the files' sections one after the other: exactly `git diff`'s output.
 pub fn render(files: &[FileDiff], out: &mut dyn Write) -> std::io::Result<()> {
     for file in files {

@@ -5,10 +5,12 @@
 //! appending a record updates the projection in O(record) and a merge recomputes it from the
 //! union of records with the same code.
 
+mod approval;
 mod manifest;
 mod record;
 mod run_id;
 
+pub use approval::{Approval, approvals};
 pub use manifest::{
     Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
     check_finish, check_review, coder_rounds,

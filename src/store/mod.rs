@@ -8,6 +8,8 @@
 
 mod cas;
 mod error;
+mod gate;
+mod history;
 mod layout;
 mod merge;
 pub mod notes;
@@ -15,6 +17,7 @@ mod repo;
 mod runs;
 
 pub use error::Error;
+pub use history::{CodeCommit, pair_run_trailers};
 pub use layout::{Material, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
