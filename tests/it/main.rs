@@ -15,3 +15,4 @@ mod reviewers;
 mod snapshot;
 mod start;
 mod sync;
+mod verify;
