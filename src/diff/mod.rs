@@ -22,6 +22,7 @@ use std::io::Write;
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 
+pub use cache::{DEFAULT_LIMIT as DELTA_BASE_CACHE_LIMIT, DeltaBaseCache};
 pub use error::Error;
 pub use quote::quoted as quote_path;
 pub use rename::Settings as RenameSettings;

@@ -73,6 +73,17 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
     out
 }
 
+/// Whether a run's finish record can change what [`approvals`] returns, given its review
+/// records: a `--force` override only matters when the last review with a verdict did not
+/// approve (the approved snapshot stands either way). Lets a reader skip that record.
+pub fn finish_matters(reviews: &[Record]) -> bool {
+    let last = reviews.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if !review.snapshot.is_empty() => review.verdict,
+        _ => None,
+    });
+    last != Some(Verdict::Approved)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +119,35 @@ mod tests {
                 pr: None,
             }),
         )
+    }
+
+    #[test]
+    fn the_finish_record_matters_only_after_an_unapproved_last_review() {
+        use Verdict::{Approved, ChangesRequested};
+        let cases = [
+            (vec![], true),
+            (vec![review(1, "a", Some(Approved))], false),
+            (
+                vec![review(1, "a", Some(Approved)), review(2, "b", None)],
+                false,
+            ),
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(ChangesRequested)),
+                ],
+                true,
+            ),
+        ];
+        for (reviews, want) in cases {
+            assert_eq!(finish_matters(&reviews), want, "{reviews:?}");
+            // Skipping the finish changes nothing when it does not matter.
+            if !want {
+                let mut with = reviews.clone();
+                with.push(finish(true));
+                assert_eq!(approvals(&with), approvals(&reviews));
+            }
+        }
     }
 
     fn summary(records: &[Record]) -> Vec<(String, u32, bool)> {

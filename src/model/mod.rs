@@ -10,7 +10,7 @@ mod manifest;
 mod record;
 mod run_id;
 
-pub use approval::{Approval, approvals};
+pub use approval::{Approval, approvals, finish_matters};
 pub use manifest::{
     Manifest, NextAction, Outcome, Refusal, Role, RoundEntry, SessionSpend, check_coder_done,
     check_finish, check_review, coder_rounds,

@@ -10,15 +10,12 @@ use std::rc::Rc;
 use gix::ObjectId;
 
 use super::{Context, Error};
-use crate::model::{Approval, RunId};
+use crate::model::{Approval, Body, RunId};
 use crate::store::notes::{self, NoteLine};
 use crate::store::{CodeCommit, Repo};
 
 /// How many differing paths a commit's entry lists at most.
 pub const MAX_PATHS: usize = 20;
-
-/// The record kinds the gate reads.
-const GATE_KINDS: &[&str] = &["review", "finish"];
 
 /// What `verify` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -152,17 +149,13 @@ pub fn verify(ctx: &Context, request: &Request) -> Result<Report, Error> {
     if commits.is_empty() {
         return Ok(report);
     }
-    let tips = repo.run_tips()?;
-    if tips.is_empty() {
-        return Err(Error::NoReviewRecords {
-            notes: notes::tip(repo)?.is_some(),
-        });
-    }
     let mut gate = Gate {
         repo,
-        tips,
+        tips: HashMap::new(),
+        all_runs: None,
         notes: notes::Reader::open(repo)?,
         runs: HashMap::new(),
+        spent: HashMap::new(),
         index: None,
         links: None,
         range_trees: commits.iter().map(|c| c.tree).collect(),
@@ -244,9 +237,12 @@ fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
     })
 }
 
+/// A run's approvals by snapshot tree.
+type Approvals = Vec<(ObjectId, Approval)>;
+
 /// A run's approvals, snapshots parsed.
 struct RunApprovals {
-    list: Vec<(ObjectId, Approval)>,
+    list: Approvals,
 }
 
 impl RunApprovals {
@@ -268,9 +264,14 @@ struct Unclaimed {
 
 struct Gate<'a> {
     repo: &'a Repo,
-    tips: std::collections::BTreeMap<RunId, ObjectId>,
+    /// Run tips looked up so far (`None`: no such run here).
+    tips: HashMap<RunId, Option<ObjectId>>,
+    /// Every run, oldest first; listed on first need.
+    all_runs: Option<Vec<RunId>>,
     notes: notes::Reader,
     runs: HashMap<RunId, Rc<RunApprovals>>,
+    /// Each reported run's spend.
+    spent: HashMap<RunId, f64>,
     /// Snapshot tree → the runs that approved (or forced) it; built on first need.
     index: Option<HashMap<ObjectId, Vec<RunId>>>,
     /// Built on first need, after the index.
@@ -286,13 +287,13 @@ impl Gate<'_> {
         let note = self.notes.get(self.repo, commit.id)?.unwrap_or_default();
         for line in note.lines().filter_map(NoteLine::parse) {
             match RunId::parse(&line.run_id) {
-                Ok(id) if self.tips.contains_key(&id) => push_unique(&mut linked, id),
+                Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
                 _ => missing.push(line.run_id),
             }
         }
         // 1. The note's runs, confirmed by their records.
         for run_id in &linked {
-            let runs = self.approvals(run_id)?;
+            let runs = self.read_run(run_id, true)?;
             if let Some(a) = runs.approving(commit.tree, false) {
                 let review = self.review_ref(run_id, a)?;
                 return Ok(passed(commit, Via::Note, review));
@@ -345,7 +346,7 @@ impl Gate<'_> {
         // 5. A run linked to the commit approved another tree.
         for value in &commit.pair_runs {
             match RunId::parse(value) {
-                Ok(id) if self.tips.contains_key(&id) => push_unique(&mut linked, id),
+                Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
                 _ => missing.push(value.clone()),
             }
         }
@@ -405,34 +406,94 @@ impl Gate<'_> {
         })
     }
 
-    /// The approvals of `run_id` (read once per run).
+    /// The tip of run `run_id`, if this repository has it (looked up once per run).
+    fn tip(&mut self, run_id: &RunId) -> Result<Option<ObjectId>, Error> {
+        if let Some(tip) = self.tips.get(run_id) {
+            return Ok(*tip);
+        }
+        let tip = self.repo.run_tip(run_id)?;
+        self.tips.insert(run_id.clone(), tip);
+        Ok(tip)
+    }
+
+    /// Every run id, oldest first, with their tips remembered (one listing of the refs).
+    fn all_runs(&mut self) -> Result<Vec<RunId>, Error> {
+        if let Some(ids) = &self.all_runs {
+            return Ok(ids.clone());
+        }
+        let tips = self.repo.run_tips()?;
+        if tips.is_empty() {
+            // Nothing can be confirmed: say that the records are missing, not that every
+            // commit is unreviewed. (A commit confirmed through its note proved runs exist;
+            // any other commit comes here first.)
+            return Err(Error::NoReviewRecords {
+                notes: self.notes.exists(),
+            });
+        }
+        let ids: Vec<RunId> = tips.keys().cloned().collect();
+        for (id, tip) in tips {
+            self.tips.insert(id, Some(tip));
+        }
+        self.all_runs = Some(ids.clone());
+        Ok(ids)
+    }
+
+    /// The approvals of `run_id` (read once per run, from its review and finish records).
     fn approvals(&mut self, run_id: &RunId) -> Result<Rc<RunApprovals>, Error> {
+        self.read_run(run_id, false)
+    }
+
+    /// Reads a run's approvals, and with `with_spend` its spend in the same pass (for a run
+    /// that will likely be reported: one listing of its records instead of two).
+    fn read_run(&mut self, run_id: &RunId, with_spend: bool) -> Result<Rc<RunApprovals>, Error> {
         if let Some(found) = self.runs.get(run_id) {
             return Ok(Rc::clone(found));
         }
-        let list = match self.tips.get(run_id) {
-            Some(tip) => {
-                let records = self.repo.records_of_kinds(run_id, *tip, GATE_KINDS)?;
-                crate::model::approvals(&records)
-                    .into_iter()
-                    .filter_map(|a| {
-                        let tree = ObjectId::from_hex(a.snapshot.as_bytes()).ok()?;
-                        Some((tree, a))
-                    })
-                    .collect()
-            }
-            None => Vec::new(),
+        let Some(tip) = self.tip(run_id)? else {
+            let found = Rc::new(RunApprovals { list: Vec::new() });
+            self.runs.insert(run_id.clone(), Rc::clone(&found));
+            return Ok(found);
         };
+        let (list, spent) = read_approvals(self.repo, run_id, tip, with_spend)?;
+        if let Some(spent) = spent {
+            self.spent.insert(run_id.clone(), spent);
+        }
         let found = Rc::new(RunApprovals { list });
         self.runs.insert(run_id.clone(), Rc::clone(&found));
         Ok(found)
     }
 
+    /// The run's measured spend (0 when never measured), read once per run.
+    fn spent(&mut self, run_id: &RunId) -> Result<f64, Error> {
+        if let Some(spent) = self.spent.get(run_id) {
+            return Ok(*spent);
+        }
+        let spent = match self.tip(run_id)? {
+            Some(tip) => spend(&self.repo.records_of_kinds(run_id, tip, &["cost"])?),
+            None => 0.0,
+        };
+        self.spent.insert(run_id.clone(), spent);
+        Ok(spent)
+    }
+
     /// The runs (oldest first) with an approved or forced snapshot equal to `tree`.
     fn runs_with_snapshot(&mut self, tree: ObjectId) -> Result<Vec<RunId>, Error> {
         if self.index.is_none() {
+            let ids = self.all_runs()?;
+            // Every run not read yet, read on a few threads: the one cost that grows with
+            // the number of runs.
+            let todo: Vec<(RunId, ObjectId)> = ids
+                .iter()
+                .filter(|id| !self.runs.contains_key(*id))
+                .filter_map(|id| Some((id.clone(), (*self.tips.get(id)?)?)))
+                .collect();
+            let lists = self.repo.map_parallel(&todo, |repo, (run_id, tip)| {
+                read_approvals(repo, run_id, *tip, false).map(|(list, _)| list)
+            })?;
+            for ((run_id, _), list) in todo.into_iter().zip(lists) {
+                self.runs.insert(run_id, Rc::new(RunApprovals { list }));
+            }
             let mut index: HashMap<ObjectId, Vec<RunId>> = HashMap::new();
-            let ids: Vec<RunId> = self.tips.keys().cloned().collect();
             for run_id in ids {
                 for (snapshot, _) in &self.approvals(&run_id)?.list {
                     let runs = index.entry(*snapshot).or_default();
@@ -456,8 +517,7 @@ impl Gate<'_> {
     fn unclaimed_links(&mut self, commit: &CodeCommit, is_tip: bool) -> Result<Vec<RunId>, Error> {
         if self.links.is_none() {
             let mut links = Vec::new();
-            let ids: Vec<RunId> = self.tips.keys().cloned().collect();
-            for run_id in ids {
+            for run_id in self.all_runs()? {
                 let runs = self.approvals(&run_id)?;
                 if runs.list.is_empty()
                     || runs.list.iter().any(|(t, _)| self.range_trees.contains(t))
@@ -508,16 +568,50 @@ impl Gate<'_> {
         Ok(own)
     }
 
-    fn review_ref(&self, run_id: &RunId, approval: &Approval) -> Result<ReviewRef, Error> {
-        let manifest = self.repo.load(run_id)?.manifest;
+    fn review_ref(&mut self, run_id: &RunId, approval: &Approval) -> Result<ReviewRef, Error> {
+        let spent = self.spent(run_id)?;
         Ok(ReviewRef {
             run_id: run_id.clone(),
             round: approval.round,
             reviewer: approval.reviewer.clone(),
-            cost_usd: (manifest.spent_usd > 0.0)
-                .then(|| crate::util::round_usd(manifest.spent_usd)),
+            cost_usd: (spent > 0.0).then(|| crate::util::round_usd(spent)),
         })
     }
+}
+
+/// A run's approvals (snapshots parsed), and with `with_spend` its spend, from its records:
+/// the review records, and the finish record only where it can matter (most runs end on an
+/// approving review), so indexing reads one object fewer per run.
+fn read_approvals(
+    repo: &Repo,
+    run_id: &RunId,
+    tip: ObjectId,
+    with_spend: bool,
+) -> Result<(Approvals, Option<f64>), crate::store::Error> {
+    let files = repo.record_files(run_id, tip)?;
+    let mut records = repo.read_records(&files, &["review"])?;
+    if files.has_kind("finish") && crate::model::finish_matters(&records) {
+        records.extend(repo.read_records(&files, &["finish"])?);
+    }
+    let spent = if with_spend {
+        Some(spend(&repo.read_records(&files, &["cost"])?))
+    } else {
+        None
+    };
+    let list = crate::model::approvals(&records)
+        .into_iter()
+        .filter_map(|a| {
+            let tree = ObjectId::from_hex(a.snapshot.as_bytes()).ok()?;
+            Some((tree, a))
+        })
+        .collect();
+    Ok((list, spent))
+}
+
+/// A run's spend as its manifest computes it, from its cost records alone (the one fold).
+fn spend(records: &[crate::model::Record]) -> f64 {
+    crate::model::Manifest::project(records.iter().filter(|r| matches!(r.body, Body::Cost(_))))
+        .spent_usd
 }
 
 fn passed(commit: &CodeCommit, via: Via, review: ReviewRef) -> CommitCheck {

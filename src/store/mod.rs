@@ -17,6 +17,7 @@ mod repo;
 mod runs;
 
 pub use error::Error;
+pub use gate::RecordFiles;
 pub use history::{CodeCommit, pair_run_trailers};
 pub use layout::{Material, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};

@@ -457,3 +457,77 @@ fn summary_appends_a_markdown_table() {
     );
     assert!(text.contains("  - `b.txt`\n"), "{text}");
 }
+
+/// Runs `fixtures/ci/verify.sh` in `env` with `git-pair` on `PATH`, as a CI job would.
+fn ci_script(env: &TestEnv, summary: &Path) -> crate::common::Output {
+    let script = fixtures().join("ci/verify.sh");
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(&script)
+        .current_dir(&env.repo)
+        .stdin(std::process::Stdio::null());
+    env.configure(&mut cmd);
+    let bin_dir = Path::new(crate::common::bin())
+        .parent()
+        .expect("the binary's directory");
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}",
+            bin_dir.display(),
+            crate::common::system_bin().display()
+        ),
+    )
+    .env("SUMMARY", summary);
+    crate::common::run(cmd)
+}
+
+#[test]
+fn the_ci_script_fetches_the_records_and_gates_the_branch() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    let ci = team.ci_without_records();
+    let summary = ci.home.join("summary.md");
+    let out = ci_script(&ci, &summary);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("ok: 1 commit in origin/main..HEAD reviewed"),
+        "{out}"
+    );
+    assert!(
+        std::fs::read_to_string(&summary)
+            .expect("summary")
+            .contains("✅ **All 1 commit reviewed.**")
+    );
+
+    // A commit pushed without review turns the gate red.
+    team.dev.write("b.txt", "b\n");
+    team.dev.git(&["add", "b.txt"]);
+    team.dev
+        .git(&["commit", "-q", "--no-verify", "-m", "add b"]);
+    team.publish();
+    ci.git(&["fetch", "-q", "origin"]);
+    ci.git(&["checkout", "-q", "--detach", "origin/feature"]);
+    let out = ci_script(&ci, &summary);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stdout.contains("unreviewed"), "{out}");
+}
+
+#[test]
+fn the_github_workflow_runs_the_same_steps() {
+    let workflow =
+        std::fs::read_to_string(fixtures().join("ci/github-pull-request.yml")).expect("workflow");
+    for needle in [
+        "fetch-depth: 0",
+        "ref: ${{ github.event.pull_request.head.sha }}",
+        "'+refs/pair/runs/*:refs/pair/runs/*'",
+        "'+refs/notes/pair*:refs/notes/pair*'",
+        "cargo install --locked --git \"$GIT_PAIR_REPO\" git-pair",
+        "git pair verify \"origin/${{ github.base_ref }}..HEAD\"",
+        "--summary \"$GITHUB_STEP_SUMMARY\"",
+    ] {
+        assert!(workflow.contains(needle), "workflow lacks {needle}");
+    }
+    assert!(!workflow.contains('\t'), "YAML has no tabs");
+}
