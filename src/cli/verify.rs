@@ -13,9 +13,9 @@ use crate::ops::verify::{self, CommitCheck, Request, Status};
 /// Prove that every commit of a range was reviewed: the team gate for CI.
 ///
 /// For each commit, oldest first, finds the run that approved its tree and confirms it in the
-/// run's own records (refs/pair/runs/*): the note on the commit (refs/notes/pair) only says
-/// where to look, and a commit whose note was lost (amend, rebase, squash) is found by its
-/// tree. Each commit is:
+/// run's own records (refs/pair/runs/*): the note on the commit (refs/notes/pair) or its
+/// Pair-Run trailer only says where to look, and a commit with neither (the note was lost to
+/// an amend, rebase or squash) is found by its tree. Each commit is:
 ///   approved              a run's APPROVED review has exactly this tree
 ///   forced                the run was closed with `finish --force` on this tree (fails
 ///                         unless --allow-forced)

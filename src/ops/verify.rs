@@ -56,6 +56,8 @@ impl Status {
 pub enum Via {
     /// The commit's `refs/notes/pair` note named the run, and its records confirm it.
     Note,
+    /// The commit's `Pair-Run:` trailer named the run, and its records confirm it.
+    Trailer,
     /// No confirmed note: a run's approved snapshot is the commit's tree.
     Tree,
     /// The commit adds no content of its own: each of its files is the file of one of its
@@ -68,6 +70,7 @@ impl Via {
     pub fn as_str(self) -> &'static str {
         match self {
             Via::Note => "note",
+            Via::Trailer => "trailer",
             Via::Tree => "tree",
             Via::Parents => "parents",
         }
@@ -291,12 +294,20 @@ impl Gate<'_> {
                 _ => missing.push(line.run_id),
             }
         }
-        // 1. The note's runs, confirmed by their records.
-        for run_id in &linked {
+        let noted = linked.len();
+        for value in &commit.pair_runs {
+            match RunId::parse(value) {
+                Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
+                _ => missing.push(value.clone()),
+            }
+        }
+        // 1. The runs the note and the `Pair-Run:` trailer name, confirmed by their records.
+        for (i, run_id) in linked.iter().enumerate() {
             let runs = self.read_run(run_id, true)?;
             if let Some(a) = runs.approving(commit.tree, false) {
                 let review = self.review_ref(run_id, a)?;
-                return Ok(passed(commit, Via::Note, review));
+                let via = if i < noted { Via::Note } else { Via::Trailer };
+                return Ok(passed(commit, via, review));
             }
         }
         // 2. Any run that approved this tree (the note was lost, or never written).
@@ -344,12 +355,6 @@ impl Gate<'_> {
             });
         }
         // 5. A run linked to the commit approved another tree.
-        for value in &commit.pair_runs {
-            match RunId::parse(value) {
-                Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
-                _ => missing.push(value.clone()),
-            }
-        }
         for id in self.unclaimed_links(commit, is_tip)? {
             push_unique(&mut linked, id);
         }

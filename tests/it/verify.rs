@@ -181,6 +181,37 @@ fn the_plain_git_fetch_of_the_run_refs_alone_is_enough() {
 }
 
 #[test]
+fn a_pair_run_trailer_leads_to_the_run_when_there_is_no_note() {
+    let team = Team::new();
+    let run_id = team.dev.start("trailer");
+    team.dev.write("a.txt", "a\n");
+    team.dev.pair_json(&["coder-done", "--summary", "a"]);
+    let out = team
+        .dev
+        .pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    team.dev.git(&["add", "-A"]);
+    let trailer = format!("Pair-Run: {run_id}");
+    team.dev
+        .git(&["commit", "-q", "-m", "add a", "-m", &trailer]);
+    team.publish();
+    // No run was finished, so the remote has no notes: the `pair*` form of the fetch (as
+    // the CI examples use) is not an error, where `refs/notes/pair` would be.
+    let ci = team.ci_without_records();
+    ci.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pair/runs/*:refs/pair/runs/*",
+        "+refs/notes/pair*:refs/notes/pair*",
+    ]);
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["commits"][0]["via"], "trailer");
+    assert_eq!(v["commits"][0]["run"], run_id.as_str());
+}
+
+#[test]
 fn an_amended_commit_after_approval_fails_naming_the_paths() {
     let team = Team::new();
     let run_id = approved_commit(
