@@ -12,29 +12,35 @@ use crate::ops::verify::{self, CommitCheck, Request, Status};
 
 /// Prove that every commit of a range was reviewed: the team gate for CI.
 ///
-/// For each commit, oldest first, finds the run that approved its tree and confirms it in the
-/// run's own records (refs/pair/runs/*): the note on the commit (refs/notes/pair) or its
-/// Pair-Run trailer only says where to look, and a commit with neither (the note was lost to
-/// an amend, rebase or squash) is found by its tree. Each commit is:
+/// For each commit, oldest first, finds the run that approved its tree and confirms it in
+/// the run's own records (refs/pair/runs/*). The note on the commit (refs/notes/pair) or
+/// its Pair-Run trailer only says where to look; a commit with neither (the note was lost
+/// to an amend, rebase or squash) is found by its tree. Each commit is:
+///
 ///   approved              a run's APPROVED review has exactly this tree
-///   forced                the run was closed with `finish --force` on this tree (fails
-///                         unless --allow-forced)
-///   changed-after-review  a run is linked to the commit (its note, its Pair-Run trailer, a
-///                         run started on its parent or, for the range's tip, on its branch)
-///                         but approved another tree; the differing paths are listed
+///   forced                the run was closed with `finish --force` on this tree
+///                         (fails unless --allow-forced)
+///   changed-after-review  a run is linked to the commit (its note, its Pair-Run trailer,
+///                         a run started on its parent, or for the range's tip a run on
+///                         its branch) but approved another tree: the differing paths
+///                         are listed
 ///   unreviewed            no run approved this tree
 ///
-/// A commit that adds nothing of its own passes on its parents' account: each of its files
-/// must be the file of one of its parents (an empty commit, or a merge that took every file
-/// from one side: no conflict resolution, no edits). A merge whose files were merged or edited
-/// must have its own tree reviewed. Parents outside the range are the trusted base.
+/// A commit that adds nothing of its own passes on its parents' account: each of its
+/// files must be that file in one of its parents (an empty commit, or a merge that took
+/// every file from one side: no merged content, no conflict resolution, no edits). A
+/// merge whose files were merged or edited passes only when a run approved its own tree.
+/// Parents outside the range are the trusted base.
 ///
-/// Exit 0 when every commit is approved (or forced, with --allow-forced), 1 otherwise.
-/// In a clone, fetch the review records first:
+/// Exit 0 when every commit passes, 1 otherwise. In a CI clone, fetch the review records
+/// first:
+///
 ///   git fetch origin '+refs/pair/runs/*:refs/pair/runs/*' '+refs/notes/pair:refs/notes/pair'
-/// Without any run refs it stops with an error saying so, rather than calling every commit
-/// unreviewed.
+///
+/// With no run refs at all it stops with an error saying so, rather than calling every
+/// commit unreviewed.
 #[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
     /// The commits to verify: A..B (an empty side is HEAD), or one revision (that commit
     /// alone). Default: @{upstream}..HEAD, or origin/main..HEAD when there is no upstream.

@@ -14,5 +14,5 @@ export COMMITS=${1:-${COMMITS:-100}} RUNS=${2:-${RUNS:-1000}} ITERATIONS=${3:-${
 echo "release build (cargo bench profile)…"
 cargo bench --quiet --offline --manifest-path "$root/Cargo.toml" --bench verify --no-run 2>/dev/null ||
   cargo bench --quiet --manifest-path "$root/Cargo.toml" --bench verify --no-run
-exec cargo bench --quiet --offline --manifest-path "$root/Cargo.toml" --bench verify 2>&1 |
+cargo bench --quiet --offline --manifest-path "$root/Cargo.toml" --bench verify 2>&1 |
   grep -v '^\(running\|test result\)'
