@@ -4,7 +4,8 @@
 #   runs, side by side with `git log --notes=pair` over the same range; medians and ratio.
 #   Two cases: the notes were fetched (the normal case: each commit's note names its run,
 #   confirmed in the run's records), and they were not (every run indexed once by its
-#   approved snapshots). Target: ratio <= 3.
+#   approved snapshots). Wall-clock and CPU medians side by side. Target: ratio <= 3 with
+#   the notes fetched; the no-notes index is reported.
 # Usage: tests/bench/verify.sh [COMMITS [RUNS [ITERATIONS]]]   (defaults 100 1000 15)
 # The fixture is generated once through the library (benches/verify.rs) under
 # target/bench-fixtures/verify-<COMMITS>c-<RUNS>r/; delete it to regenerate.
