@@ -21,9 +21,10 @@ use crate::ops::verify::{self, CommitCheck, Request, Status};
 ///   forced                the run was closed with `finish --force` on this tree
 ///                         (fails unless --allow-forced)
 ///   changed-after-review  a run is linked to the commit (its note, its Pair-Run trailer,
-///                         a run started on its parent, or for the range's tip a run on
-///                         its branch) but approved another tree: the differing paths
-///                         are listed
+///                         or an approved run no commit holds that started on its parent,
+///                         or for the range's tip ran on its branch, and changed some of
+///                         the same files) but approved another tree: the differing
+///                         paths are listed
 ///   unreviewed            no run approved this tree
 ///
 /// A commit that adds nothing of its own passes on its parents' account: each of its

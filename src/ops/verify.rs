@@ -233,6 +233,8 @@ fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
     if tip_name == "HEAD" || tip_name == "@" {
         branches.push(head.branch_name().to_owned());
     }
+    // A detached HEAD is no branch: runs recorded on one share nothing but that.
+    branches.retain(|b| b != "HEAD" && b != "@");
     Ok(Range {
         spelled: spelled.clone(),
         from_to,
@@ -355,7 +357,7 @@ impl Gate<'_> {
             });
         }
         // 5. A run linked to the commit approved another tree.
-        for id in self.unclaimed_links(commit, is_tip)? {
+        for id in self.unclaimed_links(commit, is_tip, &own)? {
             push_unique(&mut linked, id);
         }
         let mut closest: Option<(Vec<String>, ReviewRef)> = None;
@@ -517,9 +519,17 @@ impl Gate<'_> {
             .unwrap_or_default())
     }
 
-    /// Unclaimed runs linked to `commit`: those that started on its first parent, and, for
-    /// the range's tip, those recorded on the branch the range names.
-    fn unclaimed_links(&mut self, commit: &CodeCommit, is_tip: bool) -> Result<Vec<RunId>, Error> {
+    /// Unclaimed runs linked to `commit`: runs whose approved work no commit of the range
+    /// holds, that started on the commit's first parent (or, for the range's tip, were
+    /// recorded on the branch the range names), and whose approved change touches some of
+    /// the paths the commit changes (`own`), so that another task's run started from the
+    /// same commit is not taken for this one.
+    fn unclaimed_links(
+        &mut self,
+        commit: &CodeCommit,
+        is_tip: bool,
+        own: &[String],
+    ) -> Result<Vec<RunId>, Error> {
         if self.links.is_none() {
             let mut links = Vec::new();
             for run_id in self.all_runs()? {
@@ -539,7 +549,7 @@ impl Gate<'_> {
             self.links = Some(links);
         }
         let parent = commit.parents.first().map(ToString::to_string);
-        Ok(self
+        let candidates: Vec<(RunId, Option<String>)> = self
             .links
             .iter()
             .flatten()
@@ -547,9 +557,25 @@ impl Gate<'_> {
                 (parent.is_some() && l.base == parent)
                     || (is_tip && self.branches.contains(&l.branch))
             })
-            .map(|l| l.run_id.clone())
+            .map(|l| (l.run_id.clone(), l.base.clone()))
             .rev()
-            .collect())
+            .collect();
+        let own: HashSet<&str> = own.iter().map(String::as_str).collect();
+        let mut out = Vec::new();
+        for (run_id, base) in candidates {
+            let base_tree = match base.as_deref().map(|b| ObjectId::from_hex(b.as_bytes())) {
+                Some(Ok(base)) => self.repo.commit_tree(base)?,
+                _ => ObjectId::empty_tree(commit.tree.kind()),
+            };
+            for (tree, _) in &self.approvals(&run_id)?.list {
+                let changed = changed_paths(self.repo, base_tree, *tree)?;
+                if changed.iter().any(|p| own.contains(p.as_str())) {
+                    out.push(run_id.clone());
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The paths of `commit` that hold content none of its parents has at that path (all

@@ -281,6 +281,26 @@ fn a_commit_made_without_review_fails_as_unreviewed() {
 }
 
 #[test]
+fn another_tasks_run_from_the_same_commit_is_not_taken_for_this_one() {
+    let team = Team::new();
+    // A teammate's approved run, started from the same main commit, on another branch.
+    let mate = clone_of(&team.remote);
+    mate.git(&["checkout", "-q", "-b", "other"]);
+    approved_commit(&mate, &[("other.txt", "theirs\n")], "their task");
+    mate.git(&["push", "-q", "origin", "other"]);
+    mate.pair_json(&["push"]);
+    // Here: a commit nobody reviewed, on the same parent.
+    team.dev.write("mine.txt", "mine\n");
+    team.dev.git(&["add", "mine.txt"]);
+    team.dev.git(&["commit", "-q", "-m", "my task"]);
+    team.publish();
+    let (v, out) = verify(&team.ci(), &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed"], "{v}");
+    assert_eq!(v["commits"][0]["run"], Value::Null);
+}
+
+#[test]
 fn a_forced_finish_fails_unless_allowed() {
     let team = Team::new();
     let run_id = team.dev.start("forced");
