@@ -14,6 +14,10 @@ pub const EXIT_BUDGET_ALERT: u8 = 2;
 /// Exit code for usage errors, as git uses.
 pub const EXIT_USAGE: u8 = 129;
 
+/// The plain `git fetch` that brings a remote's review records (runs and notes) as they are.
+pub const FETCH_PAIR_REFS: &str =
+    "git fetch origin '+refs/pair/runs/*:refs/pair/runs/*' '+refs/notes/pair:refs/notes/pair'";
+
 /// Who can do something about an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -154,6 +158,12 @@ impl From<OpsError> for CommandError {
             OpsError::Gh { .. } => CommandError::failed(message),
             OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
                 .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+            OpsError::NoReviewRecords { .. } => CommandError::failed(message).with_hint(format!(
+                "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
+            )),
+            OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
+                "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
+            ),
             OpsError::Dispatch(_) => CommandError::internal(message),
             OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
                 CommandError::usage(message)

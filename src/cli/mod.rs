@@ -26,6 +26,7 @@ mod show;
 mod start;
 mod status;
 mod ui;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -94,6 +95,7 @@ pub enum Command {
     Set(set::Args),
     Abandon(abandon::Args),
     Checkpoint(checkpoint::Args),
+    Verify(verify::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -145,6 +147,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Set(args) => set::run(&ctx()?, args),
         Command::Abandon(args) => abandon::run(&ctx()?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
+        Command::Verify(args) => verify::run(&ctx()?, args),
     }
 }
 

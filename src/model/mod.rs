@@ -5,11 +5,13 @@
 //! appending a record updates the projection in O(record) and a merge recomputes it from the
 //! union of records with the same code.
 
+mod approval;
 mod checkpoint;
 mod manifest;
 mod record;
 mod run_id;
 
+pub use approval::{Approval, approvals, finish_matters};
 pub use checkpoint::{
     Assessment, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointIdError,
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,

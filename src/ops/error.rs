@@ -76,6 +76,16 @@ pub enum Error {
     },
     #[error("run {run_id} is already finished")]
     FinishedOnlyPr { run_id: String },
+    #[error(
+        "no review records in this repository: refs/pair/runs/* is missing{}, so no commit can be verified",
+        if *notes { "" } else { " (and refs/notes/pair)" }
+    )]
+    NoReviewRecords {
+        /// Whether `refs/notes/pair` exists (the notes came, the runs did not).
+        notes: bool,
+    },
+    #[error("cannot verify range '{range}': {detail}")]
+    BadRange { range: String, detail: String },
     #[error("cannot record the review dispatch, so no reviewer was started: {0}")]
     Dispatch(Box<Error>),
     // Checkpoints (SPEC §10).

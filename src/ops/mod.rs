@@ -18,6 +18,7 @@ pub mod show;
 pub mod start;
 pub mod status;
 pub mod sync;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

@@ -90,6 +90,13 @@ pub(crate) fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
     seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
 }
 
+/// The kind part of a record file name `<seq>-<kind>-<id>.json` (a kind may hold `-`).
+pub(crate) fn record_kind(name: &str) -> Option<&str> {
+    let (_, rest) = name.strip_suffix(".json")?.split_once('-')?;
+    let (kind, _) = rest.rsplit_once('-')?;
+    Some(kind)
+}
+
 /// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
 /// with the run and is rewritten on every append) and a final newline.
 pub(crate) fn manifest_json(manifest: &Manifest) -> Vec<u8> {
@@ -101,6 +108,22 @@ pub(crate) fn manifest_json(manifest: &Manifest) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_kinds_are_read_from_file_names() {
+        for (name, kind) in [
+            ("000001-start-0a1b2c3d4e5f.json", Some("start")),
+            (
+                "000004-review-dispatch-0a1b2c3d4e5f.json",
+                Some("review-dispatch"),
+            ),
+            ("000005-review-0a1b2c3d4e5f.json", Some("review")),
+            ("000005-review.json", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(record_kind(name), kind, "{name}");
+        }
+    }
 
     #[test]
     fn records_order_by_numeric_seq_then_name() {

@@ -8,6 +8,8 @@
 
 mod cas;
 mod error;
+mod gate;
+mod history;
 mod layout;
 mod merge;
 pub mod notes;
@@ -17,6 +19,8 @@ mod runs;
 mod summaries;
 
 pub use error::Error;
+pub use gate::RecordFiles;
+pub use history::{CodeCommit, pair_run_trailers};
 pub use layout::{Material, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use receipts::Receipt;

@@ -107,6 +107,46 @@ pub fn read(repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
     ))
 }
 
+/// Reads many notes from one `refs/notes/pair` tip, opening the notes tree once.
+pub struct Reader {
+    state: Option<State>,
+}
+
+impl Reader {
+    /// Opens the notes as they are now (no notes ref: every lookup finds nothing).
+    pub fn open(repo: &Repo) -> Result<Reader, Error> {
+        let state = match tip(repo)? {
+            Some(tip) => Some(
+                State::new(repo.commit_tree(tip)?, &repo.repo)
+                    .map_err(Error::git("read the notes tree"))?,
+            ),
+            None => None,
+        };
+        Ok(Reader { state })
+    }
+
+    /// Whether `refs/notes/pair` exists.
+    pub fn exists(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// The note on `commit`, if any.
+    pub fn get(&mut self, repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
+        let Some(state) = self.state.as_mut() else {
+            return Ok(None);
+        };
+        let Some(blob) = state
+            .get(&commit, &repo.repo)
+            .map_err(Error::git("look up a note"))?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+        ))
+    }
+}
+
 /// Adds `line` to the note on `commit` (creating the note and the ref as needed), keeping
 /// the note's lines sorted and unique. Returns `false` when the line was already there.
 /// A concurrent writer of the notes ref is never overwritten: the edit is redone on its tip.

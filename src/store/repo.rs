@@ -74,12 +74,37 @@ impl Repo {
         Repo::from_gix(repo)
     }
 
-    fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
+    pub(crate) fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
         // Run commits need a committer; a machine without user.name/email still gets one.
-        if repo.committer().is_none() {
-            repo.committer_or_set_fallback("git-pair", "git-pair@localhost")
-                .map_err(Error::git("set a fallback committer"))?;
+        // git uses a fallback only when nothing else names the committer, so it is
+        // installed without asking for the committer first: resolving the committer reads
+        // the clock in the local time zone, which has jiff index the whole zoneinfo
+        // database, a millisecond on every command, including those that never write.
+        {
+            use gix::config::tree::gitoxide::Committer;
+            let missing = |key: &str| repo.config_snapshot().string(key).is_none();
+            let name = missing("gitoxide.committer.nameFallback");
+            let email = missing("gitoxide.committer.emailFallback");
+            let mut config = repo.config_snapshot_mut();
+            if name {
+                config
+                    .set_value(&Committer::NAME_FALLBACK, "git-pair")
+                    .map_err(Error::git("set a fallback committer"))?;
+            }
+            if email {
+                config
+                    .set_value(&Committer::EMAIL_FALLBACK, "git-pair@localhost")
+                    .map_err(Error::git("set a fallback committer"))?;
+            }
         }
+        // Run trees and records are stored as long delta chains once packed (a fetch, a
+        // gc): without keeping decoded bases, every read re-inflates its whole chain. git
+        // keeps them too (`core.deltaBaseCacheLimit`).
+        repo.objects.set_pack_cache(|| {
+            Box::new(crate::diff::DeltaBaseCache::new(
+                crate::diff::DELTA_BASE_CACHE_LIMIT,
+            ))
+        });
         let common_dir = absolute(repo.common_dir());
         let work_dir = repo.workdir().map(absolute);
         Ok(Repo {

@@ -17,3 +17,4 @@ mod snapshot;
 mod start;
 mod sync;
 mod truth;
+mod verify;
