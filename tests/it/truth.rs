@@ -610,3 +610,46 @@ fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
     .expect("write");
     assert_eq!(env.pair_json(&["list"])["runs"][0]["round"], 1);
 }
+
+#[test]
+fn many_loose_run_refs_are_packed_without_losing_a_run() {
+    use git_pair::model::{Body, RunId, Start};
+    use git_pair::store::{Append, Repo};
+    let env = TestEnv::new();
+    let repo = Repo::open_isolated(&env.repo).expect("open");
+    let base = repo.resolve_commit("HEAD").expect("HEAD");
+    let mut ids = Vec::new();
+    for i in 0..260 {
+        let run_id = RunId::generate(1_795_994_100 + i);
+        let start = Body::Start(Start {
+            run_id: run_id.to_string(),
+            task: format!("t{i}"),
+            cwd: env.repo.display().to_string(),
+            branch: "elsewhere".into(),
+            base: Some(base.to_string()),
+            coder: "claude".into(),
+            reviewer: "codex".into(),
+            max_rounds: 5,
+            budget_usd: None,
+            config: Default::default(),
+            flags: None,
+        });
+        repo.create_run(&run_id, Some(base), Append::record(start, "start"))
+            .expect("create");
+        ids.push(run_id);
+    }
+    let tips_before = env.git(&["for-each-ref", "refs/pair/runs"]);
+    // The next start packs them.
+    let run = env.start("the 261st");
+    let loose = std::fs::read_dir(env.repo.join(".git/refs/pair/runs"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(loose <= 1, "{loose} loose run refs left");
+    let tips_after = env.git(&["for-each-ref", "refs/pair/runs"]);
+    for line in tips_before.lines() {
+        assert!(tips_after.contains(line), "lost {line}");
+    }
+    assert!(tips_after.contains(&run));
+    assert_eq!(tips_after.lines().count(), 261);
+    env.assert_fsck_clean();
+}
