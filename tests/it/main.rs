@@ -15,6 +15,7 @@ mod review;
 mod reviewers;
 mod snapshot;
 mod start;
+mod stress;
 mod sync;
 mod truth;
 mod verify;

@@ -12,15 +12,15 @@ use git_pair::store::{Append, Content, Repo, notes};
 use crate::common::{TestEnv, assert_one_error_line};
 
 /// A bare remote and clones of it, each a hermetic [`TestEnv`].
-struct Net {
+pub(crate) struct Net {
     _root: tempfile::TempDir,
     remote: PathBuf,
-    clones: Vec<TestEnv>,
+    pub(crate) clones: Vec<TestEnv>,
 }
 
 impl Net {
     /// A bare remote holding one commit on `main`, and `n` clones of it.
-    fn new(n: usize) -> Net {
+    pub(crate) fn new(n: usize) -> Net {
         let root = tempfile::tempdir().expect("temp dir");
         let seed = TestEnv::new();
         let remote = root.path().join("remote.git");
@@ -670,7 +670,7 @@ fn random_push_pull_sequences_converge_and_lose_nothing() {
     }
 }
 
-fn random_sequence(seed: u64, steps: usize) {
+pub(crate) fn random_sequence(seed: u64, steps: usize) {
     let net = Net::new(3);
     let mut rng = XorShift(seed);
     let mut created = 0usize;
