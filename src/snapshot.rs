@@ -114,6 +114,13 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
     Ok(tree)
 }
 
+/// The id of the tree [`write_worktree_tree`] would write, computed with every new object kept
+/// in memory: nothing is written to the repository.
+pub fn worktree_tree_in_memory(repo: &gix::Repository) -> Result<ObjectId, Error> {
+    let memory = repo.clone().with_object_memory();
+    snapshot_into(&memory)
+}
+
 /// Up to this many new objects are written loose; more go into one pack.
 const LOOSE_LIMIT: usize = 256;
 

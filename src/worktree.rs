@@ -1,7 +1,12 @@
-//! The work tree as `start` sees it: the clean-tree precondition, computed in-process with gix
-//! (no `git status` subprocess). Tracked modifications, staged changes and untracked files
-//! that are not ignored make a tree dirty; ignored files do not.
+//! The work tree and the index as the loop's preconditions see them, computed in-process with
+//! gix (no `git status` subprocess): the clean-tree check of `start` (tracked modifications,
+//! staged changes and untracked files that are not ignored make a tree dirty; ignored files do
+//! not), and the index compared with a tree — what a commit would record against what a
+//! reviewer approved — without writing a single object, skipping every directory whose
+//! cache-tree id already proves it equal.
 
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use gix::status::UntrackedFiles;
 
 use crate::store::{Error, Repo};
@@ -104,4 +109,285 @@ fn first_staged(
     )
     .map_err(Error::git("compare the index with HEAD"))?;
     Ok(first)
+}
+
+/// How a path of the index differs from a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StagedChange {
+    /// In the index, not in the tree.
+    Added,
+    /// In both, with another id or mode.
+    Modified,
+    /// In the tree, not in the index.
+    Deleted,
+    /// Conflicted in the index (a merge in progress): no tree can be written.
+    Unmerged,
+}
+
+impl StagedChange {
+    /// A short word for messages, as `git status --short` would mark it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StagedChange::Added => "added",
+            StagedChange::Modified => "modified",
+            StagedChange::Deleted => "deleted",
+            StagedChange::Unmerged => "unmerged",
+        }
+    }
+}
+
+/// What the index holds, in brief: enough to tell whether it equals a tree without a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexSummary {
+    /// The root id of the index's cache tree when it is valid: the tree `git write-tree` would
+    /// write now.
+    pub cached_tree: Option<ObjectId>,
+}
+
+/// Calls `on_change` for every path where the index (`GIT_INDEX_FILE` honoured, as in a hook
+/// during `git commit -a`) differs from `tree`, in path order: what committing the index now
+/// would change relative to `tree`. Intent-to-add entries are not part of what a commit
+/// records, so they are skipped, as `git write-tree` skips them.
+///
+/// Writes nothing. Every directory whose cache-tree entry is valid and carries the id of the
+/// tree's directory is skipped whole; during `git commit` git has just refreshed the cache
+/// tree, so an unchanged index costs one id comparison after reading the index.
+pub fn staged_changes(
+    repo: &Repo,
+    tree: ObjectId,
+    on_change: &mut dyn FnMut(&[u8], StagedChange),
+) -> Result<IndexSummary, Error> {
+    let repo = index_reader(repo)?;
+    let index = repo
+        .index_or_empty()
+        .map_err(Error::git("read the index"))?;
+    let cache = index.tree();
+    let entries = index.entries();
+    let summary = IndexSummary {
+        cached_tree: cache
+            .filter(|root| {
+                root.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(entries.len())
+            })
+            .map(|root| root.id),
+    };
+    let mut walk = Walk {
+        repo: &repo,
+        index: &index,
+        on_change,
+    };
+    walk.dir(Some(tree), b"", cache, 0..entries.len())?;
+    Ok(summary)
+}
+
+/// The repository opened for reading the index only: its trailing checksum is not verified
+/// (that would hash the whole file, megabytes on big repositories, and prove nothing a decode
+/// error would not).
+fn index_reader(repo: &Repo) -> Result<gix::Repository, Error> {
+    let mut repo = repo.gix().clone();
+    repo.config_snapshot_mut()
+        .set_value(&gix::config::tree::Index::SKIP_HASH, "true")
+        .map_err(Error::git("configure index reading"))?;
+    Ok(repo)
+}
+
+/// One index-against-tree comparison in progress.
+struct Walk<'a> {
+    repo: &'a gix::Repository,
+    index: &'a gix::index::State,
+    on_change: &'a mut dyn FnMut(&[u8], StagedChange),
+}
+
+/// One name of a directory level: a file (with its index entries), or a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    File,
+    Dir,
+}
+
+impl Walk<'_> {
+    /// Compares the index entries in `range` (all under `prefix`, which is empty or ends in
+    /// `/`) with `tree` (`None`: the directory is absent from the tree).
+    fn dir(
+        &mut self,
+        tree: Option<ObjectId>,
+        prefix: &[u8],
+        cache: Option<&gix::index::extension::Tree>,
+        range: std::ops::Range<usize>,
+    ) -> Result<(), Error> {
+        if let (Some(tree), Some(cache)) = (tree, cache)
+            && cache.id == tree
+            && cache.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(range.len())
+        {
+            return Ok(());
+        }
+        let object = match tree {
+            Some(id) => Some(self.repo.find_tree(id).map_err(Error::git("read a tree"))?),
+            None => None,
+        };
+        let decoded = match &object {
+            Some(tree) => tree.decode().map_err(Error::git("decode a tree"))?.entries,
+            None => Vec::new(),
+        };
+        let entries = self.index.entries();
+        let mut i = range.start;
+        let mut t = 0;
+        loop {
+            // The index's next name at this level: a file, or a directory and its entries.
+            let ours = (i < range.end).then(|| {
+                let path = entries[i].path(self.index);
+                let rest: &[u8] = &path[prefix.len()..];
+                match rest.find_byte(b'/') {
+                    Some(slash) if slash + 1 < rest.len() => {
+                        let name = &rest[..slash];
+                        let mut end = i + 1;
+                        while end < range.end
+                            && entries[end].path(self.index)[prefix.len()..]
+                                .strip_prefix(name)
+                                .is_some_and(|r| r.first() == Some(&b'/'))
+                        {
+                            end += 1;
+                        }
+                        (name, Kind::Dir, i..end)
+                    }
+                    // A sparse index records a whole directory as one `dir/` entry.
+                    Some(slash) => (&rest[..slash], Kind::Dir, i..i + 1),
+                    None => {
+                        let mut end = i + 1;
+                        while end < range.end && entries[end].path(self.index) == path {
+                            end += 1;
+                        }
+                        (rest, Kind::File, i..end)
+                    }
+                }
+            });
+            let theirs = decoded.get(t).map(|e| {
+                let kind = if e.mode.is_tree() {
+                    Kind::Dir
+                } else {
+                    Kind::File
+                };
+                (e.filename.as_bytes(), kind, e)
+            });
+            let order = match (&ours, &theirs) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some((a, ak, _)), Some((b, bk, _))) => tree_order(a, *ak, b, *bk),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let (_, _, span) = ours.expect("Less only with an index name");
+                    i = span.end;
+                    self.only_in_index(span);
+                }
+                std::cmp::Ordering::Greater => {
+                    let (name, kind, entry) = theirs.expect("Greater only with a tree name");
+                    t += 1;
+                    let path = [prefix, name].concat();
+                    match kind {
+                        Kind::File => (self.on_change)(&path, StagedChange::Deleted),
+                        Kind::Dir => self.only_in_tree(entry.oid.to_owned(), &path)?,
+                    }
+                }
+                std::cmp::Ordering::Equal => {
+                    let (name, kind, span) = ours.expect("Equal with both");
+                    let (_, _, entry) = theirs.expect("Equal with both");
+                    i = span.end;
+                    t += 1;
+                    let sparse_dir = kind == Kind::Dir
+                        && span.len() == 1
+                        && entries[span.start].path(self.index).ends_with(b"/");
+                    if kind == Kind::File || sparse_dir {
+                        self.compare_file(span, entry.mode, entry.oid.to_owned());
+                    } else {
+                        let sub_prefix = [prefix, name, b"/"].concat();
+                        let child = cache.and_then(|c| {
+                            c.children
+                                .iter()
+                                .find(|child| child.name.as_slice() == name)
+                        });
+                        self.dir(Some(entry.oid.to_owned()), &sub_prefix, child, span)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Index entries with no counterpart in the tree: added (conflicted ones unmerged).
+    fn only_in_index(&mut self, span: std::ops::Range<usize>) {
+        let entries = self.index.entries();
+        let mut i = span.start;
+        while i < span.end {
+            let path = entries[i].path(self.index);
+            let mut end = i + 1;
+            while end < span.end && entries[end].path(self.index) == path {
+                end += 1;
+            }
+            let group = &entries[i..end];
+            i = end;
+            if group.iter().any(|e| e.stage_raw() != 0) {
+                (self.on_change)(path, StagedChange::Unmerged);
+            } else if group.iter().any(|e| !is_intent_to_add(e)) {
+                (self.on_change)(path, StagedChange::Added);
+            }
+        }
+    }
+
+    /// A file (or a sparse directory entry) in both: equal, modified, or unmerged.
+    fn compare_file(
+        &mut self,
+        span: std::ops::Range<usize>,
+        mode: gix::objs::tree::EntryMode,
+        id: ObjectId,
+    ) {
+        let group = &self.index.entries()[span];
+        let path = group[0].path(self.index);
+        if group.iter().any(|e| e.stage_raw() != 0) {
+            (self.on_change)(path, StagedChange::Unmerged);
+            return;
+        }
+        let entry = &group[0];
+        if is_intent_to_add(entry) {
+            (self.on_change)(path, StagedChange::Deleted);
+        } else if entry.id != id || entry.mode.bits() != u32::from(mode.value()) {
+            (self.on_change)(path, StagedChange::Modified);
+        }
+    }
+
+    /// Every file of the tree `id` at `path`: deleted from the index.
+    fn only_in_tree(&mut self, id: ObjectId, path: &[u8]) -> Result<(), Error> {
+        let tree = self.repo.find_tree(id).map_err(Error::git("read a tree"))?;
+        let decoded = tree.decode().map_err(Error::git("decode a tree"))?;
+        for entry in &decoded.entries {
+            let child = [path, b"/", entry.filename.as_bytes()].concat();
+            if entry.mode.is_tree() {
+                self.only_in_tree(entry.oid.to_owned(), &child)?;
+            } else {
+                (self.on_change)(&child, StagedChange::Deleted);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_intent_to_add(entry: &gix::index::Entry) -> bool {
+    entry
+        .flags
+        .contains(gix::index::entry::Flags::INTENT_TO_ADD)
+}
+
+/// git's tree order, which is also the index's path order: a directory sorts as its name
+/// followed by `/`.
+fn tree_order(a: &[u8], a_kind: Kind, b: &[u8], b_kind: Kind) -> std::cmp::Ordering {
+    let key = |name: &[u8], kind: Kind| {
+        name.iter()
+            .copied()
+            .chain((kind == Kind::Dir).then_some(b'/'))
+            .collect::<Vec<u8>>()
+    };
+    if a_kind == b_kind {
+        return a.cmp(b);
+    }
+    key(a, a_kind).cmp(&key(b, b_kind))
 }

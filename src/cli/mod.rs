@@ -11,7 +11,10 @@ mod demo;
 mod diff;
 mod error;
 mod finish;
+mod gate;
 mod handoff;
+mod hook;
+mod hooks;
 mod list;
 mod pr_body;
 mod probe;
@@ -20,6 +23,7 @@ mod push;
 mod render;
 mod review;
 mod show;
+mod skill;
 mod start;
 mod status;
 mod ui;
@@ -88,6 +92,11 @@ pub enum Command {
     Show(show::Args),
     Push(push::Args),
     Pull(pull::Args),
+    Hooks(hooks::Args),
+    #[command(hide = true)]
+    Hook(hook::Args),
+    Gate(gate::Args),
+    Skill(skill::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -137,6 +146,10 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
+        Command::Hooks(args) => hooks::run(&ctx()?, args),
+        Command::Hook(args) => hook::run(cli, args),
+        Command::Gate(args) => gate::run(&ctx()?, args),
+        Command::Skill(args) => skill::run(&ctx, args),
     }
 }
 

@@ -27,6 +27,19 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
     })
 }
 
+/// `next_action` for `manifest`, as `status` computes it; spend is measured (agent logs read)
+/// only when the run has a budget, the one case where it can change the answer. A spend that
+/// cannot be measured counts as not at alert.
+pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
+    if manifest.budget_usd.is_none() {
+        return manifest.next_action_with(false);
+    }
+    let alert = ctx.spend_sources().is_ok_and(|sources| {
+        crate::spend::measure(manifest, &sources).level == Some(crate::cost::Level::Alert)
+    });
+    manifest.next_action_with(alert)
+}
+
 /// The active run's spend against its budget (`budget-check`).
 pub fn budget(ctx: &Context) -> Result<(RunId, RunSpend), Error> {
     let run_id = super::select::active(ctx, None)?;

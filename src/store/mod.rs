@@ -9,6 +9,7 @@
 mod cas;
 mod error;
 mod layout;
+mod local_config;
 mod merge;
 pub mod notes;
 mod repo;
@@ -16,6 +17,7 @@ mod runs;
 
 pub use error::Error;
 pub use layout::{Material, RUNS_PREFIX, run_ref};
+pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};

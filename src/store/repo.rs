@@ -172,6 +172,14 @@ impl Repo {
             .map_err(Error::git("read a commit's tree"))
     }
 
+    /// The tree of HEAD's commit, or the empty tree while HEAD is unborn.
+    pub fn head_tree_or_empty(&self) -> Result<ObjectId, Error> {
+        match self.head()?.commit() {
+            Some(commit) => self.commit_tree(commit),
+            None => Ok(ObjectId::empty_tree(self.repo.object_hash())),
+        }
+    }
+
     /// The parents of commit `commit`.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
         let commit = self
