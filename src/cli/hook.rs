@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{Cli, CommandError, Context, Report};
+use super::{CommandError, Context, Report};
 use crate::hooks::agent_stop::Decision;
 use crate::ops;
 use crate::ops::hook::{CommitMsg, PostCommit};
@@ -60,18 +60,24 @@ pub enum Name {
     },
 }
 
-pub fn run(cli: &Cli, args: &Args) -> Result<Report, CommandError> {
+/// Runs hook `args`; `open` opens the repository at `-C` (or the current directory), and
+/// `directory` holds the `-C` flags for the Stop hook, which may start elsewhere.
+pub fn run(
+    open: &dyn Fn() -> Result<Context, CommandError>,
+    directory: &[PathBuf],
+    args: &Args,
+) -> Result<Report, CommandError> {
     match &args.name {
-        Name::PreCommit { gate, .. } => pre_commit(&super::open(cli)?, *gate),
+        Name::PreCommit { gate, .. } => pre_commit(&open()?, *gate),
         Name::CommitMsg { file, .. } => Ok(never_fails(
             "commit-msg",
-            super::open(cli).and_then(|ctx| commit_msg(&ctx, file)),
+            open().and_then(|ctx| commit_msg(&ctx, file)),
         )),
         Name::PostCommit { .. } => Ok(never_fails(
             "post-commit",
-            super::open(cli).and_then(|ctx| post_commit(&ctx)),
+            open().and_then(|ctx| post_commit(&ctx)),
         )),
-        Name::AgentStop { .. } => Ok(agent_stop(cli)),
+        Name::AgentStop { .. } => Ok(agent_stop(directory)),
     }
 }
 
@@ -141,7 +147,7 @@ fn never_fails(hook: &str, result: Result<Report, CommandError>) -> Report {
 /// The Stop hook. Reads at most [`ops::hook::MAX_STDIN`] bytes (more is not a hook input, and
 /// lets the agent stop); opens the repository at `-C`, else the `cwd` the agent sent, else the
 /// current directory. Exit 0 always; stdout is the decision or nothing.
-fn agent_stop(cli: &Cli) -> Report {
+fn agent_stop(directory: &[PathBuf]) -> Report {
     let mut stdin = Vec::new();
     let read = std::io::stdin()
         .lock()
@@ -152,14 +158,14 @@ fn agent_stop(cli: &Cli) -> Report {
     }
     let decision = ops::hook::agent_stop(&stdin, |input| {
         let mut dir = match input.cwd.as_deref().map(PathBuf::from) {
-            Some(cwd) if cli.directory.is_empty() && cwd.is_absolute() && cwd.is_dir() => cwd,
+            Some(cwd) if directory.is_empty() && cwd.is_absolute() && cwd.is_dir() => cwd,
             _ => std::env::current_dir().map_err(|source| ops::Error::ReadFile {
                 what: "current directory",
                 path: ".".into(),
                 source,
             })?,
         };
-        for d in &cli.directory {
+        for d in directory {
             dir = dir.join(d);
         }
         Context::open(&dir, None)

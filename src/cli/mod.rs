@@ -147,7 +147,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
-        Command::Hook(args) => hook::run(cli, args),
+        Command::Hook(args) => hook::run(&ctx, &cli.directory, args),
         Command::Gate(args) => gate::run(&ctx()?, args),
         Command::Skill(args) => skill::run(&ctx, args),
     }

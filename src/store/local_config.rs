@@ -99,6 +99,35 @@ impl Repo {
     ) -> Result<bool, Error> {
         self.edit_local_config(|file| {
             let mut removed = false;
+            // Where the value is its section's last entry (where `add` put it), the whole
+            // line goes, leaving the file as it was before the value was added.
+            let ids: Vec<_> = file
+                .sections_and_ids_by_name(key.section)
+                .map(|sections| {
+                    sections
+                        .filter(|(s, _)| s.header().subsection_name().is_none())
+                        .map(|(_, id)| id)
+                        .collect()
+                })
+                .unwrap_or_default();
+            for id in ids {
+                let Some(mut section) = file.section_mut_by_id(id) else {
+                    continue;
+                };
+                while section
+                    .value_names()
+                    .last()
+                    .is_some_and(|name| name.eq_ignore_ascii_case(key.name))
+                    && section
+                        .values(key.name)
+                        .last()
+                        .is_some_and(|v| v.as_bytes() == value.as_bytes())
+                {
+                    section.pop();
+                    removed = true;
+                }
+            }
+            // Anywhere else (the user added values after it), only the value goes.
             loop {
                 let Ok(mut values) = file.raw_values_mut(format!("{key}").as_str()) else {
                     break;

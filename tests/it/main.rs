@@ -7,6 +7,7 @@ mod concurrency;
 mod cost;
 mod diff;
 mod finish;
+mod hooks;
 mod loop_state;
 mod packet;
 mod plugin;
