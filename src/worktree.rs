@@ -157,33 +157,44 @@ pub fn staged_changes(
     tree: ObjectId,
     on_change: &mut dyn FnMut(&[u8], StagedChange),
 ) -> Result<IndexSummary, Error> {
-    let repo = index_reader(repo)?;
+    let repo = index_reader(repo.gix())?;
     let index = repo
         .index_or_empty()
         .map_err(Error::git("read the index"))?;
-    let cache = index.tree();
     let entries = index.entries();
     let summary = IndexSummary {
-        cached_tree: cache
+        cached_tree: index
+            .tree()
             .filter(|root| {
                 root.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(entries.len())
             })
             .map(|root| root.id),
     };
+    index_tree_changes(&repo, &index, tree, on_change)
+        .map_err(Error::git("compare the index with a tree"))?;
+    Ok(summary)
+}
+
+/// [`staged_changes`] over an index already read, for the snapshot code.
+pub(crate) fn index_tree_changes(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    tree: ObjectId,
+    on_change: &mut dyn FnMut(&[u8], StagedChange),
+) -> Result<(), gix::Error> {
     let mut walk = Walk {
-        repo: &repo,
-        index: &index,
+        repo,
+        index,
         on_change,
     };
-    walk.dir(Some(tree), b"", cache, 0..entries.len())?;
-    Ok(summary)
+    walk.dir(Some(tree), b"", index.tree(), 0..index.entries().len())
 }
 
 /// The repository opened for reading the index only: its trailing checksum is not verified
 /// (that would hash the whole file, megabytes on big repositories, and prove nothing a decode
 /// error would not).
-fn index_reader(repo: &Repo) -> Result<gix::Repository, Error> {
-    let mut repo = repo.gix().clone();
+pub(crate) fn index_reader(repo: &gix::Repository) -> Result<gix::Repository, Error> {
+    let mut repo = repo.clone();
     repo.config_snapshot_mut()
         .set_value(&gix::config::tree::Index::SKIP_HASH, "true")
         .map_err(Error::git("configure index reading"))?;
@@ -213,7 +224,7 @@ impl Walk<'_> {
         prefix: &[u8],
         cache: Option<&gix::index::extension::Tree>,
         range: std::ops::Range<usize>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), gix::Error> {
         if let (Some(tree), Some(cache)) = (tree, cache)
             && cache.id == tree
             && cache.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(range.len())
@@ -221,11 +232,11 @@ impl Walk<'_> {
             return Ok(());
         }
         let object = match tree {
-            Some(id) => Some(self.repo.find_tree(id).map_err(Error::git("read a tree"))?),
+            Some(id) => Some(self.repo.find_tree(id)?),
             None => None,
         };
         let decoded = match &object {
-            Some(tree) => tree.decode().map_err(Error::git("decode a tree"))?.entries,
+            Some(tree) => tree.decode()?.entries,
             None => Vec::new(),
         };
         let entries = self.index.entries();
@@ -356,9 +367,9 @@ impl Walk<'_> {
     }
 
     /// Every file of the tree `id` at `path`: deleted from the index.
-    fn only_in_tree(&mut self, id: ObjectId, path: &[u8]) -> Result<(), Error> {
-        let tree = self.repo.find_tree(id).map_err(Error::git("read a tree"))?;
-        let decoded = tree.decode().map_err(Error::git("decode a tree"))?;
+    fn only_in_tree(&mut self, id: ObjectId, path: &[u8]) -> Result<(), gix::Error> {
+        let tree = self.repo.find_tree(id)?;
+        let decoded = tree.decode()?;
         for entry in &decoded.entries {
             let child = [path, b"/", entry.filename.as_bytes()].concat();
             if entry.mode.is_tree() {

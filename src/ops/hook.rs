@@ -158,8 +158,8 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
     })
 }
 
-/// Whether the work tree (as a review would snapshot it, computed in memory: nothing is
-/// written) differs from the last reviewed snapshot, or from the base before any review.
+/// Whether the work tree (as a review would snapshot it; nothing is written) differs from the
+/// last reviewed snapshot, or from the base before any review.
 fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bool, Error> {
     let reviewed = match super::note::newest_review(ctx, state, |_| true)? {
         Some(review) => super::note::reviewed_tree(ctx, state, &review)?,
@@ -172,6 +172,8 @@ fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bo
             None => return Ok(true),
         },
     };
-    let now = crate::snapshot::worktree_tree_in_memory(ctx.repo.gix())?;
-    Ok(now != against)
+    Ok(!crate::snapshot::worktree_equals_tree(
+        ctx.repo.gix(),
+        against,
+    )?)
 }
