@@ -7,6 +7,7 @@
 //! repository `.with_object_memory()` to compute a snapshot without writing anything.
 
 mod pack;
+mod scan;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -319,10 +320,10 @@ fn for_each_changed_path(
 /// computed without building or writing any tree, and stopping at the first difference.
 ///
 /// A path can only differ from `tree` where the index differs from `tree` (found through the
-/// index's cache tree, so unchanged directories cost nothing) or where the work tree differs
-/// from the index (the status walk `git status` also makes). Only those paths are read from
-/// the work tree (through the clean filters, blobs kept in memory) and compared with `tree`'s
-/// entry; a checked-out submodule is compared by its `HEAD`.
+/// index's cache tree, so unchanged directories cost nothing) or where the work tree may differ
+/// from the index (`scan`: the stat and directory walk `git status` also makes, leaner). Only
+/// those paths are read from the work tree (through the clean filters, blobs kept in memory)
+/// and compared with `tree`'s entry; a checked-out submodule is compared by its `HEAD`.
 pub fn worktree_equals_tree(repo: &gix::Repository, tree: ObjectId) -> Result<bool, Error> {
     let repo = {
         let mut repo = repo.clone().with_object_memory();
@@ -403,19 +404,13 @@ pub fn worktree_equals_tree(repo: &gix::Repository, tree: ObjectId) -> Result<bo
             }
         }
     }
-    let mut result = Ok(true);
-    for_each_changed_path(&repo, &index, &mut |path| match differs(path.as_bstr()) {
-        Ok(false) => std::ops::ControlFlow::Continue(()),
-        Ok(true) => {
-            result = Ok(false);
-            std::ops::ControlFlow::Break(())
+    let workdir = repo.workdir().expect("checked above");
+    for path in scan::candidates(&repo, &index, workdir)? {
+        if differs(path.as_bstr())? {
+            return Ok(false);
         }
-        Err(e) => {
-            result = Err(e);
-            std::ops::ControlFlow::Break(())
-        }
-    })?;
-    result
+    }
+    Ok(true)
 }
 
 /// The commit a checked-out submodule's `HEAD` points to, or `None` when the directory holds

@@ -144,35 +144,64 @@ pub struct IndexSummary {
     pub cached_tree: Option<ObjectId>,
 }
 
-/// Calls `on_change` for every path where the index (`GIT_INDEX_FILE` honoured, as in a hook
-/// during `git commit -a`) differs from `tree`, in path order: what committing the index now
-/// would change relative to `tree`. Intent-to-add entries are not part of what a commit
-/// records, so they are skipped, as `git write-tree` skips them.
-///
-/// Writes nothing. Every directory whose cache-tree entry is valid and carries the id of the
-/// tree's directory is skipped whole; during `git commit` git has just refreshed the cache
-/// tree, so an unchanged index costs one id comparison after reading the index.
+/// The index as a commit would record it, read once (`GIT_INDEX_FILE` honoured, as in a hook
+/// during `git commit -a`), to be compared with trees.
+pub struct StagedIndex {
+    repo: gix::Repository,
+    index: gix::worktree::Index,
+}
+
+impl StagedIndex {
+    /// Reads the index (an absent one is empty).
+    pub fn read(repo: &Repo) -> Result<StagedIndex, Error> {
+        let repo = index_reader(repo.gix())?;
+        let index = repo
+            .index_or_empty()
+            .map_err(Error::git("read the index"))?;
+        Ok(StagedIndex { repo, index })
+    }
+
+    /// What the index holds, in brief.
+    pub fn summary(&self) -> IndexSummary {
+        let entries = self.index.entries().len();
+        IndexSummary {
+            cached_tree: self
+                .index
+                .tree()
+                .filter(|root| {
+                    root.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(entries)
+                })
+                .map(|root| root.id),
+        }
+    }
+
+    /// Calls `on_change` for every path where the index differs from `tree`, in path order:
+    /// what committing the index now would change relative to `tree`. Intent-to-add entries
+    /// are not part of what a commit records, so they are skipped, as `git write-tree` skips
+    /// them.
+    ///
+    /// Writes nothing. Every directory whose cache-tree entry is valid and carries the id of
+    /// the tree's directory is skipped whole; during `git commit` git has just refreshed the
+    /// cache tree, so an unchanged index costs one id comparison.
+    pub fn changes_against(
+        &self,
+        tree: ObjectId,
+        on_change: &mut dyn FnMut(&[u8], StagedChange),
+    ) -> Result<(), Error> {
+        index_tree_changes(&self.repo, &self.index, tree, on_change)
+            .map_err(Error::git("compare the index with a tree"))
+    }
+}
+
+/// [`StagedIndex::changes_against`] on the index as it is now.
 pub fn staged_changes(
     repo: &Repo,
     tree: ObjectId,
     on_change: &mut dyn FnMut(&[u8], StagedChange),
 ) -> Result<IndexSummary, Error> {
-    let repo = index_reader(repo.gix())?;
-    let index = repo
-        .index_or_empty()
-        .map_err(Error::git("read the index"))?;
-    let entries = index.entries();
-    let summary = IndexSummary {
-        cached_tree: index
-            .tree()
-            .filter(|root| {
-                root.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(entries.len())
-            })
-            .map(|root| root.id),
-    };
-    index_tree_changes(&repo, &index, tree, on_change)
-        .map_err(Error::git("compare the index with a tree"))?;
-    Ok(summary)
+    let staged = StagedIndex::read(repo)?;
+    staged.changes_against(tree, on_change)?;
+    Ok(staged.summary())
 }
 
 /// [`staged_changes`] over an index already read, for the snapshot code.

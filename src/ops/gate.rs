@@ -7,7 +7,7 @@ use gix::ObjectId;
 
 use super::{Context, Error};
 use crate::model::{RunId, Verdict};
-use crate::worktree::StagedChange;
+use crate::worktree::{StagedChange, StagedIndex};
 
 /// How many differing paths a refusal names.
 pub const LISTED_PATHS: usize = 10;
@@ -53,6 +53,11 @@ pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error
 /// The gate for the index as it is now: open (and why), or [`Error::GateClosed`] naming the
 /// run, the approval and the first differing paths.
 pub fn check(ctx: &Context) -> Result<Open, Error> {
+    check_index(ctx, None)
+}
+
+/// [`check`] on an index already read (`None`: read it when needed).
+pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, Error> {
     let run_id = match super::select::active(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { branch }) => return Ok(Open::NoActiveRun { branch }),
@@ -66,7 +71,15 @@ pub fn check(ctx: &Context) -> Result<Open, Error> {
             more: 0,
         });
     };
-    let differences = differences(ctx, approval.snapshot)?;
+    let read;
+    let staged = match staged {
+        Some(staged) => staged,
+        None => {
+            read = StagedIndex::read(&ctx.repo)?;
+            &read
+        }
+    };
+    let differences = differences(staged, approval.snapshot)?;
     if differences.total == 0 {
         return Ok(Open::Approved(approval));
     }
@@ -76,11 +89,6 @@ pub fn check(ctx: &Context) -> Result<Open, Error> {
         more: differences.total - differences.listed.len(),
         paths: differences.listed,
     })
-}
-
-/// Whether the index is exactly `approval`'s snapshot (the `commit-msg` trailers' condition).
-pub fn index_matches(ctx: &Context, snapshot: ObjectId) -> Result<bool, Error> {
-    Ok(differences(ctx, snapshot)?.total == 0)
 }
 
 /// The newest run on this branch (unfinished, else finished) and its approval, when the index
@@ -95,7 +103,8 @@ pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
     let Some(approval) = approval(ctx, &run_id)? else {
         return Ok(None);
     };
-    Ok(index_matches(ctx, approval.snapshot)?.then_some(approval))
+    let staged = StagedIndex::read(&ctx.repo)?;
+    Ok((differences(&staged, approval.snapshot)?.total == 0).then_some(approval))
 }
 
 /// The first differing paths and how many there are.
@@ -104,10 +113,10 @@ struct Differences {
     total: usize,
 }
 
-fn differences(ctx: &Context, tree: ObjectId) -> Result<Differences, Error> {
+fn differences(staged: &StagedIndex, tree: ObjectId) -> Result<Differences, Error> {
     let mut listed = Vec::new();
     let mut total = 0;
-    crate::worktree::staged_changes(&ctx.repo, tree, &mut |path, change| {
+    staged.changes_against(tree, &mut |path, change| {
         total += 1;
         if listed.len() < LISTED_PATHS {
             listed.push((String::from_utf8_lossy(path).into_owned(), change.as_str()));
@@ -120,7 +129,7 @@ fn differences(ctx: &Context, tree: ObjectId) -> Result<Differences, Error> {
 /// `pair.neverCommit` (default `HANDOFF.md`), compared with HEAD. Patterns are gitignore-style
 /// (`crate::packet::glob`): a name without `/` matches at any depth, `/HANDOFF.md` only at
 /// the root, `dir/` a whole directory. Deleting such a path is always allowed.
-pub fn check_never_commit(ctx: &Context) -> Result<(), Error> {
+pub fn check_never_commit(ctx: &Context, staged: &StagedIndex) -> Result<(), Error> {
     let patterns: Vec<crate::packet::glob::Pattern> = ctx
         .options
         .never_commit
@@ -132,7 +141,7 @@ pub fn check_never_commit(ctx: &Context) -> Result<(), Error> {
     }
     let head_tree = ctx.repo.head_tree_or_empty()?;
     let mut found = None;
-    crate::worktree::staged_changes(&ctx.repo, head_tree, &mut |path, change| {
+    staged.changes_against(head_tree, &mut |path, change| {
         if found.is_some() || !matches!(change, StagedChange::Added | StagedChange::Modified) {
             return;
         }

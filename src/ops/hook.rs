@@ -27,9 +27,10 @@ pub struct PreCommit {
 /// when `gate`, one whose staged tree is not the active run's approved snapshot
 /// ([`Error::GateClosed`]). Reads only; nothing is stored.
 pub fn pre_commit(ctx: &Context, gate: bool) -> Result<PreCommit, Error> {
-    super::gate::check_never_commit(ctx)?;
+    let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
+    super::gate::check_never_commit(ctx, &staged)?;
     let gate = if gate {
-        Some(super::gate::check(ctx)?)
+        Some(super::gate::check_index(ctx, Some(&staged))?)
     } else {
         None
     };

@@ -184,6 +184,12 @@ fn ignored_files_stay_out_but_tracked_ignored_files_count() {
         &format!("{BASE}\nprintf 'a.txt\\n' >.gitignore && printf 'more\\n' >>a.txt"),
     );
     check(
+        "untracked files in an ignored directory that has tracked files",
+        &format!(
+            "{BASE}\nmkdir -p gen && printf 't\\n' >gen/tracked.txt && git add gen && git commit -qm gen && printf 'gen/\\n!keep.txt\\n' >.gitignore && printf 'n\\n' >gen/new.txt && printf 'k\\n' >keep.txt && mkdir -p deep/gen && printf 'g\\n' >deep/gen/x"
+        ),
+    );
+    check(
         "info/exclude",
         &format!("{BASE}\nprintf 'secret*\\n' >>.git/info/exclude && printf 's\\n' >secret.txt"),
     );
