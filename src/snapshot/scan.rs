@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use gix::bstr::{BStr, BString, ByteSlice};
 
@@ -44,6 +44,10 @@ pub(super) fn candidates(
 }
 
 /// Tracked entries whose work-tree file may have changed since the index recorded it.
+///
+/// Each file is `lstat`ed by its name relative to its directory, opened once (`fstatat`):
+/// the kernel then walks one path component per file instead of all of them, which is most
+/// of what a status costs on a big tree.
 fn tracked(
     repo: &gix::Repository,
     index: &gix::index::State,
@@ -56,8 +60,7 @@ fn tracked(
         .map_err(|source| Error::Status { source })?;
     let settings = Settings::from_config(repo);
     let timestamp = index.timestamp();
-    let mut full = workdir.to_path_buf();
-    let base_len = full.as_os_str().len();
+    let mut dir: Option<(&[u8], Option<rustix::fd::OwnedFd>)> = None;
     let mut out = Vec::new();
     for entry in index.entries() {
         // As `git status` (and gix's status, which the snapshot uses): entries the index
@@ -78,20 +81,45 @@ fn tracked(
             // no file.
             continue;
         }
-        set_path(&mut full, base_len, path);
-        let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&full) else {
+        let (parent, name): (&[u8], &[u8]) = match path.rfind_byte(b'/') {
+            Some(slash) => (&path[..slash], &path[slash + 1..]),
+            None => (b"", path.as_bytes()),
+        };
+        if dir.as_ref().is_none_or(|(open, _)| *open != parent) {
+            let full = if parent.is_empty() {
+                workdir.to_path_buf()
+            } else {
+                workdir.join(std::ffi::OsStr::from_bytes(parent))
+            };
+            let fd = rustix::fs::open(
+                &full,
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .ok();
+            dir = Some((parent, fd));
+        }
+        let stat = dir.as_ref().and_then(|(_, fd)| fd.as_ref()).and_then(|fd| {
+            rustix::fs::statat(fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
+        });
+        let Some(stat) = stat else {
             out.push(path.to_owned());
             continue;
         };
+        let file_type = rustix::fs::FileType::from_raw_mode(stat.st_mode);
+        let is_file = file_type == rustix::fs::FileType::RegularFile;
+        let is_symlink = file_type == rustix::fs::FileType::Symlink;
         let same_type = if mode == SYMLINK {
-            meta.is_symlink() || (!settings.symlinks && meta.is_file())
+            is_symlink || (!settings.symlinks && is_file)
         } else {
-            meta.is_file()
+            is_file
         };
+        let is_executable = is_file && stat.st_mode & 0o100 != 0;
         let same_exec =
-            !settings.file_mode || mode == SYMLINK || meta.is_executable() == (mode == EXECUTABLE);
-        let same_stat = gix::index::entry::Stat::from_fs(&meta)
-            .is_ok_and(|stat| entry.stat.matches(&stat, stat_options));
+            !settings.file_mode || mode == SYMLINK || is_executable == (mode == EXECUTABLE);
+        let same_stat = entry.stat.matches(&index_stat(&stat), stat_options);
         if !(same_type && same_exec && same_stat) || entry.stat.is_racy(timestamp, stat_options) {
             out.push(path.to_owned());
         }
@@ -99,16 +127,35 @@ fn tracked(
     Ok(out)
 }
 
-/// `workdir` + `/` + `path` in `full`, reusing its allocation.
-fn set_path(full: &mut PathBuf, base_len: usize, path: &BStr) {
-    let mut bytes = std::mem::take(full).into_os_string().into_vec();
-    bytes.truncate(base_len);
-    bytes.push(b'/');
-    bytes.extend_from_slice(path);
-    *full = PathBuf::from(std::ffi::OsString::from_vec(bytes));
+/// `stat` as the index records it, truncated as git truncates it (and as
+/// `gix::index::entry::Stat::from_fs` does).
+#[allow(
+    clippy::unnecessary_cast,
+    reason = "the field types of struct stat differ between platforms"
+)]
+fn index_stat(stat: &rustix::fs::Stat) -> gix::index::entry::Stat {
+    // Truncation to 32 bits is on purpose: git compares the low bits. A time before 1970 is
+    // recorded as 0, as gix records it.
+    let time = |secs: i64, nsecs: i64| {
+        if secs < 0 {
+            gix::index::entry::stat::Time::default()
+        } else {
+            gix::index::entry::stat::Time {
+                secs: secs as u32,
+                nsecs: nsecs as u32,
+            }
+        }
+    };
+    gix::index::entry::Stat {
+        mtime: time(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+        ctime: time(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+        dev: stat.st_dev as u32,
+        ino: stat.st_ino as u32,
+        uid: stat.st_uid,
+        gid: stat.st_gid,
+        size: stat.st_size as u32,
+    }
 }
-
-use std::os::unix::ffi::OsStringExt as _;
 
 /// What the index holds under one name of a directory.
 #[derive(Debug, Clone)]
