@@ -405,7 +405,13 @@ pub fn worktree_equals_tree(repo: &gix::Repository, tree: ObjectId) -> Result<bo
         }
     }
     let workdir = repo.workdir().expect("checked above");
-    for path in scan::candidates(&repo, &index, workdir)? {
+    let modes = scan::Modes {
+        file_mode: settings.file_mode,
+        symlinks: settings.symlinks,
+    };
+    let candidates = scan::candidates(&repo, &index, workdir, modes)
+        .map_err(|source| Error::Status { source })?;
+    for path in candidates {
         if differs(path.as_bstr())? {
             return Ok(false);
         }

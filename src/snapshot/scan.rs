@@ -15,7 +15,21 @@ use std::path::Path;
 
 use gix::bstr::{BStr, BString, ByteSlice};
 
-use super::{EXECUTABLE, Error, GITLINK, SYMLINK, Settings};
+/// The git modes this scan tells apart (the parent module's, repeated so this module stands
+/// alone).
+const EXECUTABLE: u32 = 0o100755;
+const SYMLINK: u32 = 0o120000;
+const GITLINK: u32 = 0o160000;
+const TREE: u32 = 0o040000;
+
+/// What `core.*` says about modes, as `git add` reads it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Modes {
+    /// `core.fileMode`: trust the executable bit of files.
+    pub file_mode: bool,
+    /// `core.symlinks`: the file system has symlinks.
+    pub symlinks: bool,
+}
 
 /// Every path of the work tree that may differ from `index`: tracked files whose stat data,
 /// type or executable bit moved (or that are racily clean, missing, conflicted or
@@ -25,16 +39,17 @@ pub(super) fn candidates(
     repo: &gix::Repository,
     index: &gix::index::State,
     workdir: &Path,
-) -> Result<Vec<BString>, Error> {
+    modes: Modes,
+) -> Result<Vec<BString>, gix::Error> {
     let untracked_repo = repo.clone().into_sync();
     std::thread::scope(|scope| {
         let untracked = scope.spawn(|| {
             let repo = untracked_repo.to_thread_local();
             let mut out = Vec::new();
             Untracked::new(&repo, index, workdir)?.walk(&mut out)?;
-            Ok::<_, Error>(out)
+            Ok::<_, gix::Error>(out)
         });
-        let mut out = tracked(repo, index, workdir)?;
+        let mut out = tracked(repo, index, workdir, modes)?;
         let untracked = untracked
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
@@ -52,13 +67,11 @@ fn tracked(
     repo: &gix::Repository,
     index: &gix::index::State,
     workdir: &Path,
-) -> Result<Vec<BString>, Error> {
+    settings: Modes,
+) -> Result<Vec<BString>, gix::Error> {
     use gix::index::entry::Flags;
 
-    let stat_options = repo
-        .stat_options()
-        .map_err(|source| Error::Status { source })?;
-    let settings = Settings::from_config(repo);
+    let stat_options = repo.stat_options()?;
     let timestamp = index.timestamp();
     let mut dir: Option<(&[u8], Option<rustix::fd::OwnedFd>)> = None;
     let mut out = Vec::new();
@@ -178,14 +191,12 @@ impl<'a> Untracked<'a> {
         repo: &'a gix::Repository,
         index: &'a gix::index::State,
         workdir: &'a Path,
-    ) -> Result<Self, Error> {
-        let excludes = repo
-            .excludes(
-                index,
-                None,
-                gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-            )
-            .map_err(|source| Error::Status { source })?;
+    ) -> Result<Self, gix::Error> {
+        let excludes = repo.excludes(
+            index,
+            None,
+            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+        )?;
         Ok(Untracked {
             index,
             workdir,
@@ -193,7 +204,7 @@ impl<'a> Untracked<'a> {
         })
     }
 
-    fn walk(&mut self, out: &mut Vec<BString>) -> Result<(), Error> {
+    fn walk(&mut self, out: &mut Vec<BString>) -> Result<(), gix::Error> {
         // (directory relative to the work tree, the index entries under it if it is tracked)
         let mut stack: Vec<(BString, Option<Range<usize>>)> =
             vec![(BString::default(), Some(0..self.index.entries().len()))];
@@ -223,7 +234,7 @@ impl<'a> Untracked<'a> {
                     Some(Known::Dir(range)) if is_dir => stack.push((child, Some(range.clone()))),
                     // A tracked file (or submodule) still there: the tracked check covers it.
                     Some(Known::File(_)) if !is_dir => {}
-                    Some(Known::File(mode)) if *mode == GITLINK || *mode == super::TREE => {}
+                    Some(Known::File(mode)) if *mode == GITLINK || *mode == TREE => {}
                     _ if is_dir => {
                         if self.excluded(child.as_bstr(), true)? {
                             continue;
@@ -273,7 +284,7 @@ impl<'a> Untracked<'a> {
                     i = end;
                 }
                 Some(slash) => {
-                    known.insert(&rest[..slash], Known::File(super::TREE));
+                    known.insert(&rest[..slash], Known::File(TREE));
                     i += 1;
                 }
                 None => {
@@ -285,16 +296,12 @@ impl<'a> Untracked<'a> {
         known
     }
 
-    fn excluded(&mut self, path: &BStr, is_dir: bool) -> Result<bool, Error> {
+    fn excluded(&mut self, path: &BStr, is_dir: bool) -> Result<bool, gix::Error> {
         let mode = if is_dir {
             gix::index::entry::Mode::DIR
         } else {
             gix::index::entry::Mode::FILE
         };
-        Ok(self
-            .excludes
-            .at_entry(path, Some(mode))
-            .map_err(|source| Error::Status { source })?
-            .is_excluded())
+        Ok(self.excludes.at_entry(path, Some(mode))?.is_excluded())
     }
 }
