@@ -164,6 +164,40 @@ impl From<OpsError> for CommandError {
             OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
                 "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
             ),
+            OpsError::Hooks(_) => CommandError::failed(message),
+            OpsError::Skill(crate::skill::Error::Edited { .. }) => CommandError::failed(message)
+                .with_hint("keep your edits, or replace them with: git pair skill install --force"),
+            OpsError::Skill(_) => CommandError::failed(message),
+            OpsError::NeverCommit { ref path, .. } => {
+                let hint = format!(
+                    "unstage it with: git restore --staged -- {path} (or bypass deliberately: git commit --no-verify)"
+                );
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::GateClosed {
+                run_id,
+                approved_round,
+                paths,
+                more,
+            } => CommandError::failed(message)
+                .with_hint(
+                    "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), or bypass the gate deliberately with git commit --no-verify",
+                )
+                .with_partial("open", false)
+                .with_partial("run_id", run_id)
+                .with_partial("reason", if approved_round.is_some() { "differs" } else { "not-approved" })
+                .with_partial("round", approved_round)
+                .with_partial(
+                    "paths",
+                    paths
+                        .into_iter()
+                        .map(|(path, change)| serde_json::json!({"path": path, "change": change}))
+                        .collect::<Vec<_>>(),
+                )
+                .with_partial("more", more),
+            OpsError::WriteFile { .. } => CommandError::failed(message),
+            OpsError::NoHome => CommandError::failed(message)
+                .with_hint("set HOME, or install into this repository with --project"),
             OpsError::Dispatch(_) => CommandError::internal(message),
             OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
                 CommandError::usage(message)

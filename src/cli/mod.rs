@@ -13,7 +13,10 @@ mod demo;
 mod diff;
 mod error;
 mod finish;
+mod gate;
 mod handoff;
+mod hook;
+mod hooks;
 mod list;
 mod pr_body;
 mod probe;
@@ -23,6 +26,7 @@ mod render;
 mod review;
 mod set;
 mod show;
+mod skill;
 mod start;
 mod status;
 mod ui;
@@ -96,6 +100,11 @@ pub enum Command {
     Abandon(abandon::Args),
     Checkpoint(checkpoint::Args),
     Verify(verify::Args),
+    Hooks(hooks::Args),
+    #[command(hide = true)]
+    Hook(hook::Args),
+    Gate(gate::Args),
+    Skill(skill::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -148,6 +157,10 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Abandon(args) => abandon::run(&ctx()?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
         Command::Verify(args) => verify::run(&ctx()?, args),
+        Command::Hooks(args) => hooks::run(&ctx()?, args),
+        Command::Hook(args) => hook::run(&ctx, &cli.directory, args),
+        Command::Gate(args) => gate::run(&ctx()?, args),
+        Command::Skill(args) => skill::run(&ctx, args),
     }
 }
 

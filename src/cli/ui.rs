@@ -18,6 +18,8 @@ pub struct Report {
     pub notes: Vec<String>,
     /// A non-zero exit that is not an error (budget alert).
     pub exit: u8,
+    /// Print nothing on stdout, in either mode (a hook whose silence is its answer).
+    pub silent: bool,
 }
 
 impl Report {
@@ -35,6 +37,7 @@ impl Report {
             human: human.into(),
             notes: Vec::new(),
             exit: 0,
+            silent: false,
         }
     }
 
@@ -77,7 +80,9 @@ impl Ui {
         for note in &report.notes {
             eprintln!("{note}");
         }
-        let result = if self.json {
+        let result = if report.silent {
+            Ok(())
+        } else if self.json {
             let line = serde_json::to_string(&report.json).expect("JSON values serialize");
             writeln!(std::io::stdout().lock(), "{line}")
         } else if report.human.is_empty() {

@@ -86,6 +86,34 @@ pub enum Error {
     },
     #[error("cannot verify range '{range}': {detail}")]
     BadRange { range: String, detail: String },
+    #[error(transparent)]
+    Hooks(#[from] crate::hooks::install::Error),
+    #[error(transparent)]
+    Skill(#[from] crate::skill::Error),
+    /// The commit would add or change a path that must never be committed.
+    #[error("commit refused: {path} must never be committed (pair.neverCommit: {pattern})")]
+    NeverCommit { path: String, pattern: String },
+    /// The commit gate is closed: the staged tree is not the approved snapshot.
+    #[error("commit refused: {}", gate_closed(run_id, *approved_round, paths, *more))]
+    GateClosed {
+        run_id: String,
+        /// The round whose approval the staged tree was compared with; `None` when no
+        /// review of the run approved anything yet.
+        approved_round: Option<u32>,
+        /// The first paths that differ, with how (`added`, `modified`, …).
+        paths: Vec<(String, &'static str)>,
+        /// How many more paths differ.
+        more: usize,
+    },
+    #[error("cannot write {what} {path}: {source}")]
+    WriteFile {
+        what: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot find your home directory: HOME is not set")]
+    NoHome,
     #[error("cannot record the review dispatch, so no reviewer was started: {0}")]
     Dispatch(Box<Error>),
     // Checkpoints (SPEC §10).
@@ -167,4 +195,33 @@ impl Error {
             other => Error::Dispatch(Box::new(other)),
         }
     }
+}
+
+/// The message of a closed gate: the run, what the staged tree was compared with, and the
+/// first differing paths.
+fn gate_closed(
+    run_id: &str,
+    approved_round: Option<u32>,
+    paths: &[(String, &'static str)],
+    more: usize,
+) -> String {
+    let Some(round) = approved_round else {
+        return format!(
+            "run {run_id} is active on this branch and no review of it has approved anything yet"
+        );
+    };
+    let mut listed = paths
+        .iter()
+        .map(|(path, how)| format!("{path} ({how})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        listed.push_str(&format!(" and {more} more"));
+    }
+    if listed.is_empty() {
+        listed.push_str("the trees differ");
+    }
+    format!(
+        "the staged tree is not the snapshot run {run_id} approved in round {round}; it differs at {listed}"
+    )
 }

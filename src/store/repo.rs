@@ -55,10 +55,28 @@ impl Head {
 impl Repo {
     /// Finds the repository containing `start` (honouring `GIT_DIR`/`GIT_WORK_TREE`, as hooks
     /// need), like git does.
+    ///
+    /// A `start` inside the current directory is given to gix relative to it, so the work-tree
+    /// paths gix stats are short (`src/a.rs`, not `/home/…/repo/src/a.rs`), as git's are: on a
+    /// big work tree the kernel's path walk per component is a measurable share of a status.
+    /// The paths this type hands out ([`Repo::work_dir`], [`Repo::common_dir`]) are absolute.
     pub fn discover(start: &Path) -> Result<Repo, Error> {
+        let cwd = std::env::current_dir().ok();
+        let relative = cwd
+            .as_deref()
+            .and_then(|cwd| start.strip_prefix(cwd).ok())
+            .map(|rel| {
+                if rel.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    rel
+                }
+            });
         let repo =
-            gix::discover_with_environment_overrides(start).map_err(|_| Error::NotARepository {
-                path: absolute(start).display().to_string(),
+            gix::discover_with_environment_overrides(relative.unwrap_or(start)).map_err(|_| {
+                Error::NotARepository {
+                    path: absolute(start).display().to_string(),
+                }
             })?;
         Repo::from_gix(repo)
     }
@@ -230,6 +248,14 @@ impl Repo {
             .map_err(Error::git("read a commit's tree"))
     }
 
+    /// The tree of HEAD's commit, or the empty tree while HEAD is unborn.
+    pub fn head_tree_or_empty(&self) -> Result<ObjectId, Error> {
+        match self.head()?.commit() {
+            Some(commit) => self.commit_tree(commit),
+            None => Ok(ObjectId::empty_tree(self.repo.object_hash())),
+        }
+    }
+
     /// The parents of commit `commit`.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
         let commit = self
@@ -362,11 +388,24 @@ impl Repo {
 }
 
 fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
         std::env::current_dir()
             .map(|cwd| cwd.join(path))
             .unwrap_or_else(|_| path.to_path_buf())
+    };
+    // gix hands back paths relative to the directory it was given (`./.git`, `sub/..`):
+    // spelled out without `.` and `..`, as the user expects to read them.
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
+    out
 }

@@ -200,6 +200,34 @@ impl Repo {
             .collect()
     }
 
+    /// The newest record of `kind` (e.g. `review`) that `wanted` accepts, reading records
+    /// newest first and only those of that kind (the kind is in the file name), so finding
+    /// the last approval costs a few blob reads however long the run is.
+    pub fn newest_record(
+        &self,
+        state: &RunState,
+        kind: &str,
+        mut wanted: impl FnMut(&Record) -> bool,
+    ) -> Result<Option<Record>, Error> {
+        let mut entries = self.tree_entries(state.tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        for (name, oid) in entries.into_iter().rev() {
+            if record_kind(&name) != Some(kind) {
+                continue;
+            }
+            let bytes = self.blob(oid)?;
+            let record = Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
+                run_id: state.run_id.to_string(),
+                path: format!("{RECORDS}/{name}"),
+                source,
+            })?;
+            if wanted(&record) {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
+    }
+
     /// Reads the record file `name` (inside `records/`) of the run tree `tree`.
     pub fn record_named(
         &self,
@@ -472,6 +500,15 @@ impl Repo {
     }
 }
 
+/// The kind in a record file name `<seq>-<kind>-<id>.json` (the kind may hold `-`, the seq
+/// and the id do not).
+fn record_kind(name: &str) -> Option<&str> {
+    let rest = name.strip_suffix(".json")?;
+    let (_, rest) = rest.split_once('-')?;
+    let (kind, _) = rest.rsplit_once('-')?;
+    Some(kind)
+}
+
 /// The records of one append, numbered after `last_seq`, all stamped `now`.
 fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
     std::iter::once(&append.body)
@@ -498,4 +535,27 @@ fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_kinds_come_from_file_names() {
+        let cases = [
+            ("000001-start-0123456789ab.json", Some("start")),
+            ("000005-review-0123456789ab.json", Some("review")),
+            (
+                "000004-review-dispatch-0123456789ab.json",
+                Some("review-dispatch"),
+            ),
+            ("1000000-cost-0123456789ab.json", Some("cost")),
+            ("000001-start.json", None),
+            ("README", None),
+        ];
+        for (name, kind) in cases {
+            assert_eq!(record_kind(name), kind, "{name}");
+        }
+    }
 }

@@ -8,6 +8,7 @@ mod concurrency;
 mod cost;
 mod diff;
 mod finish;
+mod hooks;
 mod loop_state;
 mod packet;
 mod plugin;
