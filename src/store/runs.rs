@@ -18,6 +18,20 @@ use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 /// A ref lock file older than this, found while we hold the run's writer lock, was left by
 /// a killed process (live writers hold ref locks for microseconds).
 const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
+/// A `packed-refs.lock` older than this was left by a killed process.
+const STALE_PACKED_REFS_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Removes the lock file `lock` when it is older than `age` (its writer was killed).
+fn remove_if_older(lock: &std::path::Path, age: std::time::Duration) {
+    let stale = std::fs::metadata(lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|elapsed| elapsed > age);
+    if stale {
+        let _ = std::fs::remove_file(lock);
+    }
+}
 
 /// A run as read from its ref: the tip commit, its tree, and the stored projection.
 #[derive(Debug, Clone)]
@@ -411,14 +425,15 @@ impl Repo {
     /// while holding the writer lock, so no writer of ours can own it.
     pub(crate) fn clear_stale_ref_lock(&self, run_id: &RunId) {
         let lock = self.common_dir().join(format!("{}.lock", run_ref(run_id)));
-        let stale = std::fs::metadata(&lock)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_REF_LOCK);
-        if stale {
-            let _ = std::fs::remove_file(&lock);
-        }
+        remove_if_older(&lock, STALE_REF_LOCK);
+        // A packed run ref is updated through `packed-refs`: a writer killed while rewriting
+        // it (a pull, a push, a start packing refs) leaves `packed-refs.lock`, and every
+        // update of a packed ref would then wait forever. git itself holds it for well under
+        // a second even with many thousands of refs.
+        remove_if_older(
+            &self.common_dir().join("packed-refs.lock"),
+            STALE_PACKED_REFS_LOCK,
+        );
     }
 
     fn write_state_tree(
