@@ -23,6 +23,7 @@ pub fn pull(
     progress: &dyn Fn(&str),
 ) -> Result<Synced<PullReport>, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
+    let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("fetching git pair state from {}…", remote.name));
     let report = crate::sync::pull(&ctx.repo, &remote)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report);
@@ -41,6 +42,7 @@ pub fn push(
     progress: &dyn Fn(&str),
 ) -> Result<Synced<PushReport>, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
+    let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
     let report = crate::sync::push(&ctx.repo, &remote)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report.pulled);

@@ -21,6 +21,23 @@ const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
 /// A `packed-refs.lock` older than this was left by a killed process.
 const STALE_PACKED_REFS_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Removes every `*.lock` file under `dir` (a namespace whose writers are all gone).
+fn remove_lock_files(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => remove_lock_files(&path),
+            Ok(_) if path.extension().is_some_and(|e| e == "lock") => {
+                let _ = std::fs::remove_file(&path);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Removes the lock file `lock` when it is older than `age` (its writer was killed).
 fn remove_if_older(lock: &std::path::Path, age: std::time::Duration) {
     let stale = std::fs::metadata(lock)
@@ -419,6 +436,33 @@ impl Repo {
             .map_err(Error::io("open lock file", &path))?;
         file.lock().map_err(Error::io("lock", &path))?;
         Ok(Some(file))
+    }
+
+    /// Takes this tool's lock for sharing state with `remote_component` (`.git/pair/locks/`),
+    /// waiting for it: one pull or push per remote at a time. While it is held, every ref
+    /// lock file in that remote's staging namespace was left by a killed process (only the
+    /// holder writes there), so they are removed.
+    pub fn lock_sync(&self, staging_prefix: &str) -> Result<std::fs::File, Error> {
+        let dir = self.pair_dir().join("locks");
+        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        let name: String = staging_prefix
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = dir.join(format!("sync-{name}"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("open lock file", &path))?;
+        file.lock().map_err(Error::io("lock", &path))?;
+        remove_lock_files(&self.common_dir().join(staging_prefix));
+        remove_if_older(
+            &self.common_dir().join("packed-refs.lock"),
+            STALE_PACKED_REFS_LOCK,
+        );
+        Ok(file)
     }
 
     /// Removes the run ref's lock file when a killed writer left it behind. Only called
