@@ -126,6 +126,34 @@ impl Ui {
 
     /// Prints clap's usage error or help text as clap formats it.
     pub fn emit_clap(&self, err: &clap::Error) {
-        let _ = err.print();
+        use clap::error::ErrorKind;
+        match err.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = err.print();
+            }
+            _ => {
+                // One `error:` line and a hint, like every other failure.
+                let text = err.render().to_string();
+                let first = text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("invalid usage");
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                eprintln!("error: {}", super::error::single_line(message));
+                let tip = text
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with("tip: "))
+                    .map(|l| l.trim_start_matches("tip: ").to_owned());
+                match tip {
+                    Some(tip) => eprintln!("hint: {tip}"),
+                    None => {
+                        eprintln!("hint: git pair -h (or git pair <command> -h) shows the usage")
+                    }
+                }
+            }
+        }
     }
 }

@@ -144,6 +144,39 @@ impl TestEnv {
         run(cmd)
     }
 
+    /// Runs real git with extra environment variables; its output whatever the exit status.
+    pub fn git_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(&self.repo).stdin(Stdio::null());
+        self.configure(&mut cmd);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        run(cmd)
+    }
+
+    /// Runs real git with `input` on stdin and returns stdout; panics on failure.
+    pub fn git_stdin(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write as _;
+        let mut cmd = Command::new("git");
+        cmd.args(args)
+            .current_dir(&self.repo)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.configure(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn git");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let out = child.wait_with_output().expect("wait git");
+        assert!(out.status.success(), "git {args:?} failed");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Writes a file in the work tree (creating directories).
     pub fn write(&self, path: &str, content: &str) {
         let full = self.repo.join(path);

@@ -2,6 +2,7 @@
 //! repositories, with state read back by real `git`. One binary, one module per area.
 
 mod architecture;
+mod bad_input;
 mod checkpoint;
 mod common;
 mod concurrency;
