@@ -22,8 +22,8 @@ pub use manifest::{
     check_coder_done, check_finish, check_review, coder_rounds,
 };
 pub use record::{
-    Abandon, Body, Coder, CostEntry, Finding, Finish, Record, RecordError, Response,
-    ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION, SetSetting,
-    Severity, Start, Verdict,
+    Abandon, Body, Coder, CostEntry, Finding, Finish, MAX_RECORD_BYTES, Record, RecordError,
+    Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION,
+    SetSetting, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

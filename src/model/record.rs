@@ -360,7 +360,13 @@ pub enum RecordError {
     Version { found: u64 },
     #[error("record is missing its {field}")]
     Missing { field: &'static str },
+    #[error("record is {bytes} bytes, more than the {MAX_RECORD_BYTES} a record may be")]
+    TooLarge { bytes: usize },
 }
+
+/// The most a stored record may weigh: records are small facts (the bulky material lives
+/// beside them); a bigger one was not written by git pair and is refused unread.
+pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Serialize)]
 struct EnvelopeOut<'a> {
@@ -404,6 +410,9 @@ impl Record {
 
     /// Parses the stored form; a kind unknown to this version becomes [`Body::Unknown`].
     pub fn from_json(bytes: &[u8]) -> Result<Self, RecordError> {
+        if bytes.len() > MAX_RECORD_BYTES {
+            return Err(RecordError::TooLarge { bytes: bytes.len() });
+        }
         let value: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|source| RecordError::Json { source })?;
         let version = value

@@ -278,6 +278,15 @@ impl Repo {
     }
 
     /// Reads a blob's bytes.
+    /// The size of object `id` in bytes, from its header (nothing is read whole).
+    pub fn object_size(&self, id: ObjectId) -> Result<u64, Error> {
+        Ok(self
+            .repo
+            .find_header(id)
+            .map_err(Error::git("read an object header"))?
+            .size())
+    }
+
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
         let mut blob = self.repo.find_blob(id).map_err(Error::git("read a blob"))?;
         Ok(blob.take_data())

@@ -221,6 +221,15 @@ impl Repo {
         entries
             .into_iter()
             .map(|(name, oid)| {
+                let size = usize::try_from(self.object_size(oid)?).unwrap_or(usize::MAX);
+                if size > crate::model::MAX_RECORD_BYTES {
+                    // A record that big was not written by git pair: refused unread.
+                    return Err(Error::CorruptRecord {
+                        run_id: run_id.to_string(),
+                        path: format!("{RECORDS}/{name}"),
+                        source: crate::model::RecordError::TooLarge { bytes: size },
+                    });
+                }
                 let bytes = self.blob(oid)?;
                 Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
                     run_id: run_id.to_string(),
