@@ -277,7 +277,6 @@ impl Repo {
         Ok(message.to_string())
     }
 
-    /// Reads a blob's bytes.
     /// The size of object `id` in bytes, from its header (nothing is read whole).
     pub fn object_size(&self, id: ObjectId) -> Result<u64, Error> {
         Ok(self
@@ -287,6 +286,7 @@ impl Repo {
             .size())
     }
 
+    /// Reads a blob's bytes.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
         let mut blob = self.repo.find_blob(id).map_err(Error::git("read a blob"))?;
         Ok(blob.take_data())
