@@ -21,18 +21,17 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use git_pair::model::{Body, Coder, RunId, Start};
-use git_pair::store::{Append, Repo, notes};
+use common::{env_usize, generate, median, output, path, run};
 
-fn env_usize(key: &str, default: usize) -> usize {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-pair")
 }
 
 fn main() -> ExitCode {
@@ -221,116 +220,4 @@ fn main() -> ExitCode {
         println!("  TARGET MISSED");
         ExitCode::FAILURE
     }
-}
-
-/// Writes `runs` runs of `records` records (one start, the rest coder rounds) and one note
-/// per run into a fresh repository, then mirrors it into a bare, gc'ed remote.
-fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
-    let _ = std::fs::remove_dir_all(root);
-    let source = root.join("source");
-    std::fs::create_dir_all(&source).expect("mkdir");
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    run(&home, &source, "git", &["init", "-q", "-b", "main"]);
-    std::fs::write(source.join("README"), "bench\n").expect("write");
-    run(&home, &source, "git", &["add", "README"]);
-    run(&home, &source, "git", &["commit", "-q", "-m", "initial"]);
-    let repo = Repo::discover(&source).expect("open");
-    let base = repo.resolve_commit("HEAD").expect("HEAD");
-    for i in 0..runs {
-        let run_id = RunId::generate(1_795_994_100 + i as i64);
-        let start = Body::Start(Start {
-            run_id: run_id.to_string(),
-            task: format!("benchmark task {i}"),
-            cwd: source.display().to_string(),
-            branch: "main".into(),
-            base: Some(base.to_string()),
-            coder: "claude".into(),
-            reviewer: "codex".into(),
-            max_rounds: 5,
-            budget_usd: None,
-            config: Default::default(),
-            flags: None,
-        });
-        repo.create_run(&run_id, Some(base), Append::record(start, "start: bench"))
-            .expect("create run");
-        for r in 1..records {
-            let body = Body::Coder(Coder {
-                summary: format!("round {r} of run {i}: changed a few files and ran the tests"),
-                tool: "claude".into(),
-                findings_addressed: None,
-                session_id: None,
-                responses: vec![],
-                extra_round: false,
-                round: None,
-            });
-            repo.append(&run_id, |_| {
-                Ok(Append::record(body.clone(), format!("coder {r}")))
-            })
-            .expect("append");
-        }
-        let annotated = repo
-            .write_blob(format!("commit stand-in {i}\n").as_bytes())
-            .expect("blob");
-        notes::add_line(
-            &repo,
-            annotated,
-            &format!("pair-run={run_id} verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42"),
-        )
-        .expect("note");
-    }
-    run(
-        &home,
-        root,
-        "git",
-        &["clone", "-q", "--mirror", path(&source), path(remote)],
-    );
-    run(&home, remote, "git", &["gc", "-q"]);
-}
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_git-pair")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
-
-fn command(home: &Path, dir: &Path, program: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .env("HOME", home)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
-        .env("GIT_COMMITTER_NAME", "Bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
-        .env("LC_ALL", "C");
-    cmd
-}
-
-/// Runs a command to success and returns how long it took.
-fn run(home: &Path, dir: &Path, program: &str, args: &[&str]) -> Duration {
-    let t = Instant::now();
-    let out = command(home, dir, program, args).output().expect("spawn");
-    let elapsed = t.elapsed();
-    assert!(
-        out.status.success(),
-        "{program} {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    elapsed
-}
-
-fn output(home: &Path, dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = command(home, dir, program, args).output().expect("spawn");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }

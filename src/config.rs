@@ -192,6 +192,9 @@ impl Options {
         if let Some(v) = last("pair.review.redactSecrets") {
             o.redact_secrets = boolean("pair.review.redactSecrets", v)?;
         }
+        o.secrets_file = last_text("pair.secretsFile")
+            .filter(|v| !v.trim().is_empty())
+            .map(PathBuf::from);
         Ok(o)
     }
 

@@ -12,9 +12,12 @@
 //!   built-in reviewer), `render` (HANDOFF transcript, PR body; pure), `cost`/`spend` (agent
 //!   logs priced), `sync` (push/pull), `hooks`/`skill` (git and agent hooks, skill folders),
 //!   `view` (rendered files kept current), `config` (`pair.*` settings), `settings` (which
-//!   run settings are in force and why), `secrets` (the one secret scanner; pure).
+//!   run settings are in force and why), `secrets` (the one secret scanner; pure),
+//!   `checkpoint` (the rules of context-handoff packets: bounds, assessment, verification,
+//!   trust in a recorded check; pure).
 //! - `process`: the one place that spawns anything (reviewers, `gh`, `git` for transport).
 
+pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod cost;

@@ -7,6 +7,7 @@
 //! repository `.with_object_memory()` to compute a snapshot without writing anything.
 
 mod pack;
+mod scan;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -49,6 +50,13 @@ pub enum Error {
     /// The new objects could not be stored.
     #[error(transparent)]
     WritePack(#[from] pack::Error),
+    /// A snapshot blob could not be read back.
+    #[error("cannot read blob {id} of the snapshot: {source:#}")]
+    ReadBlob {
+        id: String,
+        #[source]
+        source: gix::Error,
+    },
     /// A new object could not be written loose.
     #[error("cannot write object {id}: {source:#}")]
     WriteLoose {
@@ -85,8 +93,60 @@ pub fn write_worktree_tree(repo: &gix::Repository) -> Result<ObjectId, Error> {
     if caller_keeps_objects_in_memory {
         return snapshot_into(repo);
     }
-    let mut staging = repo.clone().with_object_memory();
+    stage_worktree_tree(repo)?.write(repo)
+}
+
+/// A work-tree snapshot computed in memory and not written yet: its objects can be read (to
+/// scan them, say) before anything is stored, then written with [`Staged::write`] or dropped.
+pub struct Staged {
+    staging: gix::Repository,
+    tree: ObjectId,
+}
+
+/// Computes the work tree's snapshot like [`write_worktree_tree`], keeping the new objects in
+/// memory.
+pub fn stage_worktree_tree(repo: &gix::Repository) -> Result<Staged, Error> {
+    let staging = repo.clone().with_object_memory();
     let tree = snapshot_into(&staging)?;
+    Ok(Staged { staging, tree })
+}
+
+impl Staged {
+    /// The snapshot's tree id.
+    pub fn tree(&self) -> ObjectId {
+        self.tree
+    }
+
+    /// The repository with the snapshot's objects readable (those in memory and those stored
+    /// already), for reading and diffing; nothing written through it reaches the disk.
+    pub fn objects(&self) -> &gix::Repository {
+        &self.staging
+    }
+
+    /// The bytes of blob `id` (in memory or stored).
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, Error> {
+        let mut blob = self
+            .staging
+            .find_blob(id)
+            .map_err(|source| Error::ReadBlob {
+                id: id.to_string(),
+                source: gix::Error::from_error(source),
+            })?;
+        Ok(blob.take_data())
+    }
+
+    /// Writes the snapshot's new objects into `repo`'s object database and returns the tree.
+    pub fn write(self, repo: &gix::Repository) -> Result<ObjectId, Error> {
+        let Staged { mut staging, tree } = self;
+        write_staged(repo, &mut staging, tree)
+    }
+}
+
+fn write_staged(
+    repo: &gix::Repository,
+    staging: &mut gix::Repository,
+    tree: ObjectId,
+) -> Result<ObjectId, Error> {
     let Some(storage) = staging.objects.take_object_memory() else {
         return Ok(tree);
     };
@@ -261,6 +321,23 @@ fn changed_paths(
     repo: &gix::Repository,
     index: &gix::worktree::Index,
 ) -> Result<Vec<BString>, Error> {
+    let mut paths = Vec::new();
+    for_each_changed_path(repo, index, &mut |path| {
+        paths.push(path);
+        std::ops::ControlFlow::Continue(())
+    })?;
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}
+
+/// Calls `each` with every path [`changed_paths`] collects, as the status walk finds them
+/// (unsorted, possibly repeated), until it breaks.
+fn for_each_changed_path(
+    repo: &gix::Repository,
+    index: &gix::worktree::Index,
+    each: &mut dyn FnMut(BString) -> std::ops::ControlFlow<()>,
+) -> Result<(), Error> {
     use gix::status::index_worktree::Item;
     use gix::status::plumbing::index_as_worktree::EntryStatus;
 
@@ -279,28 +356,132 @@ fn changed_paths(
         })
         .into_index_worktree_iter(Vec::new())
         .map_err(status)?;
-    let mut paths = Vec::new();
     for item in iter {
-        match item.map_err(status)? {
+        let path = match item.map_err(status)? {
             Item::Modification {
                 rela_path, status, ..
             } => match status {
-                EntryStatus::NeedsUpdate(_) => {}
+                EntryStatus::NeedsUpdate(_) => continue,
                 EntryStatus::Change(_)
                 | EntryStatus::Conflict { .. }
-                | EntryStatus::IntentToAdd => paths.push(rela_path),
+                | EntryStatus::IntentToAdd => rela_path,
             },
             Item::DirectoryContents { entry, .. } => {
-                if entry.status == gix::dir::entry::Status::Untracked {
-                    paths.push(entry.rela_path);
+                if entry.status != gix::dir::entry::Status::Untracked {
+                    continue;
                 }
+                entry.rela_path
             }
-            Item::Rewrite { .. } => {}
+            Item::Rewrite { .. } => continue,
+        };
+        if each(path).is_break() {
+            break;
         }
     }
-    paths.sort();
-    paths.dedup();
-    Ok(paths)
+    Ok(())
+}
+
+/// Whether the work tree, as [`write_worktree_tree`] would snapshot it, is exactly `tree`;
+/// computed without building or writing any tree, and stopping at the first difference.
+///
+/// A path can only differ from `tree` where the index differs from `tree` (found through the
+/// index's cache tree, so unchanged directories cost nothing) or where the work tree may differ
+/// from the index (`scan`: the stat and directory walk `git status` also makes, leaner). Only
+/// those paths are read from the work tree (through the clean filters, blobs kept in memory)
+/// and compared with `tree`'s entry; a checked-out submodule is compared by its `HEAD`.
+pub fn worktree_equals_tree(repo: &gix::Repository, tree: ObjectId) -> Result<bool, Error> {
+    let repo = {
+        let mut repo = repo.clone().with_object_memory();
+        // Only reading the index: its trailing checksum proves nothing a decode error would not.
+        repo.config_snapshot_mut()
+            .set_value(&gix::config::tree::Index::SKIP_HASH, "true")
+            .map_err(|e| Error::Index { source: e })?;
+        repo
+    };
+    if repo.workdir().is_none() {
+        return Err(Error::Bare {
+            git_dir: repo.git_dir().to_owned(),
+        });
+    }
+    let index = repo
+        .index_or_empty()
+        .map_err(|source| Error::Index { source })?;
+    let settings = Settings::from_config(&repo);
+    let tree_object = repo
+        .find_tree(tree)
+        .map_err(|e| Error::Status { source: e })?;
+    let (mut pipeline, _) = repo
+        .filter_pipeline(None)
+        .map_err(|source| Error::Index { source })?;
+    let in_index = |path: &BStr| index.entry_by_path(path).map(|e| e.mode.bits());
+    let mut differs = |path: &BStr| -> Result<bool, Error> {
+        let want = tree_object
+            .lookup_entry(path.split(|&b| b == b'/'))
+            .map_err(|e| Error::Status { source: e })?
+            .map(|e| (u32::from(e.mode().value()), e.object_id()));
+        if want.is_some_and(|(mode, _)| mode == TREE) {
+            // A directory of `tree`: equal here when it is a directory in the work tree too;
+            // its files are compared one by one, as they are candidates themselves.
+            let Ok(relative) = gix::path::from_bstr(path) else {
+                return Ok(true);
+            };
+            let workdir = repo.workdir().expect("checked above");
+            let is_dir =
+                std::fs::symlink_metadata(workdir.join(relative)).is_ok_and(|meta| meta.is_dir());
+            return Ok(!is_dir);
+        }
+        let have = if in_index(path) == Some(GITLINK) {
+            let Ok(relative) = gix::path::from_bstr(path) else {
+                return Ok(true);
+            };
+            let workdir = repo.workdir().expect("checked above");
+            match submodule_head(&repo, &workdir.join(relative)) {
+                Some(head) => Some((GITLINK, head)),
+                None => index.entry_by_path(path).map(|e| (GITLINK, e.id)),
+            }
+        } else {
+            pipeline
+                .worktree_file_to_object(path, &index)
+                .map_err(|source| Error::WriteBlob {
+                    path: path.to_str_lossy().into_owned(),
+                    source,
+                })?
+                .map(|(id, kind, _)| (settings.mode_for(kind, in_index(path)), id))
+        };
+        Ok(want != have)
+    };
+
+    let mut staged = Vec::new();
+    crate::worktree::index_tree_changes(&repo, &index, tree, &mut |path, _| {
+        staged.push(BString::from(path));
+    })
+    .map_err(|source| Error::Status { source })?;
+    for path in &staged {
+        if differs(path.as_bstr())? {
+            return Ok(false);
+        }
+    }
+    for entry in index.entries() {
+        if entry.mode.bits() == GITLINK && entry.stage_raw() == 0 {
+            let path = entry.path(&index);
+            if differs(path)? {
+                return Ok(false);
+            }
+        }
+    }
+    let workdir = repo.workdir().expect("checked above");
+    let modes = scan::Modes {
+        file_mode: settings.file_mode,
+        symlinks: settings.symlinks,
+    };
+    let candidates = scan::candidates(&repo, &index, workdir, modes)
+        .map_err(|source| Error::Status { source })?;
+    for path in candidates {
+        if differs(path.as_bstr())? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The commit a checked-out submodule's `HEAD` points to, or `None` when the directory holds

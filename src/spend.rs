@@ -58,7 +58,11 @@ pub struct SessionLine {
 /// The run's spend now.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSpend {
+    /// The sum of every session's cost; 0 when nothing was measured (see [`RunSpend::usd`]).
     pub spent_usd: f64,
+    /// Whether any session was ever measured: live from its logs now, or stored by the run.
+    /// A spend that was never measured is "not measured", never $0.00.
+    pub measured: bool,
     pub limit_usd: Option<f64>,
     pub level: Option<cost::Level>,
     pub sessions: Vec<SessionLine>,
@@ -102,13 +106,26 @@ pub fn measure(manifest: &Manifest, sources: &Sources) -> RunSpend {
             unknown_models: priced.map(|p| p.unknown_models).unwrap_or_default(),
         });
     }
-    let spent_usd = sessions.iter().map(|s| s.usd).sum::<f64>();
+    // `+ 0.0` turns a negative zero into zero.
+    let spent_usd = sessions.iter().map(|s| s.usd).sum::<f64>() + 0.0;
+    let measured = manifest.spent_usd > 0.0
+        || sessions
+            .iter()
+            .any(|s| s.measured_usd.is_some() || s.stored_usd > 0.0);
     RunSpend {
         spent_usd,
+        measured,
         limit_usd: manifest.budget_usd,
         level: cost::budget_level(spent_usd, manifest.budget_usd, manifest.budget_warn_ratio),
         sessions,
         unknown_models,
+    }
+}
+
+impl RunSpend {
+    /// The spend in dollars, or `None` when it was never measured.
+    pub fn usd(&self) -> Option<f64> {
+        self.measured.then_some(self.spent_usd)
     }
 }
 

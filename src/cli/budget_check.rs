@@ -19,19 +19,19 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
         crate::cost::Level::Warn => "warn",
         crate::cost::Level::Alert => "alert",
     });
-    let spent = crate::util::round_usd(spend.spent_usd);
+    let spent = super::render::usd(spend.usd(), 2);
     let mut report = Report::new(
         json!({
             "level": level,
-            "spent": spent,
+            "spent": super::render::usd_json(spend.usd()),
             "limit": spend.limit_usd,
             "run_id": run_id.as_str(),
             "unknown_models": spend.unknown_models,
         }),
         match (spend.limit_usd, level) {
-            (None, _) => format!("spent ${spent:.2} (no budget set)\n"),
-            (Some(limit), None) => format!("spent ${spent:.2} of ${limit:.2}\n"),
-            (Some(limit), Some(level)) => format!("{level}: spent ${spent:.2} of ${limit:.2}\n"),
+            (None, _) => format!("spent {spent} (no budget set)\n"),
+            (Some(limit), None) => format!("spent {spent} of ${limit:.2}\n"),
+            (Some(limit), Some(level)) => format!("{level}: spent {spent} of ${limit:.2}\n"),
         },
     );
     if !spend.unknown_models.is_empty() {

@@ -61,7 +61,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
 
     let mut runs = Vec::new();
     let mut human = String::new();
-    let mut total = 0.0;
+    let mut total: Option<f64> = None;
     for crate::ops::cost::RunCost {
         run_id,
         manifest,
@@ -69,17 +69,19 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         selected,
     } in crate::ops::cost::runs(ctx)?
     {
-        total += spend.spent_usd;
+        if let Some(usd) = spend.usd() {
+            total = Some(total.unwrap_or(0.0) + usd);
+        }
         let _ = writeln!(
             human,
-            "{}  ${:>9.4}  {}",
+            "{}  {:>12}  {}",
             run_id,
-            spend.spent_usd,
+            super::render::usd(spend.usd(), 4),
             crate::util::first_line_clipped(&manifest.task, 50)
         );
         let mut run = json!({
             "run_id": run_id.as_str(),
-            "spent_usd": crate::util::round_usd(spend.spent_usd),
+            "spent_usd": super::render::usd_json(spend.usd()),
             "budget_usd": manifest.budget_usd,
         });
         if selected {
@@ -134,9 +136,9 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         }
         runs.push(run);
     }
-    let _ = writeln!(human, "total ${total:.4}");
+    let _ = writeln!(human, "total {}", super::render::usd(total, 4));
     Ok(Report::new(
-        json!({ "runs": runs, "total_usd": crate::util::round_usd(total) }),
+        json!({ "runs": runs, "total_usd": super::render::usd_json(total) }),
         human,
     ))
 }

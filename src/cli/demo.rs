@@ -11,17 +11,40 @@ use super::{CommandError, Report};
 /// Creates a repository, starts a run, makes a change with a leftover debug print, records
 /// the coder round, has the built-in reviewer request changes, fixes it, gets an approval,
 /// finishes, and prints the PR body and where the state lives. Needs no network and no AI
-/// CLI. The repository is kept so you can look around (`git log refs/pair/runs/<id>`).
+/// CLI. The repository is removed afterwards; pass --keep to look around in it
+/// (`git log refs/pair/runs/<id>`).
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Keep the demo repository and print where it is.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// Removes the demo repository when dropped, unless it is to be kept.
+struct Scratch {
+    dir: std::path::PathBuf,
+    keep: bool,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
 
 /// Runs the demo; `command` runs one `git pair` command line (argv without the program).
 pub fn run(
-    _args: &Args,
+    args: &Args,
     command: &dyn Fn(&[&str]) -> Result<Report, CommandError>,
 ) -> Result<Report, CommandError> {
     let fail = |e: crate::demo::Error| CommandError::failed(format!("demo: {e}"));
-    let dir = crate::demo::create().map_err(fail)?;
+    let scratch = Scratch {
+        dir: crate::demo::create().map_err(fail)?,
+        keep: args.keep,
+    };
+    let dir = scratch.dir.clone();
     let dir_text = dir.display().to_string();
     let mut transcript = String::new();
     let mut step = |args: &[&str]| -> Result<Report, CommandError> {
@@ -81,18 +104,28 @@ pub fn run(
         .map_err(|e| CommandError::failed(format!("demo: cannot read the PR body: {e}")))?;
     let mut human = transcript;
     let _ = writeln!(human, "===== PR body ({body_path}) =====\n{body}");
-    let _ = writeln!(
-        human,
-        "===== where the state lives =====\n\
-         repository: {dir_text}\n\
-         run:        refs/pair/runs/{run_id}   (git -C {dir_text} log refs/pair/runs/{run_id})\n\
-         transcript: {dir_text}/HANDOFF.md (a view, never committed)\n\
-         PR body:    {body_path}\n\
-         remove it:  rm -rf {dir_text}"
-    );
+    if args.keep {
+        let _ = writeln!(
+            human,
+            "===== where the state lives =====\n\
+             repository: {dir_text}\n\
+             run:        refs/pair/runs/{run_id}   (git -C {dir_text} log refs/pair/runs/{run_id})\n\
+             transcript: {dir_text}/HANDOFF.md (a view, never committed)\n\
+             PR body:    {body_path}\n\
+             remove it:  rm -rf {dir_text}"
+        );
+    } else {
+        let _ = writeln!(
+            human,
+            "===== where the state lived =====\n\
+             run:        refs/pair/runs/{run_id} in a throwaway repository, now removed\n\
+             look around: git pair demo --keep"
+        );
+    }
     Ok(Report::new(
         json!({
             "repo": dir_text,
+            "kept": args.keep,
             "run_id": run_id,
             "verdicts": [first.json["verdict"], second.json["verdict"]],
             "pr_body_path": body_path,

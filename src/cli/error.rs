@@ -14,6 +14,10 @@ pub const EXIT_BUDGET_ALERT: u8 = 2;
 /// Exit code for usage errors, as git uses.
 pub const EXIT_USAGE: u8 = 129;
 
+/// The plain `git fetch` that brings a remote's review records (runs and notes) as they are.
+pub const FETCH_PAIR_REFS: &str =
+    "git fetch origin '+refs/pair/runs/*:refs/pair/runs/*' '+refs/notes/pair:refs/notes/pair'";
+
 /// Who can do something about an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -41,6 +45,9 @@ pub struct CommandError {
     pub exit: u8,
     /// Keys merged into the `--json` error object (e.g. a failed review's outcome).
     pub partial: Option<Box<serde_json::Map<String, Value>>>,
+    /// Without `--json`: what the command found before failing, printed to stdout (e.g.
+    /// `probe`'s view of every realization).
+    pub human: Option<String>,
 }
 
 impl CommandError {
@@ -52,6 +59,7 @@ impl CommandError {
             kind: Kind::User,
             exit: EXIT_FAILURE,
             partial: None,
+            human: None,
         }
     }
 
@@ -120,9 +128,6 @@ impl From<OpsError> for CommandError {
                 .with_hint("fix the template file, or unset pair.promptTemplate"),
             OpsError::Cost(_) => CommandError::failed(message)
                 .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
-            OpsError::Secrets(_) => CommandError::failed(message).with_hint(
-                "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
-            ),
             OpsError::SecretsInPush { ref findings, .. } => {
                 let run = findings.iter().find_map(|f| f.run.clone());
                 let first = findings.first().map(|f| f.allowance().to_string());
@@ -178,9 +183,154 @@ impl From<OpsError> for CommandError {
             OpsError::Gh { .. } => CommandError::failed(message),
             OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
                 .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+            OpsError::NoReviewRecords { .. } => CommandError::failed(message).with_hint(format!(
+                "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
+            )),
+            OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
+                "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
+            ),
+            OpsError::Hooks(_) => CommandError::failed(message),
+            OpsError::Skill(crate::skill::Error::Edited { .. }) => CommandError::failed(message)
+                .with_hint("keep your edits, or replace them with: git pair skill install --force"),
+            OpsError::Skill(_) => CommandError::failed(message),
+            OpsError::NeverCommit { ref path, .. } => {
+                let hint = format!(
+                    "unstage it with: git restore --staged -- {path} (or bypass deliberately: git commit --no-verify)"
+                );
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::GateClosed {
+                run_id,
+                approved_round,
+                paths,
+                more,
+            } => CommandError::failed(message)
+                .with_hint(
+                    "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), or bypass the gate deliberately with git commit --no-verify",
+                )
+                .with_partial("open", false)
+                .with_partial("run_id", run_id)
+                .with_partial("reason", if approved_round.is_some() { "differs" } else { "not-approved" })
+                .with_partial("round", approved_round)
+                .with_partial(
+                    "paths",
+                    paths
+                        .into_iter()
+                        .map(|(path, change)| serde_json::json!({"path": path, "change": change}))
+                        .collect::<Vec<_>>(),
+                )
+                .with_partial("more", more),
+            OpsError::WriteFile { .. } => CommandError::failed(message),
+            OpsError::NoHome => CommandError::failed(message)
+                .with_hint("set HOME, or install into this repository with --project"),
             OpsError::Dispatch(_) => CommandError::internal(message),
+            OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
+                CommandError::usage(message)
+            }
+            OpsError::CheckpointInvalid(_) => CommandError::failed(message).with_hint(
+                "shorten it (point at files or commits instead of pasting them), then create the checkpoint again",
+            ),
+            OpsError::CheckpointId(_) | OpsError::UnknownCheckpoint { .. } => {
+                CommandError::failed(message).with_hint(
+                    "a checkpoint made on another machine arrives with git pair pull; git pair status --json shows the latest one",
+                )
+            }
+            OpsError::CheckpointDeferred { reasons, ways_on } => {
+                let hint = format!("{}; then create the checkpoint again", ways_on.join("; "));
+                CommandError::failed(message)
+                    .with_hint(hint)
+                    .with_partial("id", Value::Null)
+                    .with_partial("assessment", "handoff-deferred")
+                    .with_partial("bytes", 0)
+                    .with_partial("reasons", reasons)
+            }
+            OpsError::CheckpointSecret { kinds, found } => CommandError::failed(message)
+                .with_hint(
+                    "remove it from the flag or the file (the snapshot carries every uncommitted change), then create the checkpoint again; a known false positive can carry the marker git-pair:allow-secret on its line",
+                )
+                .with_partial("kinds", kinds)
+                .with_partial("found", found),
+            OpsError::CheckpointUnscannable { .. } => CommandError::failed(message).with_hint(
+                "commit part of the change first (only what differs from HEAD is scanned), then create the checkpoint again",
+            ),
+            OpsError::Secrets(_) => CommandError::failed(message).with_hint(
+                "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
+            ),
+            OpsError::CheckRefused(ref refusal) => {
+                use crate::checkpoint::CheckRefusal as R;
+                let err = CommandError::failed(message.clone());
+                match refusal {
+                    R::NotConfirmed { id, command, .. } => {
+                        let quoted = shell_quote(command);
+                        err.with_hint(format!(
+                            "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
+                        ))
+                        .with_partial("check", command.clone())
+                        .with_partial("ran", false)
+                    }
+                    R::Different { .. } => err.with_hint(
+                        "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
+                    ),
+                    R::NothingRecorded { .. } => err.with_hint("leave --check out"),
+                }
+            }
+            OpsError::CheckpointCommitMissing { ref branch, .. } => {
+                let fetch = if branch == "HEAD" {
+                    "git fetch <remote>".to_owned()
+                } else {
+                    format!("git fetch <remote> {branch}, e.g. git fetch origin {branch}")
+                };
+                CommandError::failed(message).with_hint(format!(
+                    "fetch it first ({fetch}), or push it from the machine that made the checkpoint; then run restore again"
+                ))
+            }
+            OpsError::DirtyForRestore { .. } => CommandError::failed(message).with_hint(
+                "commit or stash your changes (git stash -u), then run git pair checkpoint restore again",
+            ),
+            OpsError::InProgress { ref way_on, .. } => {
+                let hint = format!("{way_on}, then try again");
+                CommandError::failed(message).with_hint(hint)
+            }
+            OpsError::Restore(crate::worktree::RestoreError::InTheWay { .. }) => {
+                CommandError::failed(message)
+                    .with_hint("move that file out of the way, then run restore again")
+            }
+            OpsError::Restore(crate::worktree::RestoreError::Git { .. }) => {
+                CommandError::failed(message)
+            }
+            OpsError::Restore(_) => CommandError::internal(message),
+            OpsError::ArchiveRefused {
+                ref id,
+                state,
+                ref missing,
+            } => {
+                let hint = format!(
+                    "verify it where the task continues first: git pair checkpoint verify {id}"
+                );
+                CommandError::failed(message)
+                    .with_hint(hint)
+                    .with_partial("state", state.as_str())
+                    .with_partial("missing", missing.clone())
+            }
+            OpsError::SourceStillActive { changes, .. } => CommandError::failed(message)
+                .with_hint(
+                    "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one",
+                )
+                .with_partial(
+                    "state",
+                    crate::model::CheckpointState::VerifiedSourceActive.as_str(),
+                )
+                .with_partial(
+                    "changes",
+                    serde_json::to_value(changes).expect("mismatches serialize"),
+                ),
         }
     }
+}
+
+/// `text` quoted for a POSIX shell (single quotes), for hints meant to be pasted.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 impl From<crate::store::Error> for CommandError {
@@ -228,6 +378,12 @@ impl From<Refusal> for CommandError {
             Refusal::AlreadyReviewed { .. } => Some(
                 "record a new coder round (git pair coder-done --summary \"…\") or pass --again",
             ),
+            Refusal::UnknownFinding { .. } => Some(
+                "answer the findings of the last review by their numbers (git pair status; git pair handoff shows them)",
+            ),
+            Refusal::TooManyAddressed { .. } => {
+                Some("count only findings of the last review; say which with --responses FILE")
+            }
             Refusal::UnfinishedRun { .. } => Some(
                 "go on with it (git pair status), close it (git pair abandon), or replace it: git pair start --replace --task \"…\"",
             ),

@@ -57,7 +57,18 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         ));
     }
     let note_commit = match &done.note {
-        NoteState::Attached(c) | NoteState::AlreadyAttached(c) => Some(c.to_string()),
+        NoteState::Attached(c) => {
+            notes.push(format!(
+                "note: review note attached to commit {c} (git log --notes=pair shows it)"
+            ));
+            Some(c.to_string())
+        }
+        NoteState::AlreadyAttached(c) => {
+            notes.push(format!(
+                "note: commit {c} already carries this run's review note (refs/notes/pair)"
+            ));
+            Some(c.to_string())
+        }
         NoteState::NotYet | NoteState::NothingReviewed => {
             notes.push(
                 "note: HEAD does not hold the reviewed work yet; after you commit it, run git pair finish again to attach the review note (refs/notes/pair)"

@@ -12,7 +12,7 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
     let mut runs = Vec::new();
     let mut human = String::new();
     for m in crate::ops::show::runs(ctx)? {
-        let round = m.current_coder_round().unwrap_or(0);
+        let round = m.round;
         human.push_str(&format!(
             "{}  {:<20} round {round}/{}  {:<14} {}\n",
             m.run_id,
@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
             "task": m.task,
             "round": round,
             "next_action": m.next_action.as_str(),
-            "verdict": m.outcome.verdict.map(|v| v.as_str()),
+            "verdict": m.verdict.map(|v| v.as_str()),
             "created_at": m.created_at,
         }));
     }

@@ -6,6 +6,7 @@
 
 mod abandon;
 mod budget_check;
+mod checkpoint;
 mod coder_done;
 mod cost;
 mod demo;
@@ -13,7 +14,10 @@ mod diff;
 mod drop;
 mod error;
 mod finish;
+mod gate;
 mod handoff;
+mod hook;
+mod hooks;
 mod list;
 mod pr_body;
 mod probe;
@@ -23,9 +27,11 @@ mod render;
 mod review;
 mod set;
 mod show;
+mod skill;
 mod start;
 mod status;
 mod ui;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -93,6 +99,13 @@ pub enum Command {
     Pull(pull::Args),
     Set(set::Args),
     Abandon(abandon::Args),
+    Checkpoint(checkpoint::Args),
+    Verify(verify::Args),
+    Hooks(hooks::Args),
+    #[command(hide = true)]
+    Hook(hook::Args),
+    Gate(gate::Args),
+    Skill(skill::Args),
     Drop(drop::Args),
 }
 
@@ -144,6 +157,12 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
         Command::Set(args) => set::run(&ctx()?, args),
         Command::Abandon(args) => abandon::run(&ctx()?, args),
+        Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
+        Command::Verify(args) => verify::run(&ctx()?, args),
+        Command::Hooks(args) => hooks::run(&ctx()?, args),
+        Command::Hook(args) => hook::run(&ctx, &cli.directory, args),
+        Command::Gate(args) => gate::run(&ctx()?, args),
+        Command::Skill(args) => skill::run(&ctx, args),
         Command::Drop(args) => drop::run(&ctx()?, ui, args),
     }
 }

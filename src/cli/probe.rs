@@ -25,11 +25,20 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         .as_deref()
         .map(crate::review::probe::parse_reviewer_command)
         .transpose()?;
-    let reports = ops::probe::probe(ctx, command)?;
+    let probed = ops::probe::probe(ctx, command)?;
+    let reports = &probed.reviewers;
     let names: Vec<String> = reports.iter().map(|r| r.configured.clone()).collect();
-    let mut human = String::new();
+    let mut human = String::from("realizations here:\n");
+    for c in &probed.realizations {
+        human.push_str(&format!(
+            "  {:<8} {}  {}\n",
+            c.name,
+            if c.binds { "ok    " } else { "no    " },
+            c.reason
+        ));
+    }
     let mut all_bind = true;
-    for report in &reports {
+    for report in reports {
         let name = &report.configured;
         human.push_str(&format!("reviewer {name}:\n"));
         for c in &report.probed {
@@ -52,6 +61,12 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         }
     }
     let json = json!({
+        "realizations": probed.realizations.iter().map(|c| json!({
+            "name": c.name,
+            "binds": c.binds,
+            "reason": c.reason,
+            "path": c.path,
+        })).collect::<Vec<_>>(),
         "reviewers": reports.iter().map(|r| json!({
             "configured": r.configured,
             "winner": r.winner,
@@ -67,7 +82,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
         .with_hint(
             "install codex or claude, set pair.reviewer=builtin, or set pair.reviewerCommand",
         );
-        err = err.with_partial("reviewers", json["reviewers"].clone());
+        err = err
+            .with_partial("reviewers", json["reviewers"].clone())
+            .with_partial("realizations", json["realizations"].clone());
+        err.human = Some(human);
         return Err(err);
     }
     Ok(Report::new(json, human))

@@ -6,6 +6,19 @@ use serde_json::{Value, json};
 use crate::model::NextAction;
 use crate::store::{Counts, Integration};
 
+/// Dollars for people: `$1.23` (`decimals` places), or `not measured`.
+pub fn usd(spent: Option<f64>, decimals: usize) -> String {
+    match spent {
+        Some(usd) => format!("${:.*}", decimals, usd + 0.0),
+        None => "not measured".to_owned(),
+    }
+}
+
+/// Dollars for `--json`: rounded to 1/100 of a cent, or null when never measured.
+pub fn usd_json(spent: Option<f64>) -> serde_json::Value {
+    spent.map_or(Value::Null, |usd| crate::util::round_usd(usd).into())
+}
+
 /// The human "next:" line for `next`: every command that prints a next step says this.
 pub fn next_step(next: NextAction) -> &'static str {
     match next {

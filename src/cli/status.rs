@@ -5,7 +5,6 @@ use serde_json::json;
 use super::{CommandError, Context, Report};
 use crate::model::{Manifest, NextAction};
 use crate::ops;
-use crate::util::round_usd;
 
 /// Show the run's state and `next_action`, the one thing to do next.
 ///
@@ -23,18 +22,24 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
         "max_rounds": m.max_rounds,
         "last_verdict": m.last_verdict().map(|v| v.as_str()),
         "next_action": status.next.as_str(),
-        "spent_usd": round_usd(status.spend.spent_usd),
+        "spent_usd": super::render::usd_json(status.spend.usd()),
         "budget_usd": m.budget_usd,
         "branch": m.branch,
         "task": m.task,
         "conflicts": m.conflicts,
+        "checkpoint": m.checkpoint.as_ref().map(|c| json!({
+            "id": c.id.as_str(),
+            "assessment": c.assessment.as_str(),
+            "state": c.state.as_str(),
+        })),
+        "compactions": m.compactions,
         "settings": status
             .settings
             .iter()
             .map(|e| (e.key.to_owned(), json!({"value": e.value, "from": e.source.as_str()})))
             .collect::<serde_json::Map<_, _>>(),
     });
-    let mut text = human(m, status.spend.spent_usd, status.next);
+    let mut text = human(m, status.spend.usd(), status.next);
     let settings: Vec<String> = status
         .settings
         .iter()
@@ -45,7 +50,7 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
     Ok(Report::new(json, text))
 }
 
-fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
+fn human(m: &Manifest, spent: Option<f64>, next: NextAction) -> String {
     let round = m.current_coder_round().unwrap_or(0);
     let mut out = format!(
         "run {} on {} — round {round} of {}\ntask: {}\n",
@@ -55,9 +60,22 @@ fn human(m: &Manifest, spent: f64, next: NextAction) -> String {
         out.push_str(&format!("last verdict: {}\n", v.as_str()));
     }
     match m.budget_usd {
-        Some(limit) => out.push_str(&format!("spent: ${spent:.2} of ${limit:.2}\n")),
-        None if spent > 0.0 => out.push_str(&format!("spent: ${spent:.2}\n")),
-        None => {}
+        Some(limit) => out.push_str(&format!(
+            "spent: {} of ${limit:.2}\n",
+            super::render::usd(spent, 2)
+        )),
+        None => out.push_str(&format!("spent: {}\n", super::render::usd(spent, 2))),
+    }
+    if let Some(c) = &m.checkpoint {
+        out.push_str(&format!(
+            "checkpoint: {} ({}, {})\n",
+            c.id,
+            c.assessment.as_str(),
+            c.state.as_str()
+        ));
+    }
+    if m.compactions > 0 {
+        out.push_str(&format!("context compactions: {}\n", m.compactions));
     }
     for conflict in &m.conflicts {
         out.push_str(&format!("conflict: {conflict}\n"));

@@ -18,6 +18,8 @@ pub struct Report {
     pub notes: Vec<String>,
     /// A non-zero exit that is not an error (budget alert).
     pub exit: u8,
+    /// Print nothing on stdout, in either mode (a hook whose silence is its answer).
+    pub silent: bool,
 }
 
 impl Report {
@@ -35,6 +37,7 @@ impl Report {
             human: human.into(),
             notes: Vec::new(),
             exit: 0,
+            silent: false,
         }
     }
 
@@ -77,7 +80,9 @@ impl Ui {
         for note in &report.notes {
             eprintln!("{note}");
         }
-        let result = if self.json {
+        let result = if report.silent {
+            Ok(())
+        } else if self.json {
             let line = serde_json::to_string(&report.json).expect("JSON values serialize");
             writeln!(std::io::stdout().lock(), "{line}")
         } else if report.human.is_empty() {
@@ -105,6 +110,9 @@ impl Ui {
     /// Prints a failure: one `error:` line (and a hint) on stderr, and with `--json` one
     /// object with an `error` key on stdout. Returns the exit code.
     pub fn emit_error(&self, err: &CommandError) -> u8 {
+        if let (false, Some(text)) = (self.json, &err.human) {
+            let _ = write!(std::io::stdout().lock(), "{text}");
+        }
         eprintln!("error: {}", err.message);
         if let Some(hint) = &err.hint {
             eprintln!("hint: {hint}");
@@ -118,6 +126,34 @@ impl Ui {
 
     /// Prints clap's usage error or help text as clap formats it.
     pub fn emit_clap(&self, err: &clap::Error) {
-        let _ = err.print();
+        use clap::error::ErrorKind;
+        match err.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = err.print();
+            }
+            _ => {
+                // One `error:` line and a hint, like every other failure.
+                let text = err.render().to_string();
+                let first = text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("invalid usage");
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                eprintln!("error: {}", super::error::single_line(message));
+                let tip = text
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with("tip: "))
+                    .map(|l| l.trim_start_matches("tip: ").to_owned());
+                match tip {
+                    Some(tip) => eprintln!("hint: {tip}"),
+                    None => {
+                        eprintln!("hint: git pair -h (or git pair <command> -h) shows the usage")
+                    }
+                }
+            }
+        }
     }
 }

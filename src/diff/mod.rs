@@ -26,6 +26,7 @@ pub use cache::{DEFAULT_LIMIT as DELTA_BASE_CACHE_LIMIT, DeltaBaseCache};
 pub use error::Error;
 pub use quote::quoted as quote_path;
 pub use rename::Settings as RenameSettings;
+pub use tree::{RawChange, Side, changes as raw_changes};
 pub use unified::{Algorithm, HunkOptions, HunkSpan};
 
 /// How a file changed.
@@ -728,6 +729,19 @@ pub fn diff_trees(
     let mut differ = Differ::new(repo, options.clone())?;
     let changes = differ.changes(old, new)?;
     changes.iter().map(|change| differ.render(change)).collect()
+}
+
+/// The paths whose entries differ between trees `old` and `new` (files, symlinks and
+/// submodules; no rename detection), in git's order. Reads only the subtrees that differ.
+pub fn changed_paths(
+    repo: &gix::Repository,
+    old: ObjectId,
+    new: ObjectId,
+) -> Result<Vec<String>, Error> {
+    Ok(tree::changes(repo, Some(old), new)?
+        .into_iter()
+        .map(|change| change.path.to_str_lossy().into_owned())
+        .collect())
 }
 
 /// Writes the files' sections one after the other: exactly `git diff`'s output.

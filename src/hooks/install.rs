@@ -6,10 +6,11 @@
 //! Husky's `.husky` or `.husky/_` work, editing tracked files in place as Husky users expect)
 //! and names the backup directory. Nothing here runs git or prints.
 //!
-//! A shim is a marked block around one line that runs `git pair hook <name> "$@"` when
-//! `git-pair` is on `PATH`. An existing POSIX shell hook gets the block right after its
-//! shebang line (ours runs first and ends the script on failure, the user's script goes on
-//! after it); any other hook (another interpreter, a binary, a symbolic link, a hook that is
+//! A shim is a marked block around one line that runs `git-pair hook <name> "$@"` (what
+//! `git pair hook …` runs, minus the `git` process in between: a hook's cost is added to every
+//! commit) when `git-pair` is on `PATH`. An existing POSIX shell hook gets the block right
+//! after its shebang line (ours runs first and ends the script on failure, the user's script
+//! goes on after it); any other hook (another interpreter, a binary, a symbolic link, a hook that is
 //! not executable and so never ran) is moved aside to `<name>.git-pair-chained` and run by a
 //! shell shim after ours, with the same arguments and stdin.
 
@@ -248,9 +249,9 @@ pub fn block(hook: Hook, options: Options) -> String {
     let name = hook.name();
     let gate = options.gate && hook == Hook::PreCommit;
     let call = if gate {
-        format!("git pair hook {name} --gate \"$@\"")
+        format!("git-pair hook {name} --gate \"$@\"")
     } else {
-        format!("git pair hook {name} \"$@\"")
+        format!("git-pair hook {name} \"$@\"")
     };
     let on_failure = if hook.can_refuse() { "exit $?" } else { ":" };
     let missing = if gate {
@@ -1034,13 +1035,13 @@ mod tests {
                 assert_eq!(lines[2], END_MARKER);
                 assert!(
                     lines[1]
-                        .starts_with("if command -v git-pair >/dev/null 2>&1; then git pair hook ")
+                        .starts_with("if command -v git-pair >/dev/null 2>&1; then git-pair hook ")
                 );
                 let gated = gate && hook == Hook::PreCommit;
                 let call = if gated {
-                    format!("git pair hook {} --gate \"$@\"", hook.name())
+                    format!("git-pair hook {} --gate \"$@\"", hook.name())
                 } else {
-                    format!("git pair hook {} \"$@\"", hook.name())
+                    format!("git-pair hook {} \"$@\"", hook.name())
                 };
                 assert!(lines[1].contains(&call), "{}", lines[1]);
                 assert_eq!(lines[1].ends_with("exit 1; fi"), gated, "{}", lines[1]);
@@ -1318,7 +1319,7 @@ mod tests {
         dirs.install(&Hook::ALL, true);
         assert!(
             dirs.read(Hook::PreCommit)
-                .contains("git pair hook pre-commit --gate \"$@\"")
+                .contains("git-pair hook pre-commit --gate \"$@\"")
         );
         assert!(
             dirs.read(Hook::PreCommit)

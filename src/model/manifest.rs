@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::{CheckpointState, LatestCheckpoint};
 use super::record::{Body, Coder, Finding, Record, Runner, SCHEMA_VERSION, Verdict};
 
 /// Who acted in a round.
@@ -178,6 +179,13 @@ pub struct Manifest {
     pub last_seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     last_record: Option<String>,
+    /// The run's latest checkpoint and where it stands (SPEC §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<LatestCheckpoint>,
+    /// Context compactions observed since the run's context was last handed over (archiving
+    /// a checkpoint retires the old context, so the count starts again).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub compactions: u32,
     /// Fields written by a newer version, kept as they were.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -185,6 +193,10 @@ pub struct Manifest {
 
 fn default_warn_ratio() -> f64 {
     0.8
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The settings a run can own (`start` flags, `git pair set`), by `set` key.
@@ -221,6 +233,12 @@ pub enum Refusal {
     SecondPr { run_id: String, number: u64 },
     #[error("nothing to review in run {run_id}: the work tree equals the base ({base})")]
     EmptyChange { run_id: String, base: String },
+    #[error("--responses names finding {finding}, but the last review's open findings are {open}")]
+    UnknownFinding { finding: u32, open: String },
+    #[error(
+        "--findings-addressed {claimed} is more than the {open} open finding(s) of the last review"
+    )]
+    TooManyAddressed { claimed: u32, open: u32 },
     #[error("branch '{branch}' already has an unfinished run, {run_id}")]
     UnfinishedRun { run_id: String, branch: String },
     #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]
@@ -260,6 +278,8 @@ impl Manifest {
             records: 0,
             last_seq: 0,
             last_record: None,
+            checkpoint: None,
+            compactions: 0,
             extra: serde_json::Map::new(),
         }
     }
@@ -477,6 +497,33 @@ impl Manifest {
                     abandoned: true,
                 };
             }
+            Body::Checkpoint(checkpoint) => {
+                self.checkpoint = Some(LatestCheckpoint {
+                    id: checkpoint.checkpoint.clone(),
+                    assessment: checkpoint.assessment,
+                    state: CheckpointState::Unverified,
+                });
+            }
+            Body::CheckpointVerified(verified) => {
+                if let Some(latest) = self
+                    .checkpoint
+                    .as_mut()
+                    .filter(|c| c.id == verified.checkpoint)
+                {
+                    latest.state = latest.state.after_verification(verified.result);
+                }
+            }
+            Body::CheckpointArchived(archived) => {
+                if let Some(latest) = self
+                    .checkpoint
+                    .as_mut()
+                    .filter(|c| c.id == archived.checkpoint)
+                {
+                    latest.state = CheckpointState::Archived;
+                }
+                self.compactions = 0;
+            }
+            Body::Compaction(_) => self.compactions = self.compactions.saturating_add(1),
             Body::AllowSecret(_) | Body::Unknown { .. } => {}
         }
         self.next_action = self.next_action(Observed {

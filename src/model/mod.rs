@@ -5,17 +5,25 @@
 //! appending a record updates the projection in O(record) and a merge recomputes it from the
 //! union of records with the same code.
 
+mod approval;
+mod checkpoint;
 mod manifest;
 mod record;
 mod run_id;
 
+pub use approval::{Approval, approvals, finish_matters};
+pub use checkpoint::{
+    Assessment, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointIdError,
+    CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,
+    RepoIdentity, VerifyResult,
+};
 pub use manifest::{
     Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SETTING_KEYS, SessionSpend,
     check_coder_done, check_finish, check_review, coder_rounds,
 };
 pub use record::{
-    Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, Record, RecordError,
-    Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner, SCHEMA_VERSION,
-    SecretAt, SetSetting, Severity, Start, Verdict,
+    Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, MAX_RECORD_BYTES,
+    Record, RecordError, Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner,
+    SCHEMA_VERSION, SecretAt, SetSetting, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::{Checkpoint, CheckpointArchived, CheckpointVerified, Compaction};
+
 /// The schema version every stored JSON document carries as `"v"`.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -333,6 +335,12 @@ pub enum Body {
     },
     Set(SetSetting),
     Abandon(Abandon),
+    // Checkpoints (SPEC §10): a handoff packet, its verification and archiving, and an
+    // observed context compaction.
+    Checkpoint(Checkpoint),
+    CheckpointVerified(CheckpointVerified),
+    CheckpointArchived(CheckpointArchived),
+    Compaction(Compaction),
     AllowSecret(AllowSecret),
     /// A kind this version does not know (written by a newer one); kept, not projected.
     #[serde(skip)]
@@ -354,6 +362,10 @@ impl Body {
             Body::Pr { .. } => "pr",
             Body::Set(_) => "set",
             Body::Abandon(_) => "abandon",
+            Body::Checkpoint(_) => "checkpoint",
+            Body::CheckpointVerified(_) => "checkpoint-verified",
+            Body::CheckpointArchived(_) => "checkpoint-archived",
+            Body::Compaction(_) => "compaction",
             Body::AllowSecret(_) => "allow-secret",
             Body::Unknown { kind } => kind,
         }
@@ -384,7 +396,13 @@ pub enum RecordError {
     Version { found: u64 },
     #[error("record is missing its {field}")]
     Missing { field: &'static str },
+    #[error("record is {bytes} bytes, more than the {MAX_RECORD_BYTES} a record may be")]
+    TooLarge { bytes: usize },
 }
+
+/// The most a stored record may weigh: records are small facts (the bulky material lives
+/// beside them); a bigger one was not written by git pair and is refused unread.
+pub const MAX_RECORD_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Serialize)]
 struct EnvelopeOut<'a> {
@@ -428,6 +446,9 @@ impl Record {
 
     /// Parses the stored form; a kind unknown to this version becomes [`Body::Unknown`].
     pub fn from_json(bytes: &[u8]) -> Result<Self, RecordError> {
+        if bytes.len() > MAX_RECORD_BYTES {
+            return Err(RecordError::TooLarge { bytes: bytes.len() });
+        }
         let value: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|source| RecordError::Json { source })?;
         let version = value
@@ -472,6 +493,10 @@ const KNOWN_KINDS: &[&str] = &[
     "pr",
     "set",
     "abandon",
+    "checkpoint",
+    "checkpoint-verified",
+    "checkpoint-archived",
+    "compaction",
     "allow-secret",
 ];
 

@@ -37,16 +37,39 @@ impl RunId {
 
     /// Makes a fresh id for a run started at `unix` seconds.
     pub fn generate(unix: i64) -> Self {
+        Self::generate_ms(unix.saturating_mul(1000))
+    }
+
+    /// Makes a fresh id for a run started at `unix_ms` milliseconds. The six hex characters
+    /// are the millisecond within the second (three, `000`–`3e7`) and three unique ones, so
+    /// ids sort by creation to the millisecond — runs started in the same second are listed
+    /// and selected in the order they were started.
+    pub fn generate_ms(unix_ms: i64) -> Self {
+        let millis = unix_ms.rem_euclid(1000);
         RunId(format!(
-            "{}-{}",
-            crate::util::time::compact(unix),
-            crate::util::unique_hex(6)
+            "{}-{millis:03x}{}",
+            crate::util::time::compact(unix_ms.div_euclid(1000)),
+            crate::util::unique_hex(3)
         ))
     }
 
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+impl serde::Serialize for RunId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RunId {
+    /// Validated like any id from outside: a malformed one is an error, never a path.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        RunId::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 

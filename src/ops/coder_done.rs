@@ -82,9 +82,11 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
             (request.session.clone(), None)
         }
     };
+    let open_findings = open_findings(ctx, &state)?;
     let appended = ctx.repo.append(&run_id, |state| {
         let effective = super::settings::apply(&state.manifest, &ctx.options);
         model::check_coder_done(&effective, request.extra_round)?;
+        check_answers(&open_findings, request)?;
         let (round, opens) = state.manifest.coder_round_for_next();
         let body = Body::Coder(Coder {
             summary: summary.to_owned(),
@@ -117,6 +119,57 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
         round,
         warnings,
     })
+}
+
+/// The numbers of the findings the coder answers now: those of the last completed review when
+/// it asked for changes (an approval's notes are not answered by a coder round).
+fn open_findings(ctx: &Context, state: &crate::store::RunState) -> Result<Vec<u32>, Error> {
+    if state.manifest.last_verdict() != Some(crate::model::Verdict::ChangesRequested) {
+        return Ok(Vec::new());
+    }
+    let records = ctx.repo.records(state)?;
+    Ok(records
+        .iter()
+        .rev()
+        .find_map(|r| match &r.body {
+            Body::Review(review) if review.verdict.is_some() => {
+                Some(review.findings.iter().map(|f| f.n).collect())
+            }
+            _ => None,
+        })
+        .unwrap_or_default())
+}
+
+/// Refuses responses to findings that do not exist and a count above the open findings.
+fn check_answers(open: &[u32], request: &Request) -> Result<(), model::Refusal> {
+    let listed = || {
+        if open.is_empty() {
+            "none".to_owned()
+        } else {
+            open.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    if let Some(r) = request
+        .responses
+        .iter()
+        .find(|r| !open.contains(&r.finding))
+    {
+        return Err(model::Refusal::UnknownFinding {
+            finding: r.finding,
+            open: listed(),
+        });
+    }
+    let open_count = u32::try_from(open.len()).unwrap_or(u32::MAX);
+    if let Some(claimed) = request.findings_addressed.filter(|n| *n > open_count) {
+        return Err(model::Refusal::TooManyAddressed {
+            claimed,
+            open: open_count,
+        });
+    }
+    Ok(())
 }
 
 /// Warns when the work tree holds nothing new: it equals the run's base (nothing to review)

@@ -93,6 +93,7 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
 
     let remote = match remote {
         Some(remote) => {
+            let _one_at_a_time = repo.lock_sync(&remote.staging)?;
             progress(&format!("dropping run {run_id} on {}…", remote.name));
             let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
             let scope = Scope::Dropping(run_id.clone());

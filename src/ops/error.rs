@@ -27,17 +27,14 @@ pub enum Error {
     Template(#[from] crate::review::prompt::TemplateError),
     #[error("cannot measure spend: {0}")]
     Cost(#[from] crate::cost::CostError),
-    /// The secret pattern table (`pair.secretsFile`) cannot be read or used.
-    #[error(transparent)]
-    Secrets(#[from] crate::secrets::SecretsError),
     /// `push` found secrets in what it would publish; nothing was published.
     #[error(
         "refusing to push to '{remote}': {}",
-        crate::ops::outgoing::summarize(findings)
+        crate::ops::published::summarize(findings)
     )]
     SecretsInPush {
         remote: String,
-        findings: Vec<crate::ops::outgoing::PushFinding>,
+        findings: Vec<crate::ops::published::PushFinding>,
     },
     /// `drop` of the active run without `--force`.
     #[error("run {run_id} is the active run on branch '{branch}'; dropping it deletes it for good")]
@@ -91,8 +88,114 @@ pub enum Error {
     },
     #[error("run {run_id} is already finished")]
     FinishedOnlyPr { run_id: String },
+    #[error(
+        "no review records in this repository: refs/pair/runs/* is missing{}, so no commit can be verified",
+        if *notes { "" } else { " (and refs/notes/pair)" }
+    )]
+    NoReviewRecords {
+        /// Whether `refs/notes/pair` exists (the notes came, the runs did not).
+        notes: bool,
+    },
+    #[error("cannot verify range '{range}': {detail}")]
+    BadRange { range: String, detail: String },
+    #[error(transparent)]
+    Hooks(#[from] crate::hooks::install::Error),
+    #[error(transparent)]
+    Skill(#[from] crate::skill::Error),
+    /// The commit would add or change a path that must never be committed.
+    #[error("commit refused: {path} must never be committed (pair.neverCommit: {pattern})")]
+    NeverCommit { path: String, pattern: String },
+    /// The commit gate is closed: the staged tree is not the approved snapshot.
+    #[error("commit refused: {}", gate_closed(run_id, *approved_round, paths, *more))]
+    GateClosed {
+        run_id: String,
+        /// The round whose approval the staged tree was compared with; `None` when no
+        /// review of the run approved anything yet.
+        approved_round: Option<u32>,
+        /// The first paths that differ, with how (`added`, `modified`, …).
+        paths: Vec<(String, &'static str)>,
+        /// How many more paths differ.
+        more: usize,
+    },
+    #[error("cannot write {what} {path}: {source}")]
+    WriteFile {
+        what: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot find your home directory: HOME is not set")]
+    NoHome,
     #[error("cannot record the review dispatch, so no reviewer was started: {0}")]
     Dispatch(Box<Error>),
+    // Checkpoints (SPEC §10).
+    #[error(transparent)]
+    CheckpointInvalid(#[from] crate::checkpoint::Invalid),
+    #[error(transparent)]
+    CheckpointId(#[from] crate::model::CheckpointIdError),
+    #[error("no checkpoint {id} in this repository's runs")]
+    UnknownCheckpoint { id: String },
+    /// handoff-deferred: git is between two states; nothing was run or stored.
+    #[error("handoff deferred, nothing was stored: {}", reasons.join("; "))]
+    CheckpointDeferred {
+        reasons: Vec<String>,
+        ways_on: Vec<String>,
+    },
+    /// A secret in a flag, the check's output or a changed file; nothing was stored.
+    #[error(
+        "checkpoint refused, nothing was stored: it would carry a secret ({})",
+        list_some(found)
+    )]
+    CheckpointSecret {
+        kinds: Vec<String>,
+        found: Vec<String>,
+    },
+    #[error("checkpoint refused, nothing was stored: {detail}")]
+    CheckpointUnscannable { detail: String },
+    #[error("cannot load the secret patterns: {0}")]
+    Secrets(#[from] crate::secrets::SecretsError),
+    #[error(transparent)]
+    CheckRefused(#[from] crate::checkpoint::CheckRefusal),
+    #[error(
+        "checkpoint {id} is at commit {commit} (branch {branch}), which this repository does not have"
+    )]
+    CheckpointCommitMissing {
+        id: String,
+        commit: String,
+        branch: String,
+    },
+    #[error("work tree is dirty: {path} ({what}); restore never overwrites uncommitted work")]
+    DirtyForRestore { path: String, what: String },
+    #[error("{what}")]
+    InProgress { what: String, way_on: String },
+    #[error(transparent)]
+    Restore(#[from] crate::worktree::RestoreError),
+    #[error("checkpoint {id} cannot be archived yet ({}): missing {}", state.as_str(), missing.join("; "))]
+    ArchiveRefused {
+        id: String,
+        state: crate::model::CheckpointState,
+        missing: Vec<String>,
+    },
+    #[error("checkpoint {id} is verified, but this is its source work tree and it changed since ({}): HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE", changes.iter().map(|m| format!("{}: expected {}, found {}", m.field, m.expected, m.found)).collect::<Vec<_>>().join("; "))]
+    SourceStillActive {
+        id: String,
+        changes: Vec<crate::model::Mismatch>,
+    },
+}
+
+/// The first few items of a list, and how many more there are.
+fn list_some(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
 }
 
 impl Error {
@@ -104,4 +207,33 @@ impl Error {
             other => Error::Dispatch(Box::new(other)),
         }
     }
+}
+
+/// The message of a closed gate: the run, what the staged tree was compared with, and the
+/// first differing paths.
+fn gate_closed(
+    run_id: &str,
+    approved_round: Option<u32>,
+    paths: &[(String, &'static str)],
+    more: usize,
+) -> String {
+    let Some(round) = approved_round else {
+        return format!(
+            "run {run_id} is active on this branch and no review of it has approved anything yet"
+        );
+    };
+    let mut listed = paths
+        .iter()
+        .map(|(path, how)| format!("{path} ({how})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        listed.push_str(&format!(" and {more} more"));
+    }
+    if listed.is_empty() {
+        listed.push_str("the trees differ");
+    }
+    format!(
+        "the staged tree is not the snapshot run {run_id} approved in round {round}; it differs at {listed}"
+    )
 }

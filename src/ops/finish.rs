@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
+pub use super::note::NoteState;
 use super::{Context, Error};
 use crate::model::{self, Body, Finish, RunId, Verdict};
 use crate::store::Append;
-use crate::store::notes::NoteLine;
 
 /// What `finish` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -17,19 +17,6 @@ pub struct Request {
     pub pr: Option<u64>,
     pub force: bool,
     pub open_pr: bool,
-}
-
-/// Where the review note stands after `finish`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NoteState {
-    /// The line was added to the note of this commit now.
-    Attached(gix::ObjectId),
-    /// The note of this commit already held the line.
-    AlreadyAttached(gix::ObjectId),
-    /// HEAD does not hold the reviewed snapshot yet (commit it, then finish again).
-    NotYet,
-    /// The run has no review with a verdict to attach.
-    NothingReviewed,
 }
 
 /// The finished run.
@@ -104,7 +91,7 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
             }
         }
     }
-    let note = attach_note(ctx, &run_id)?;
+    let note = super::note::attach_to_head(ctx, &run_id)?;
     ctx.refresh_handoff(&run_id)?;
     let m = ctx.load(&run_id)?.manifest;
     Ok(Report {
@@ -147,45 +134,4 @@ pub fn abandon_run(ctx: &Context, run_id: &RunId, reason: Option<String>) -> Res
         ))
     })?;
     Ok(())
-}
-
-/// Attaches the run's line to the `refs/notes/pair` note of HEAD when HEAD's tree is the
-/// snapshot the reviewer last reviewed (approved, or overridden). Idempotent: the note holds
-/// each line once.
-pub fn attach_note(ctx: &Context, run_id: &RunId) -> Result<NoteState, Error> {
-    let state = ctx.load(run_id)?;
-    let m = &state.manifest;
-    let Some(verdict) = m.outcome.verdict else {
-        return Ok(NoteState::NothingReviewed);
-    };
-    let records = ctx.repo.records(&state)?;
-    let reviewed = records.iter().rev().find_map(|r| match &r.body {
-        Body::Review(review) if review.verdict.is_some() => Some(review),
-        _ => None,
-    });
-    let Some(review) = reviewed else {
-        return Ok(NoteState::NothingReviewed);
-    };
-    let Some(head) = ctx.repo.head()?.commit() else {
-        return Ok(NoteState::NotYet);
-    };
-    let head_tree = ctx.repo.commit_tree(head)?;
-    if head_tree != review.snapshot {
-        return Ok(NoteState::NotYet);
-    }
-    let line = NoteLine {
-        run_id: run_id.to_string(),
-        verdict: verdict.as_str().to_owned(),
-        rounds: m.outcome.rounds,
-        reviewer: review.tool.clone(),
-        cost_usd: Some(crate::util::round_usd(m.spent_usd)),
-        tree: head_tree,
-        override_: m.outcome.override_,
-    };
-    let added = crate::store::notes::add_line(&ctx.repo, head, &line.to_string())?;
-    Ok(if added {
-        NoteState::Attached(head)
-    } else {
-        NoteState::AlreadyAttached(head)
-    })
 }

@@ -4,21 +4,29 @@
 //! modules (`store`, `snapshot`, `packet`, `review`, `render`, `cost`, `sync`) and never the
 //! command layer. Progress reaches the user through a callback, never a print.
 
+pub mod checkpoint;
 pub mod coder_done;
 pub mod cost;
 pub mod drop;
 mod error;
 pub mod finish;
+pub mod gate;
+pub mod hook;
+pub mod hooks;
+pub mod note;
 pub mod outgoing;
 pub mod pr;
 pub mod probe;
+pub mod published;
 pub mod review;
 pub mod select;
 pub mod settings;
 pub mod show;
+pub mod skill;
 pub mod start;
 pub mod status;
 pub mod sync;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 

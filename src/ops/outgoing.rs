@@ -6,7 +6,7 @@
 //! pushes of that run) or such records already in the run.
 //!
 //! Cost is bounded by what is new: the store lists only blobs the new commits add
-//! ([`crate::store::Repo::run_outgoing`]); blobs larger than
+//! ([`crate::store::OutgoingReader::run_outgoing`]); blobs larger than
 //! [`crate::secrets::MAX_SCANNED_BLOB`] or binary are counted, not scanned; a blob found
 //! clean is not scanned again on a retry.
 
@@ -16,55 +16,11 @@ use gix::ObjectId;
 use serde::Serialize;
 
 use super::Error;
+pub use super::published::{PushFinding, summarize};
 use crate::model::{AllowSecret, Allowance, Body, RunId};
 use crate::secrets::{MAX_SCANNED_BLOB, Scanner};
 use crate::store::{Append, BlobText, OutgoingReader, Place, Repo};
 use crate::sync::Pending;
-
-/// A secret in what a push would publish: where, never what.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PushFinding {
-    /// The run it is in (`None`: `refs/notes/pair`).
-    pub run: Option<String>,
-    /// The round whose material or snapshot holds it.
-    pub round: Option<u32>,
-    pub kind: String,
-    /// The path an allowance names: a snapshot file's work-tree path, else the path inside
-    /// the run's tree (`reviews/2/output.txt`, `records/…`), `commit <id>` or `notes/<id>`.
-    pub path: String,
-    pub line: usize,
-    /// `snapshot`, `review material`, `record`, `run state`, `commit message`, `note` or
-    /// `tombstone`.
-    pub place: &'static str,
-}
-
-impl PushFinding {
-    /// `run R round N: kind in path:line (place)`.
-    pub fn describe(&self) -> String {
-        let mut out = String::new();
-        if let Some(run) = &self.run {
-            out.push_str(&format!("run {run}"));
-            if let Some(round) = self.round {
-                out.push_str(&format!(" round {round}"));
-            }
-            out.push_str(": ");
-        }
-        out.push_str(&format!("{} in {}", self.kind, self.path));
-        if self.line > 0 {
-            out.push_str(&format!(":{}", self.line));
-        }
-        out.push_str(&format!(" ({})", self.place));
-        out
-    }
-
-    /// The allowance that would let it through.
-    pub fn allowance(&self) -> Allowance {
-        Allowance {
-            kind: self.kind.clone(),
-            path: self.path.clone(),
-        }
-    }
-}
 
 /// What the scans of one push covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -218,6 +174,9 @@ impl<'a> Guard<'a> {
                             Place::Snapshot { round, file } => {
                                 (Some(round), file.to_owned(), "snapshot")
                             }
+                            Place::CheckpointSnapshot { file } => {
+                                (None, file.to_owned(), "checkpoint snapshot")
+                            }
                             Place::Material { round } => {
                                 (Some(round), blob.path.clone(), "review material")
                             }
@@ -324,25 +283,4 @@ pub fn parse_allowance(text: &str, scanner: &Scanner) -> Result<Allowance, Error
         kind: kind.to_owned(),
         path: path.to_owned(),
     })
-}
-
-/// One line for a refusal: how many secrets, and where (the first ten).
-pub fn summarize(findings: &[PushFinding]) -> String {
-    let listed: Vec<String> = findings
-        .iter()
-        .take(10)
-        .map(PushFinding::describe)
-        .collect();
-    let more = findings.len().saturating_sub(listed.len());
-    format!(
-        "{} secret{} in what it would publish: {}{}",
-        findings.len(),
-        if findings.len() == 1 { "" } else { "s" },
-        listed.join("; "),
-        if more > 0 {
-            format!("; and {more} more")
-        } else {
-            String::new()
-        }
-    )
 }

@@ -13,8 +13,8 @@ pub fn render_body(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
     let state = ctx.load(run_id)?;
     let records = ctx.repo.records(&state)?;
     let spent = match ctx.spend_sources() {
-        Ok(sources) => crate::spend::measure(&state.manifest, &sources).spent_usd,
-        Err(_) => state.manifest.spent_usd,
+        Ok(sources) => crate::spend::measure(&state.manifest, &sources).usd(),
+        Err(_) => (state.manifest.spent_usd > 0.0).then_some(state.manifest.spent_usd),
     };
     Ok(crate::render::pr_body::render(&records, spent))
 }

@@ -1,15 +1,23 @@
-//! Which reviewer realization binds here, and why (`probe`): probes what is installed for the
-//! configured reviewer (the active run's, `pair.reviewer`, the `pair.reviewers` panel, or the
-//! reviewer command).
+//! Which reviewer realization binds here, and why (`probe`): a doctor view that probes every
+//! realization the surfaces document defines (shipped or `pair.surfaceFile`), each on its
+//! own, and which one binds for the configured reviewer (the active run's, `pair.reviewer`,
+//! the `pair.reviewers` panel, or the reviewer command), with its fallbacks.
 
 use super::{Context, Error};
-use crate::review::{ProbeReport, ProbeRequest, Surfaces};
+use crate::review::{Candidate, ProbeReport, ProbeRequest, Surfaces};
 
-/// Probes each configured reviewer; `reviewer_command` (validated) replaces the configuration.
-pub fn probe(
-    ctx: &Context,
-    reviewer_command: Option<Vec<String>>,
-) -> Result<Vec<ProbeReport>, Error> {
+/// What probing found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Every realization, probed on its own: whether it could run here, and why.
+    pub realizations: Vec<Candidate>,
+    /// For each configured reviewer: the candidates tried in order and the winner (if any).
+    pub reviewers: Vec<ProbeReport>,
+}
+
+/// Probes every realization, then each configured reviewer; `reviewer_command` (validated)
+/// replaces the configured reviewer.
+pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<Report, Error> {
     let o = &ctx.options;
     let surfaces = Surfaces::load(o.surface_file.as_deref()).map_err(crate::review::Error::from)?;
     let command = reviewer_command.or_else(|| o.reviewer_command.clone());
@@ -20,20 +28,36 @@ pub fn probe(
     } else {
         let from_run = super::select::active(ctx, None)
             .ok()
-            .and_then(|id| ctx.load(&id).ok())
+            .and_then(|id| ctx.load_effective(&id).ok())
             .map(|s| s.manifest.reviewer);
         vec![from_run.unwrap_or_else(|| o.reviewer.clone())]
     };
-    let mut reports = Vec::new();
-    for name in &names {
-        reports.push(crate::review::probe(
+    // A report whether or not anything binds (its winner says which).
+    let probe_one = |name: &str| -> Result<ProbeReport, Error> {
+        match crate::review::probe(
             &surfaces,
             &ProbeRequest {
                 configured: name,
                 reviewer_command: command.as_deref(),
                 path_env: None,
             },
-        )?);
+        ) {
+            Ok(report) => Ok(report),
+            Err(crate::review::Error::NothingBinds { report, .. }) => Ok(*report),
+            Err(e) => Err(e.into()),
+        }
+    };
+    let mut reviewers = Vec::new();
+    for name in &names {
+        reviewers.push(probe_one(name)?);
     }
-    Ok(reports)
+    let mut realizations = Vec::new();
+    for name in surfaces.realizations.keys() {
+        // Probed as if configured: the first candidate is the realization itself.
+        realizations.extend(probe_one(name)?.probed.into_iter().next());
+    }
+    Ok(Report {
+        realizations,
+        reviewers,
+    })
 }

@@ -42,17 +42,30 @@ pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
     newest_on_branch(ctx, &branch, |_| true)?.ok_or(Error::NoActiveRun { branch })
 }
 
-/// The newest run on `branch` whose finished state `wanted` accepts.
+/// The newest run on `branch` whose finished state `wanted` accepts. The newest few runs are
+/// read directly (the usual case: this branch's run is among the latest); past them, the
+/// cached run summaries answer without reading every manifest.
 fn newest_on_branch(
     ctx: &Context,
     branch: &str,
     wanted: impl Fn(bool) -> bool,
 ) -> Result<Option<RunId>, Error> {
-    for id in ctx.repo.list_runs()?.into_iter().rev() {
-        let m = ctx.load(&id)?.manifest;
+    const READ_DIRECTLY: usize = 8;
+    let tips = ctx.repo.run_tips()?;
+    for (id, tip) in tips.iter().rev().take(READ_DIRECTLY) {
+        let m = ctx.repo.load_at(id, *tip)?.manifest;
         if m.branch == branch && wanted(m.is_finished()) {
-            return Ok(Some(id));
+            return Ok(Some(id.clone()));
         }
     }
-    Ok(None)
+    if tips.len() <= READ_DIRECTLY {
+        return Ok(None);
+    }
+    Ok(ctx
+        .repo
+        .run_summaries()?
+        .into_iter()
+        .rev()
+        .find(|s| s.branch == branch && wanted(s.finished))
+        .map(|s| s.run_id))
 }

@@ -138,14 +138,11 @@ pub fn diff(
     Ok((String::from_utf8_lossy(&text).into_owned(), files.len()))
 }
 
-/// Every run's manifest, newest first.
-pub fn runs(ctx: &Context) -> Result<Vec<Manifest>, Error> {
-    ctx.repo
-        .list_runs()?
-        .into_iter()
-        .rev()
-        .map(|id| Ok(ctx.load(&id)?.manifest))
-        .collect()
+/// Every run's summary, newest first (from the summary cache: only runs that moved are read).
+pub fn runs(ctx: &Context) -> Result<Vec<crate::store::RunSummary>, Error> {
+    let mut runs = ctx.repo.run_summaries()?;
+    runs.reverse();
+    Ok(runs)
 }
 
 /// The active run's transcript, with the HANDOFF view rewritten when missing or stale.

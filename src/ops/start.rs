@@ -8,6 +8,9 @@ use crate::model::{Body, RunId, Start};
 use crate::store::{Append, Head};
 use crate::util::time;
 
+/// From how many loose run refs `start` packs them.
+const PACK_RUN_REFS_FROM: usize = 256;
+
 /// What `start` was asked for; `None` means "from configuration".
 #[derive(Debug, Clone, Default)]
 pub struct Request {
@@ -114,7 +117,15 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         }
         other => other,
     };
-    let run_id = RunId::generate(time::now_unix());
+    // Ids are unique with overwhelming probability; one already taken (two starts in the same
+    // millisecond drawing the same suffix) is drawn again.
+    let mut run_id = RunId::generate_ms(time::now_unix_ms());
+    for _ in 0..16 {
+        if ctx.repo.run_tip(&run_id)?.is_none() {
+            break;
+        }
+        run_id = RunId::generate_ms(time::now_unix_ms());
+    }
     if let Some(old) = &replaced {
         super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
     }
@@ -148,6 +159,9 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         Some(base),
         Append::record(Body::Start(start), subject),
     )?;
+    // Thousands of loose run refs make every listing read thousands of files: pack them now
+    // and then (best effort; a busy packed-refs is left for next time).
+    let _ = ctx.repo.pack_run_refs(PACK_RUN_REFS_FROM);
     let handoff_path = ctx.refresh_handoff(&run_id)?;
     Ok(Report {
         ref_name: crate::store::run_ref(&run_id),

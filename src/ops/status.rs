@@ -35,12 +35,13 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
     })
 }
 
-/// The next action of `manifest` as of now, measuring its spend (a spend that cannot be
-/// measured counts as what the run stored).
+/// The next action of `manifest` as of now. Spend is measured (agent logs read) only when the
+/// run has a budget, the one case where it can change the answer; a spend that cannot be
+/// measured counts as what the run stored.
 pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
-    let spend = ctx
-        .spend_sources()
-        .ok()
+    let spend = manifest
+        .budget_usd
+        .and_then(|_| ctx.spend_sources().ok())
         .map(|sources| crate::spend::measure(manifest, &sources));
     manifest.next_action(observed(manifest, spend.as_ref()))
 }

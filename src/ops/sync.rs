@@ -28,6 +28,7 @@ pub fn pull(
     progress: &dyn Fn(&str),
 ) -> Result<Synced<PullReport>, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
+    let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("fetching git pair state from {}…", remote.name));
     let report = crate::sync::pull(&ctx.repo, &remote)?;
     forget_removed(ctx, &report)?;
@@ -57,6 +58,7 @@ pub fn push(
         .iter()
         .map(|a| super::outgoing::parse_allowance(a, &scanner))
         .collect::<Result<Vec<_>, _>>()?;
+    let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
     let mut guard = Guard::new(&ctx.repo, scanner, allow);
     let report = crate::sync::push(&ctx.repo, &remote, &Scope::Everything, &mut |pending| {

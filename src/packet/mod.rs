@@ -255,6 +255,19 @@ pub fn from_trees(
     build_from_changes(&mut differ, &changes, options)
 }
 
+/// A change's path as people read it (UTF-8, not git-quoted): what the coverage lists name.
+fn display(change: &Change) -> String {
+    let text = |p: &[u8]| String::from_utf8_lossy(p).into_owned();
+    match change.kind {
+        ChangeKind::Renamed { .. } => {
+            format!("{} => {}", text(&change.old_path), text(&change.new_path))
+        }
+        _ => text(&change.new_path),
+    }
+}
+
+/// A change's path as `git diff` writes it (quoted when needed): what the packet's own
+/// "not included" list names.
 fn label(change: &Change) -> String {
     let quote = |p: &[u8]| crate::diff::quote_path(p, true);
     match change.kind {
@@ -283,6 +296,7 @@ fn assemble(
     let budget = options.budget_bytes;
     let generated_patterns = glob::PathSet::new(GENERATED);
     let labels: Vec<String> = changes.iter().map(|c| label(c)).collect();
+    let displays: Vec<String> = changes.iter().map(|c| display(c)).collect();
     let list_cap = (budget / LIST_SHARE).min(LIST_MAX);
     // Room for the list of left-out files: the list of all files bounds the list of any
     // suffix of them when it is complete; when it had to be cut, a suffix's list may name
@@ -324,7 +338,7 @@ fn assemble(
         } else {
             2
         };
-        for (p, label) in prepared.iter().zip(&labels) {
+        for (p, label) in prepared.iter().zip(&displays) {
             match tier {
                 0 => out.add(&p.full, Kind::Full, p, label),
                 1 => {
@@ -393,7 +407,7 @@ fn assemble(
         }
     }
     let allowance = low;
-    for (p, label) in prepared[..kept].iter().zip(&labels) {
+    for (p, label) in prepared[..kept].iter().zip(&displays) {
         let (text, clipped) = p.clipped(allowance);
         let kind = match p.reduced() {
             Shape::NamesOnly(_) => Kind::NamesOnly,
@@ -404,7 +418,7 @@ fn assemble(
         };
         out.add(&text, kind, p, label);
     }
-    for label in rest {
+    for label in &displays[kept..] {
         out.coverage.not_included.push(label);
     }
     if out.diff.len() + listing.len() <= budget {

@@ -23,14 +23,14 @@ pub(super) fn render_ahead(
     changes: &[Change],
     budget: usize,
     scanner: &Scanner,
-) -> Result<Vec<Ahead>, super::Error> {
+) -> Result<Vec<Ahead>, crate::diff::Error> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, MAX_WORKERS);
     let results: Mutex<Vec<Ahead>> = Mutex::new(Vec::new());
     let (jobs, queue) = mpsc::channel::<(usize, FileDiff)>();
     let queue = Mutex::new(queue);
-    let rendered: Result<(), super::Error> = std::thread::scope(|scope| {
+    let rendered: Result<(), crate::diff::Error> = std::thread::scope(|scope| {
         let jobs = jobs;
         for _ in 0..workers {
             scope.spawn(|| {

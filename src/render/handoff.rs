@@ -143,6 +143,46 @@ pub fn section(record: &Record, after: &Manifest) -> String {
         Body::Pr { number } => {
             let _ = writeln!(out, "\nPR: #{number} · {when}");
         }
+        Body::Checkpoint(checkpoint) => {
+            let _ = writeln!(
+                out,
+                "\n## Checkpoint {} · {when}\nAssessment: {} · Next: {}",
+                checkpoint.checkpoint,
+                checkpoint.assessment.as_str(),
+                one_line(&checkpoint.next)
+            );
+        }
+        Body::CheckpointVerified(verified) => {
+            let _ = writeln!(
+                out,
+                "\nCheckpoint {}: {} · {when}",
+                verified.checkpoint,
+                verified.result.as_str()
+            );
+            for m in &verified.mismatches {
+                let _ = writeln!(
+                    out,
+                    "- {}: expected {}, found {}",
+                    m.field,
+                    one_line(&m.expected),
+                    one_line(&m.found)
+                );
+            }
+        }
+        Body::CheckpointArchived(archived) => {
+            let _ = writeln!(
+                out,
+                "\nCheckpoint {}: SOURCE_ARCHIVED_CONFIRMED · {when}",
+                archived.checkpoint
+            );
+        }
+        Body::Compaction(_) => {
+            let _ = writeln!(
+                out,
+                "\nContext compaction observed ({} in this context) · {when}",
+                after.compactions
+            );
+        }
         Body::AllowSecret(allow) => {
             let allowed: Vec<String> = allow.allowed.iter().map(ToString::to_string).collect();
             let _ = writeln!(

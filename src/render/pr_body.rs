@@ -21,14 +21,17 @@ const LEDGER_MAX_ROWS: usize = 60;
 /// Where a finding stands at the end of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
+    /// The coder said so for this finding (`--responses`).
     Addressed,
+    /// A later completed review (this round) no longer raised it.
+    NotRaisedAgain(u32),
     Open,
     Deferred(String),
     Disputed(String),
 }
 
 /// Renders the generated part, markers included, within [`MAX_CHARS`].
-pub fn render(records: &[Record], spent_usd: f64) -> String {
+pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
     let mut manifest = Manifest::empty();
     // Transcript sections grouped by round, in order; the header goes first.
     let mut rounds: Vec<(u32, String)> = Vec::new();
@@ -131,7 +134,7 @@ pub fn render(records: &[Record], spent_usd: f64) -> String {
     out
 }
 
-fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
+fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## {}\n", clip_chars(&one_line(&m.task), 300));
     let verdict = m
@@ -167,10 +170,9 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
         if rounds == 1 { "" } else { "s" },
         reviewers.join(", "),
         m.coder,
-        if spent_usd > 0.0 {
-            format!("${spent_usd:.2}")
-        } else {
-            "not measured".to_owned()
+        match spent_usd {
+            Some(usd) => format!("${:.2}", usd + 0.0),
+            None => "not measured".to_owned(),
         }
     );
     if m.outcome.override_ {
@@ -253,6 +255,9 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: f64) -> String {
             };
             let status = match standing {
                 Standing::Addressed => "addressed".to_owned(),
+                Standing::NotRaisedAgain(round) => {
+                    format!("addressed (not raised in round {round})")
+                }
                 Standing::Open => "**open**".to_owned(),
                 Standing::Deferred(reason) => format!("deferred: {}", cell(reason)),
                 Standing::Disputed(reason) => format!("disputed: {}", cell(reason)),
@@ -309,6 +314,8 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
                 .rev()
                 .find(|(round, r)| *round == review.round + 1 && r.finding == finding.n)
                 .map(|(_, r)| r);
+            // "addressed" only where the coder said so for this finding, or a later review no
+            // longer raised it; a bare --findings-addressed count is never a claim about which.
             let standing = match (response.map(|r| r.status), next) {
                 (Some(ResponseStatus::Deferred), _) => Standing::Deferred(
                     response
@@ -320,12 +327,13 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
                         .and_then(|r| r.reason.clone())
                         .unwrap_or_else(|| "no reason given".into()),
                 ),
-                (_, None) if review.verdict == Some(Verdict::Approved) => Standing::Addressed,
-                (_, None) => Standing::Open,
                 (_, Some(next)) if next.findings.iter().any(|f| key(f) == key(finding)) => {
                     Standing::Open
                 }
-                (_, Some(_)) => Standing::Addressed,
+                (Some(ResponseStatus::Addressed), _) => Standing::Addressed,
+                // Raised by the last review (even one that approved): still open.
+                (_, None) => Standing::Open,
+                (_, Some(next)) => Standing::NotRaisedAgain(next.round),
             };
             rows.push((review.round, finding.clone(), standing));
         }

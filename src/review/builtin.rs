@@ -47,9 +47,21 @@ pub struct BuiltinReview {
 pub const BLOCKING_CATEGORIES: &[&str] =
     &["conflict-marker", "secret", "debug-leftover", "large-file"];
 
-/// Reviews the added lines of `diff` (unified diff text).
-pub fn review(diff: &str, options: &BuiltinOptions) -> BuiltinReview {
-    let files = parse_diff(diff);
+/// Reviews the added lines of `diff` (unified diff text), and the size of each changed file as
+/// the snapshot holds it (`sizes`; a packet under its byte budget shows only part of a big
+/// file, or only its name).
+pub fn review(diff: &str, sizes: &[(String, u64)], options: &BuiltinOptions) -> BuiltinReview {
+    let mut files = parse_diff(diff);
+    for (path, bytes) in sizes {
+        match files.iter_mut().find(|f| &f.path == path) {
+            Some(file) => file.size = Some(*bytes),
+            None => files.push(FileAdds {
+                path: path.clone(),
+                size: Some(*bytes),
+                ..FileAdds::default()
+            }),
+        }
+    }
     let mut raw: Vec<Finding> = Vec::new();
     let mut any_source = None;
     let mut any_test = false;
@@ -93,6 +105,8 @@ struct FileAdds {
     /// (line number in the new file, text without the leading `+`)
     lines: Vec<(u32, String)>,
     added_bytes: u64,
+    /// The whole file's size in the snapshot, when known.
+    size: Option<u64>,
 }
 
 fn parse_diff(diff: &str) -> Vec<FileAdds> {
@@ -328,14 +342,15 @@ fn check_file(
             *any_test = true;
         }
     }
-    if file.added_bytes > options.max_file_bytes {
+    let size = file.size.unwrap_or(file.added_bytes);
+    if size > options.max_file_bytes {
         out.push(finding(
             "large-file",
             Some(Severity::Medium),
             &file.path,
             format!(
-                "{} bytes added to one file (limit {}); large or generated files belong in LFS, a release asset, or the build",
-                file.added_bytes, options.max_file_bytes
+                "{size} bytes in one file (limit {}); large or generated files belong in LFS, a release asset, or the build",
+                options.max_file_bytes
             ),
         ));
     }
@@ -437,6 +452,7 @@ mod tests {
         for (line, want) in cases {
             let r = review(
                 &diff("src/app.rs", &[line.as_str()]),
+                &[],
                 &BuiltinOptions::default(),
             );
             assert_eq!(r.findings[0].category, want, "{line}");
@@ -457,7 +473,7 @@ mod tests {
             "let sk = \"sk-short\";",
             "secretary = \"Alice Smith\"",
         ];
-        let r = review(&diff("README.md", &lines), &BuiltinOptions::default());
+        let r = review(&diff("README.md", &lines), &[], &BuiltinOptions::default());
         assert_eq!(r.findings, vec![], "{:?}", r.findings);
         assert_eq!(r.verdict, Verdict::Approved);
     }
@@ -465,7 +481,7 @@ mod tests {
     #[test]
     fn removed_and_context_lines_are_not_checked() {
         let d = "diff --git a/a.md b/a.md\n--- a/a.md\n+++ b/a.md\n@@ -1,2 +1,1 @@\n dbg!(x)\n-console.log(1)\n";
-        assert_eq!(review(d, &BuiltinOptions::default()).findings, vec![]);
+        assert_eq!(review(d, &[], &BuiltinOptions::default()).findings, vec![]);
     }
 
     #[test]
@@ -475,6 +491,7 @@ mod tests {
                 "doc.md",
                 &["<<<<<<< ours", "a", "=======", "b", ">>>>>>> theirs"],
             ),
+            &[],
             &BuiltinOptions::default(),
         );
         assert_eq!(
@@ -491,6 +508,7 @@ mod tests {
     fn verdict_blocks_only_on_blocking_categories() {
         let todo_only = review(
             &diff("src/a.rs", &["// TODO tidy"]),
+            &[],
             &BuiltinOptions::default(),
         );
         assert_eq!(todo_only.verdict, Verdict::Approved);
@@ -498,21 +516,37 @@ mod tests {
             categories(&todo_only),
             [("todo", "src/a.rs:2"), ("missing-tests", "")]
         );
-        let debug = review(&diff("src/a.rs", &["dbg!(1);"]), &BuiltinOptions::default());
+        let debug = review(
+            &diff("src/a.rs", &["dbg!(1);"]),
+            &[],
+            &BuiltinOptions::default(),
+        );
         assert_eq!(debug.verdict, Verdict::ChangesRequested);
     }
 
     #[test]
     fn tests_changed_alongside_source_satisfy_the_tests_check() {
         let both = diff("src/a.rs", &["fn f() {}"]) + &diff("tests/a.rs", &["fn t() {}"]);
-        assert_eq!(review(&both, &BuiltinOptions::default()).findings, vec![]);
+        assert_eq!(
+            review(&both, &[], &BuiltinOptions::default()).findings,
+            vec![]
+        );
         let inline = diff("src/a.rs", &["#[cfg(test)]", "mod tests {}"]);
-        assert_eq!(review(&inline, &BuiltinOptions::default()).findings, vec![]);
+        assert_eq!(
+            review(&inline, &[], &BuiltinOptions::default()).findings,
+            vec![]
+        );
         let py = diff("app/views.py", &["def f(): pass"])
             + &diff("app/test_views.py", &["def test_f(): pass"]);
-        assert_eq!(review(&py, &BuiltinOptions::default()).findings, vec![]);
+        assert_eq!(
+            review(&py, &[], &BuiltinOptions::default()).findings,
+            vec![]
+        );
         let docs = diff("docs/guide.md", &["words"]);
-        assert_eq!(review(&docs, &BuiltinOptions::default()).findings, vec![]);
+        assert_eq!(
+            review(&docs, &[], &BuiltinOptions::default()).findings,
+            vec![]
+        );
     }
 
     #[test]
@@ -523,7 +557,7 @@ mod tests {
             max_file_bytes: 1000,
             ..BuiltinOptions::default()
         };
-        let r = review(&diff("data.txt", &lines), &options);
+        let r = review(&diff("data.txt", &lines), &[], &options);
         assert_eq!(categories(&r), [("large-file", "data.txt")]);
         assert_eq!(r.verdict, Verdict::ChangesRequested);
     }
@@ -532,7 +566,7 @@ mod tests {
     fn findings_are_capped_per_category_with_a_summary() {
         let lines: Vec<String> = (0..15).map(|i| format!("// TODO {i}")).collect();
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let r = review(&diff("notes.txt", &refs), &BuiltinOptions::default());
+        let r = review(&diff("notes.txt", &refs), &[], &BuiltinOptions::default());
         assert_eq!(r.findings.len(), 11);
         assert_eq!(r.findings[10].text, "and 5 more `todo` findings");
         assert_eq!(
@@ -544,7 +578,7 @@ mod tests {
     #[test]
     fn hunk_line_numbers_follow_the_new_side() {
         let d = "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -10,3 +20,4 @@ fn ctx\n keep\n-gone\n+// FIXME one\n keep\n+// FIXME two\n";
-        let r = review(d, &BuiltinOptions::default());
+        let r = review(d, &[], &BuiltinOptions::default());
         assert_eq!(categories(&r), [("todo", "x.txt:21"), ("todo", "x.txt:23")]);
     }
 
@@ -553,7 +587,7 @@ mod tests {
         let d = "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+TODO a\n\
                  diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-TODO gone\n\
                  diff --git \"a/sp ace.txt\" \"b/sp ace.txt\"\n--- \"a/sp ace.txt\"\n+++ \"b/sp ace.txt\"\n@@ -0,0 +1 @@\n+TODO b\n";
-        let r = review(d, &BuiltinOptions::default());
+        let r = review(d, &[], &BuiltinOptions::default());
         assert_eq!(
             categories(&r),
             [("todo", "new.txt:1"), ("todo", "sp ace.txt:1")]
@@ -564,6 +598,7 @@ mod tests {
     fn answer_text_round_trips_through_the_parser() {
         let r = review(
             &diff("src/a.rs", &["dbg!(1);", "// TODO x"]),
+            &[],
             &BuiltinOptions::default(),
         );
         assert_eq!(
@@ -573,7 +608,7 @@ mod tests {
                 findings: r.findings.clone()
             }
         );
-        let empty = review("", &BuiltinOptions::default());
+        let empty = review("", &[], &BuiltinOptions::default());
         assert_eq!(
             (empty.verdict, empty.text.as_str()),
             (Verdict::Approved, "VERDICT: APPROVED\n")

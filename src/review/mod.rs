@@ -81,6 +81,9 @@ pub struct ReviewInput<'a> {
     pub diff: &'a str,
     /// Resume this vendor session (a later round) when the realization can.
     pub resume_session_id: Option<&'a str>,
+    /// Each added or modified file's size in the reviewed snapshot (the packet may show
+    /// only part of it); what the built-in reviewer's size check judges.
+    pub file_sizes: &'a [(String, u64)],
 }
 
 /// How to run an attempt.
@@ -235,7 +238,7 @@ pub fn run_attempt(
     let mut attempt = Attempt::new(bound);
     if bound.realization.kind == RealizationKind::Builtin {
         let started = Instant::now();
-        let review = builtin::review(input.diff, &options.builtin);
+        let review = builtin::review(input.diff, input.file_sizes, &options.builtin);
         attempt.argv = vec![bound.name.clone()];
         attempt.outcome = Outcome::Completed;
         attempt.stdout = review.text.clone().into_bytes();

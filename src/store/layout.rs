@@ -1,7 +1,7 @@
 //! The layout inside a run's tree: where each round's stored material lives. The only code
 //! that spells these paths; everything else names material by [`Material`].
 
-use crate::model::{Manifest, RunId};
+use crate::model::{CheckpointId, Manifest, RunId};
 
 /// One kind of stored material of a reviewed round (`reviews/<n>/…`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +69,8 @@ pub enum Place<'a> {
     /// A file of the work-tree snapshot reviewed in `round`; `file` is its path in the
     /// work tree.
     Snapshot { round: u32, file: &'a str },
+    /// A file of a checkpoint's work-tree snapshot; `file` is its path in the work tree.
+    CheckpointSnapshot { file: &'a str },
     /// Other stored material of `round` (`reviews/<n>/prompt.md`, …).
     Material { round: u32 },
     /// A record (`records/…`).
@@ -82,6 +84,12 @@ impl Place<'_> {
     pub fn of(path: &str) -> Place<'_> {
         if path.starts_with("records/") {
             return Place::Record;
+        }
+        if let Some(rest) = path.strip_prefix("checkpoints/")
+            && let Some((_, rest)) = rest.split_once('/')
+            && let Some(file) = rest.strip_prefix("snapshot/")
+        {
+            return Place::CheckpointSnapshot { file };
         }
         let Some(rest) = path.strip_prefix("reviews/") else {
             return Place::Other;
@@ -102,13 +110,25 @@ impl Place<'_> {
     }
 }
 
-/// The round whose snapshot subtree is at `path` (`reviews/<n>/snapshot`), if it is one.
+/// Whether the subtree at `path` is a work-tree snapshot: round `n`'s reviewed snapshot
+/// (`reviews/<n>/snapshot`, `Some(n)`) or a checkpoint's (`checkpoints/<id>/snapshot`,
+/// `Some(u32::MAX)`: after every round); `None` for anything else.
 pub(crate) fn snapshot_round(path: &str) -> Option<u32> {
+    if let Some(rest) = path.strip_prefix("checkpoints/") {
+        let (_, name) = rest.split_once('/')?;
+        return (name == "snapshot").then_some(u32::MAX);
+    }
     let rest = path.strip_prefix("reviews/")?;
     let (round, name) = rest.split_once('/')?;
     (name == Material::Snapshot.file_name())
         .then(|| round.parse().ok())
         .flatten()
+}
+
+/// Where a checkpoint's work-tree snapshot lives in its run's tree (a subtree, like a
+/// reviewed snapshot, so it travels with the run and stays reachable).
+pub(crate) fn checkpoint_snapshot_path(id: &CheckpointId) -> String {
+    format!("checkpoints/{id}/snapshot")
 }
 
 /// The namespace of run refs.
@@ -130,6 +150,13 @@ pub(crate) fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
             .unwrap_or(u64::MAX)
     };
     seq(a).cmp(&seq(b)).then_with(|| a.cmp(b))
+}
+
+/// The kind part of a record file name `<seq>-<kind>-<id>.json` (a kind may hold `-`).
+pub(crate) fn record_kind(name: &str) -> Option<&str> {
+    let (_, rest) = name.strip_suffix(".json")?.split_once('-')?;
+    let (kind, _) = rest.rsplit_once('-')?;
+    Some(kind)
 }
 
 /// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
@@ -164,9 +191,31 @@ mod tests {
         assert_eq!(Place::of("records/000001-start-x.json"), Place::Record);
         assert_eq!(Place::of("manifest.json"), Place::Other);
         assert_eq!(Place::of("reviews/x/prompt.md"), Place::Other);
+        assert_eq!(
+            Place::of("checkpoints/c1/snapshot/src/a.rs"),
+            Place::CheckpointSnapshot { file: "src/a.rs" }
+        );
+        assert_eq!(Place::of("checkpoints/c1/packet.json"), Place::Other);
+        assert_eq!(snapshot_round("checkpoints/c1/snapshot"), Some(u32::MAX));
         assert_eq!(snapshot_round("reviews/4/snapshot"), Some(4));
         assert_eq!(snapshot_round("reviews/4/snapshot/a"), None);
         assert_eq!(snapshot_round("reviews/4/prompt.md"), None);
+    }
+
+    #[test]
+    fn record_kinds_are_read_from_file_names() {
+        for (name, kind) in [
+            ("000001-start-0a1b2c3d4e5f.json", Some("start")),
+            (
+                "000004-review-dispatch-0a1b2c3d4e5f.json",
+                Some("review-dispatch"),
+            ),
+            ("000005-review-0a1b2c3d4e5f.json", Some("review")),
+            ("000005-review.json", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(record_kind(name), kind, "{name}");
+        }
     }
 
     #[test]

@@ -423,6 +423,26 @@ impl Repo {
     /// commits are moved. A best-effort optimisation: when `packed-refs` is busy, nothing
     /// happens. Returns how many refs were packed.
     pub fn pack_loose_refs(&self, prefix: &str, min_loose: usize) -> Result<usize, Error> {
+        self.pack_loose_refs_guarded(prefix, min_loose, &|_| None)
+    }
+
+    /// Packs the loose run refs when there are at least `min_loose` of them (a repository
+    /// where thousands of runs were started reads one `packed-refs` instead of thousands of
+    /// files). Each loose file is removed only under that run's writer lock, so a concurrent
+    /// writer of ours never loses an update to the packing.
+    pub fn pack_run_refs(&self, min_loose: usize) -> Result<usize, Error> {
+        self.pack_loose_refs_guarded(RUNS_PREFIX, min_loose, &|name| {
+            let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
+            self.lock_run(&run_id).ok().flatten()
+        })
+    }
+
+    fn pack_loose_refs_guarded(
+        &self,
+        prefix: &str,
+        min_loose: usize,
+        guard: &dyn Fn(&str) -> Option<std::fs::File>,
+    ) -> Result<usize, Error> {
         if !self.uses_files_ref_backend() {
             return Ok(0);
         }
@@ -452,6 +472,7 @@ impl Repo {
         // racing us) is kept, since it shadows the packed one.
         for (name, id) in &packed {
             let path = self.common_dir().join(name);
+            let _held = guard(name);
             if read_direct_ref(&path) == Some(*id) {
                 let _ = std::fs::remove_file(&path);
             }
@@ -618,14 +639,16 @@ pub struct MergedTree {
     pub manifest: Manifest,
 }
 
-/// Reviewed snapshots named by records: such a subtree is the identity of what was reviewed,
-/// so two different ones at one path are both kept whole, never mixed file by file.
+/// Snapshots named by records (reviewed, or a checkpoint's): such a subtree is the identity of
+/// what was reviewed or handed over, so two different ones at one path are both kept whole,
+/// never mixed file by file.
 fn snapshot_ids(records: &[Record]) -> HashSet<ObjectId> {
     records
         .iter()
         .filter_map(|record| match &record.body {
             Body::ReviewDispatch(dispatch) => Some(dispatch.snapshot.as_str()),
             Body::Review(review) => Some(review.snapshot.as_str()),
+            Body::Checkpoint(checkpoint) => Some(checkpoint.repo.status.as_str()),
             _ => None,
         })
         .filter_map(|hex| ObjectId::from_hex(hex.as_bytes()).ok())

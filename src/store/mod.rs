@@ -9,17 +9,27 @@
 mod cas;
 mod dropped;
 mod error;
+mod gate;
+mod history;
 mod layout;
+mod local_config;
 mod merge;
 pub mod notes;
 mod outgoing;
+mod receipts;
 mod repo;
 mod runs;
+mod summaries;
 
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
+pub use gate::RecordFiles;
+pub use history::{CodeCommit, pair_run_trailers};
 pub use layout::{Material, Place, RUNS_PREFIX, run_ref};
+pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
+pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, RunState};
+pub use summaries::RunSummary;

@@ -29,7 +29,7 @@ pub struct NoteLine {
     pub verdict: String,
     pub rounds: u32,
     pub reviewer: String,
-    /// `None` when the spend was never measured (written as `cost_usd=unmeasured`).
+    /// `None` when the spend was never measured (the field is left out).
     pub cost_usd: Option<f64>,
     pub tree: ObjectId,
     pub override_: bool,
@@ -39,15 +39,14 @@ impl std::fmt::Display for NoteLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "pair-run={} verdict={} rounds={} reviewer={} cost_usd={} tree={}",
-            self.run_id,
-            self.verdict,
-            self.rounds,
-            self.reviewer,
-            self.cost_usd
-                .map_or_else(|| "unmeasured".to_owned(), |c| c.to_string()),
-            self.tree
+            "pair-run={} verdict={} rounds={} reviewer={}",
+            self.run_id, self.verdict, self.rounds, self.reviewer
         )?;
+        // A spend never measured is left out rather than written as 0.
+        if let Some(cost) = self.cost_usd {
+            write!(f, " cost_usd={cost}")?;
+        }
+        write!(f, " tree={}", self.tree)?;
         if self.override_ {
             f.write_str(" override=true")?;
         }
@@ -108,16 +107,116 @@ pub fn read(repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
     ))
 }
 
+/// Reads many notes from one `refs/notes/pair` tip, opening the notes tree once.
+pub struct Reader {
+    state: Option<State>,
+}
+
+impl Reader {
+    /// Opens the notes as they are now (no notes ref: every lookup finds nothing).
+    pub fn open(repo: &Repo) -> Result<Reader, Error> {
+        let state = match tip(repo)? {
+            Some(tip) => Some(
+                State::new(repo.commit_tree(tip)?, &repo.repo)
+                    .map_err(Error::git("read the notes tree"))?,
+            ),
+            None => None,
+        };
+        Ok(Reader { state })
+    }
+
+    /// Whether `refs/notes/pair` exists.
+    pub fn exists(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// The note on `commit`, if any.
+    pub fn get(&mut self, repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
+        let Some(state) = self.state.as_mut() else {
+            return Ok(None);
+        };
+        let Some(blob) = state
+            .get(&commit, &repo.repo)
+            .map_err(Error::git("look up a note"))?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+        ))
+    }
+}
+
 /// Adds `line` to the note on `commit` (creating the note and the ref as needed), keeping
 /// the note's lines sorted and unique. Returns `false` when the line was already there.
 /// A concurrent writer of the notes ref is never overwritten: the edit is redone on its tip.
 pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error> {
+    let line = checked_line(line)?;
+    let written = edit_note(repo, commit, |existing| {
+        normalize(&format!("{existing}\n{line}\n"))
+    })?;
+    Ok(written != NoteWrite::Unchanged)
+}
+
+/// What writing a run's line did to a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteWrite {
+    /// The note had no line for the run: the line was added.
+    Added,
+    /// The note had another line for the run: it was replaced by this one.
+    Replaced,
+    /// The note already held exactly this line (and no other for the run).
+    Unchanged,
+}
+
+/// Sets the run's line in the note on `commit`: every line naming the same `pair-run` is
+/// replaced by `line`, so a commit carries at most one line per run however often (and in
+/// whichever order) `finish` and the `post-commit` hook write it. Other lines are kept; the
+/// note stays sorted and unique. Compare-and-swap on the notes ref, redone after a lost race.
+pub fn set_run_line(repo: &Repo, commit: ObjectId, line: &NoteLine) -> Result<NoteWrite, Error> {
+    let text = line.to_string();
+    let text = checked_line(&text)?;
+    let mut replaced = false;
+    let written = edit_note(repo, commit, |existing| {
+        let mut kept = String::with_capacity(existing.len() + text.len() + 1);
+        replaced = false;
+        for l in existing.lines() {
+            let same_run = NoteLine::parse(l).is_some_and(|other| other.run_id == line.run_id);
+            if same_run && l != text {
+                replaced = true;
+                continue;
+            }
+            kept.push_str(l);
+            kept.push('\n');
+        }
+        kept.push_str(text);
+        kept.push('\n');
+        normalize(&kept)
+    })?;
+    Ok(match written {
+        NoteWrite::Unchanged => NoteWrite::Unchanged,
+        _ if replaced => NoteWrite::Replaced,
+        _ => NoteWrite::Added,
+    })
+}
+
+fn checked_line(line: &str) -> Result<&str, Error> {
     let line = line.trim();
     if line.is_empty() || !crate::util::is_single_line(line) {
         return Err(Error::BadNoteLine {
             line: line.escape_debug().to_string(),
         });
     }
+    Ok(line)
+}
+
+/// Rewrites the note on `commit` as `edit(existing text)` (the empty string when there is no
+/// note), unless that changes nothing. Retried on a fresh tip after a lost race.
+fn edit_note(
+    repo: &Repo,
+    commit: ObjectId,
+    mut edit: impl FnMut(&str) -> String,
+) -> Result<NoteWrite, Error> {
     retry_lost_races(
         |_| {
             let parent = tip(repo)?;
@@ -135,9 +234,9 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
                 Some(blob) => String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
                 None => String::new(),
             };
-            let text = normalize(&format!("{existing}\n{line}\n"));
+            let text = edit(&existing);
             if text == existing {
-                return Ok(false);
+                return Ok(NoteWrite::Unchanged);
             }
             let blob = repo.write_blob(text.as_bytes())?;
             let edit = state
@@ -149,7 +248,7 @@ pub fn add_line(repo: &Repo, commit: ObjectId, line: &str) -> Result<bool, Error
                 parent.into_iter().collect(),
             )?;
             move_notes_ref(repo, parent, new)?;
-            Ok(true)
+            Ok(NoteWrite::Added)
         },
         || {},
         |attempts| Error::RefContention {
@@ -423,5 +522,52 @@ mod tests {
         ));
         assert!(!is_line_of("someone else's line", &ids));
         assert!(!is_line_of("xpair-run=20261129-231500-a1b2c3", &ids));
+    }
+
+    #[test]
+    fn a_runs_line_is_replaced_never_duplicated() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let status = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("git init");
+        assert!(status.success());
+        let repo = Repo::open_isolated(dir.path()).expect("open");
+        let target = repo.write_blob(b"annotated\n").expect("blob");
+        let line = |run: &str, rounds: u32| NoteLine {
+            run_id: run.to_owned(),
+            verdict: "APPROVED".to_owned(),
+            rounds,
+            reviewer: "codex".to_owned(),
+            cost_usd: Some(0.5),
+            tree: target,
+            override_: false,
+        };
+        let other = "someone-else=1";
+        assert!(add_line(&repo, target, other).expect("add"));
+        assert_eq!(
+            set_run_line(&repo, target, &line("r1", 1)).expect("set"),
+            NoteWrite::Added
+        );
+        assert_eq!(
+            set_run_line(&repo, target, &line("r1", 1)).expect("again"),
+            NoteWrite::Unchanged
+        );
+        assert_eq!(
+            set_run_line(&repo, target, &line("r1", 2)).expect("replace"),
+            NoteWrite::Replaced
+        );
+        assert_eq!(
+            set_run_line(&repo, target, &line("r2", 1)).expect("second run"),
+            NoteWrite::Added
+        );
+        let note = read(&repo, target).expect("read").expect("note");
+        assert_eq!(
+            note,
+            format!("{}\n{}\n{other}\n", line("r1", 2), line("r2", 1))
+        );
     }
 }

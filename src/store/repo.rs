@@ -55,10 +55,28 @@ impl Head {
 impl Repo {
     /// Finds the repository containing `start` (honouring `GIT_DIR`/`GIT_WORK_TREE`, as hooks
     /// need), like git does.
+    ///
+    /// A `start` inside the current directory is given to gix relative to it, so the work-tree
+    /// paths gix stats are short (`src/a.rs`, not `/home/…/repo/src/a.rs`), as git's are: on a
+    /// big work tree the kernel's path walk per component is a measurable share of a status.
+    /// The paths this type hands out ([`Repo::work_dir`], [`Repo::common_dir`]) are absolute.
     pub fn discover(start: &Path) -> Result<Repo, Error> {
+        let cwd = std::env::current_dir().ok();
+        let relative = cwd
+            .as_deref()
+            .and_then(|cwd| start.strip_prefix(cwd).ok())
+            .map(|rel| {
+                if rel.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    rel
+                }
+            });
         let repo =
-            gix::discover_with_environment_overrides(start).map_err(|_| Error::NotARepository {
-                path: absolute(start).display().to_string(),
+            gix::discover_with_environment_overrides(relative.unwrap_or(start)).map_err(|_| {
+                Error::NotARepository {
+                    path: absolute(start).display().to_string(),
+                }
             })?;
         Repo::from_gix(repo)
     }
@@ -74,12 +92,37 @@ impl Repo {
         Repo::from_gix(repo)
     }
 
-    fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
+    pub(crate) fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
         // Run commits need a committer; a machine without user.name/email still gets one.
-        if repo.committer().is_none() {
-            repo.committer_or_set_fallback("git-pair", "git-pair@localhost")
-                .map_err(Error::git("set a fallback committer"))?;
+        // git uses a fallback only when nothing else names the committer, so it is
+        // installed without asking for the committer first: resolving the committer reads
+        // the clock in the local time zone, which has jiff index the whole zoneinfo
+        // database, a millisecond on every command, including those that never write.
+        {
+            use gix::config::tree::gitoxide::Committer;
+            let missing = |key: &str| repo.config_snapshot().string(key).is_none();
+            let name = missing("gitoxide.committer.nameFallback");
+            let email = missing("gitoxide.committer.emailFallback");
+            let mut config = repo.config_snapshot_mut();
+            if name {
+                config
+                    .set_value(&Committer::NAME_FALLBACK, "git-pair")
+                    .map_err(Error::git("set a fallback committer"))?;
+            }
+            if email {
+                config
+                    .set_value(&Committer::EMAIL_FALLBACK, "git-pair@localhost")
+                    .map_err(Error::git("set a fallback committer"))?;
+            }
         }
+        // Run trees and records are stored as long delta chains once packed (a fetch, a
+        // gc): without keeping decoded bases, every read re-inflates its whole chain. git
+        // keeps them too (`core.deltaBaseCacheLimit`).
+        repo.objects.set_pack_cache(|| {
+            Box::new(crate::diff::DeltaBaseCache::new(
+                crate::diff::DELTA_BASE_CACHE_LIMIT,
+            ))
+        });
         let common_dir = absolute(repo.common_dir());
         let work_dir = repo.workdir().map(absolute);
         Ok(Repo {
@@ -205,6 +248,14 @@ impl Repo {
             .map_err(Error::git("read a commit's tree"))
     }
 
+    /// The tree of HEAD's commit, or the empty tree while HEAD is unborn.
+    pub fn head_tree_or_empty(&self) -> Result<ObjectId, Error> {
+        match self.head()?.commit() {
+            Some(commit) => self.commit_tree(commit),
+            None => Ok(ObjectId::empty_tree(self.repo.object_hash())),
+        }
+    }
+
     /// The parents of commit `commit`.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
         let commit = self
@@ -224,6 +275,15 @@ impl Repo {
             .message_raw()
             .map_err(Error::git("read a commit message"))?;
         Ok(message.to_string())
+    }
+
+    /// The size of object `id` in bytes, from its header (nothing is read whole).
+    pub fn object_size(&self, id: ObjectId) -> Result<u64, Error> {
+        Ok(self
+            .repo
+            .find_header(id)
+            .map_err(Error::git("read an object header"))?
+            .size())
     }
 
     /// Reads a blob's bytes.
@@ -278,6 +338,35 @@ impl Repo {
             .collect())
     }
 
+    /// Whether the object database holds commit `id`.
+    pub fn has_commit(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|header| header.kind() == gix::object::Kind::Commit)
+    }
+
+    /// The commit local branch `name` points to; `None` when there is no such branch (or the
+    /// name is not a valid branch name).
+    pub fn branch_commit(&self, name: &str) -> Result<Option<ObjectId>, Error> {
+        if name.starts_with('-') {
+            return Ok(None);
+        }
+        let Ok(full) = gix::refs::FullName::try_from(format!("refs/heads/{name}")) else {
+            return Ok(None);
+        };
+        let reference = self
+            .repo
+            .try_find_reference(full.as_ref())
+            .map_err(Error::git("read a branch"))?;
+        Ok(reference.and_then(|mut r| r.peel_to_id().ok().map(|id| id.detach())))
+    }
+
+    /// The work tree's own git directory, absolute (`.git`, or `.git/worktrees/<name>` in a
+    /// linked work tree): where `MERGE_HEAD`, `index.lock` and friends live.
+    pub fn git_dir(&self) -> PathBuf {
+        absolute(self.repo.git_dir())
+    }
+
     /// Writes a blob.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
         self.repo
@@ -308,11 +397,24 @@ impl Repo {
 }
 
 fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
         std::env::current_dir()
             .map(|cwd| cwd.join(path))
             .unwrap_or_else(|_| path.to_path_buf())
+    };
+    // gix hands back paths relative to the directory it was given (`./.git`, `sub/..`):
+    // spelled out without `.` and `..`, as the user expects to read them.
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
+    out
 }

@@ -9,14 +9,46 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::cas::{is_lock_held, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
-    MANIFEST, Material, RECORDS, RUNS_PREFIX, manifest_json, record_order, run_ref,
+    MANIFEST, Material, RECORDS, RUNS_PREFIX, checkpoint_snapshot_path, manifest_json,
+    record_order, run_ref,
 };
 use super::{Error, Repo};
-use crate::model::{Body, Manifest, Record, Refusal, RunId};
+use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 
 /// A ref lock file older than this, found while we hold the run's writer lock, was left by
 /// a killed process (live writers hold ref locks for microseconds).
 const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
+/// A `packed-refs.lock` older than this was left by a killed process.
+const STALE_PACKED_REFS_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Removes every `*.lock` file under `dir` (a namespace whose writers are all gone).
+fn remove_lock_files(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => remove_lock_files(&path),
+            Ok(_) if path.extension().is_some_and(|e| e == "lock") => {
+                let _ = std::fs::remove_file(&path);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes the lock file `lock` when it is older than `age` (its writer was killed).
+fn remove_if_older(lock: &std::path::Path, age: std::time::Duration) {
+    let stale = std::fs::metadata(lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|elapsed| elapsed > age);
+    if stale {
+        let _ = std::fs::remove_file(lock);
+    }
+}
 
 /// A run as read from its ref: the tip commit, its tree, and the stored projection.
 #[derive(Debug, Clone)]
@@ -82,6 +114,12 @@ impl Append {
     /// Stores `content` as `material` of round `round` with this record.
     pub fn put(&mut self, round: u32, material: Material, content: Content) {
         self.files.push((material.path(round), content));
+    }
+
+    /// Stores the work-tree snapshot `tree` of checkpoint `id` with this record.
+    pub fn put_checkpoint_snapshot(&mut self, id: &CheckpointId, tree: ObjectId) {
+        self.files
+            .push((checkpoint_snapshot_path(id), Content::Tree(tree)));
     }
 }
 
@@ -183,6 +221,15 @@ impl Repo {
         entries
             .into_iter()
             .map(|(name, oid)| {
+                let size = usize::try_from(self.object_size(oid)?).unwrap_or(usize::MAX);
+                if size > crate::model::MAX_RECORD_BYTES {
+                    // A record that big was not written by git pair: refused unread.
+                    return Err(Error::CorruptRecord {
+                        run_id: run_id.to_string(),
+                        path: format!("{RECORDS}/{name}"),
+                        source: crate::model::RecordError::TooLarge { bytes: size },
+                    });
+                }
                 let bytes = self.blob(oid)?;
                 Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
                     run_id: run_id.to_string(),
@@ -191,6 +238,34 @@ impl Repo {
                 })
             })
             .collect()
+    }
+
+    /// The newest record of `kind` (e.g. `review`) that `wanted` accepts, reading records
+    /// newest first and only those of that kind (the kind is in the file name), so finding
+    /// the last approval costs a few blob reads however long the run is.
+    pub fn newest_record(
+        &self,
+        state: &RunState,
+        kind: &str,
+        mut wanted: impl FnMut(&Record) -> bool,
+    ) -> Result<Option<Record>, Error> {
+        let mut entries = self.tree_entries(state.tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        for (name, oid) in entries.into_iter().rev() {
+            if record_kind(&name) != Some(kind) {
+                continue;
+            }
+            let bytes = self.blob(oid)?;
+            let record = Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
+                run_id: state.run_id.to_string(),
+                path: format!("{RECORDS}/{name}"),
+                source,
+            })?;
+            if wanted(&record) {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
     }
 
     /// Reads the record file `name` (inside `records/`) of the run tree `tree`.
@@ -372,18 +447,46 @@ impl Repo {
         Ok(Some(file))
     }
 
+    /// Takes this tool's lock for sharing state with `remote_component` (`.git/pair/locks/`),
+    /// waiting for it: one pull or push per remote at a time. While it is held, every ref
+    /// lock file in that remote's staging namespace was left by a killed process (only the
+    /// holder writes there), so they are removed.
+    pub fn lock_sync(&self, staging_prefix: &str) -> Result<std::fs::File, Error> {
+        let dir = self.pair_dir().join("locks");
+        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        let name: String = staging_prefix
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = dir.join(format!("sync-{name}"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(Error::io("open lock file", &path))?;
+        file.lock().map_err(Error::io("lock", &path))?;
+        remove_lock_files(&self.common_dir().join(staging_prefix));
+        remove_if_older(
+            &self.common_dir().join("packed-refs.lock"),
+            STALE_PACKED_REFS_LOCK,
+        );
+        Ok(file)
+    }
+
     /// Removes the run ref's lock file when a killed writer left it behind. Only called
     /// while holding the writer lock, so no writer of ours can own it.
     pub(crate) fn clear_stale_ref_lock(&self, run_id: &RunId) {
         let lock = self.common_dir().join(format!("{}.lock", run_ref(run_id)));
-        let stale = std::fs::metadata(&lock)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_REF_LOCK);
-        if stale {
-            let _ = std::fs::remove_file(&lock);
-        }
+        remove_if_older(&lock, STALE_REF_LOCK);
+        // A packed run ref is updated through `packed-refs`: a writer killed while rewriting
+        // it (a pull, a push, a start packing refs) leaves `packed-refs.lock`, and every
+        // update of a packed ref would then wait forever. git itself holds it for well under
+        // a second even with many thousands of refs.
+        remove_if_older(
+            &self.common_dir().join("packed-refs.lock"),
+            STALE_PACKED_REFS_LOCK,
+        );
     }
 
     fn write_state_tree(
@@ -450,10 +553,28 @@ impl Repo {
         self.run_file(state, &material.path(round))
     }
 
+    /// The work-tree snapshot of checkpoint `id`, if this run stores it.
+    pub fn checkpoint_snapshot(
+        &self,
+        state: &RunState,
+        id: &CheckpointId,
+    ) -> Result<Option<ObjectId>, Error> {
+        self.run_subtree(state, &checkpoint_snapshot_path(id))
+    }
+
     /// The work-tree snapshot reviewed in round `round`, if stored.
     pub fn round_snapshot(&self, state: &RunState, round: u32) -> Result<Option<ObjectId>, Error> {
         self.run_subtree(state, &Material::Snapshot.path(round))
     }
+}
+
+/// The kind in a record file name `<seq>-<kind>-<id>.json` (the kind may hold `-`, the seq
+/// and the id do not).
+fn record_kind(name: &str) -> Option<&str> {
+    let rest = name.strip_suffix(".json")?;
+    let (_, rest) = rest.split_once('-')?;
+    let (kind, _) = rest.rsplit_once('-')?;
+    Some(kind)
 }
 
 /// The records of one append, numbered after `last_seq`, all stamped `now`.
@@ -482,4 +603,27 @@ fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
     message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_kinds_come_from_file_names() {
+        let cases = [
+            ("000001-start-0123456789ab.json", Some("start")),
+            ("000005-review-0123456789ab.json", Some("review")),
+            (
+                "000004-review-dispatch-0123456789ab.json",
+                Some("review-dispatch"),
+            ),
+            ("1000000-cost-0123456789ab.json", Some("cost")),
+            ("000001-start.json", None),
+            ("README", None),
+        ];
+        for (name, kind) in cases {
+            assert_eq!(record_kind(name), kind, "{name}");
+        }
+    }
 }

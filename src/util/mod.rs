@@ -2,6 +2,7 @@
 //!
 //! Nothing here touches git, the terminal or the network.
 
+pub mod fs;
 pub mod time;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,7 +6,7 @@
 //! 18 ns a stamp, `cargo bench --bench cost -- timestamps`) and more permissive (`+0200`,
 //! basic format, annotations) than the stamps we accept.
 //!
-//! `GIT_PAIR_NOW` (unix seconds) pins the clock so tests are reproducible; nothing else here
+//! `GIT_PAIR_NOW` (unix seconds, optionally fractional) pins the clock so tests are reproducible; nothing else here
 //! reads the environment.
 
 use std::fmt;
@@ -109,15 +109,22 @@ impl TimeWindow {
 
 /// Seconds since the Unix epoch, from `GIT_PAIR_NOW` when set (tests), else the system clock.
 pub fn now_unix() -> i64 {
+    now_unix_ms().div_euclid(1000)
+}
+
+/// Milliseconds since the Unix epoch, from `GIT_PAIR_NOW` when set (tests: seconds, with an
+/// optional fraction, `1795994100.25`), else the system clock.
+pub fn now_unix_ms() -> i64 {
     if let Some(secs) = std::env::var("GIT_PAIR_NOW")
         .ok()
-        .and_then(|v| v.trim().parse::<i64>().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite())
     {
-        return secs;
+        return (secs * 1000.0).round() as i64;
     }
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or_default()
 }
 

@@ -490,7 +490,7 @@ fn layers_call_one_way() {
                 name(to)
             );
             // Pure modules know nothing of git.
-            if ["model", "render", "cost", "secrets"].contains(&f.as_str()) {
+            if ["model", "render", "cost", "secrets", "checkpoint"].contains(&f.as_str()) {
                 assert!(
                     !["store", "snapshot", "sync", "ops"].contains(&t.as_str()),
                     "{} is pure but uses {}",

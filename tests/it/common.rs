@@ -144,6 +144,39 @@ impl TestEnv {
         run(cmd)
     }
 
+    /// Runs real git with extra environment variables; its output whatever the exit status.
+    pub fn git_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(&self.repo).stdin(Stdio::null());
+        self.configure(&mut cmd);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        run(cmd)
+    }
+
+    /// Runs real git with `input` on stdin and returns stdout; panics on failure.
+    pub fn git_stdin(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write as _;
+        let mut cmd = Command::new("git");
+        cmd.args(args)
+            .current_dir(&self.repo)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.configure(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn git");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let out = child.wait_with_output().expect("wait git");
+        assert!(out.status.success(), "git {args:?} failed");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Writes a file in the work tree (creating directories).
     pub fn write(&self, path: &str, content: &str) {
         let full = self.repo.join(path);
@@ -225,7 +258,9 @@ pub fn hermetic(cmd: &mut Command, home: &Path, path: &str) {
 }
 
 /// A directory linking every program on the test process's `PATH` except the real AI CLIs
-/// (`codex`, `claude`, `gh`), so no test can reach a live vendor CLI installed on the machine.
+/// (`codex`, `claude`, `gh`), so no test can reach a live vendor CLI installed on the machine,
+/// and except an installed `git-pair`, so the hook shims find only the binary under test, and
+/// only where a test puts it (see [`pair_bin`]).
 /// Made once per test process.
 pub fn system_bin() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
@@ -240,7 +275,7 @@ pub fn system_bin() -> &'static Path {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if matches!(name.to_str(), Some("codex" | "claude" | "gh")) {
+                if matches!(name.to_str(), Some("codex" | "claude" | "gh" | "git-pair")) {
                     continue;
                 }
                 let link = dir.join(&name);
@@ -249,6 +284,19 @@ pub fn system_bin() -> &'static Path {
                 }
             }
         }
+        dir
+    })
+}
+
+/// A directory holding only `git-pair`, a link to the binary under test: put it on a `PATH`
+/// to make `git pair …` (the hook shims' command) reach it. Made once per test process.
+pub fn pair_bin() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("git-pair-test-pair-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir pair bin");
+        std::os::unix::fs::symlink(bin(), dir.join("git-pair")).expect("link git-pair");
         dir
     })
 }

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use crate::common::{TestEnv, assert_one_error_line, fixtures};
 
-const CLAUDE_SESSION: &str = "11111111-2222-4333-8444-555555555555";
+pub(crate) const CLAUDE_SESSION: &str = "11111111-2222-4333-8444-555555555555";
 const CODEX_SESSION: &str = "0199f0aa-1111-7222-8333-444455556666";
 /// 2026-09-01T09:00:00Z: before the sample logs, so a run started then counts them.
-const BEFORE_LOGS: &str = "1788253200";
+pub(crate) const BEFORE_LOGS: &str = "1788253200";
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -24,7 +24,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// An environment whose HOME holds the sample logs and whose prices are the samples'.
-fn env_with_logs() -> TestEnv {
+pub(crate) fn env_with_logs() -> TestEnv {
     let env = TestEnv::new();
     let logs = fixtures().join("agent-logs");
     copy_dir(&logs.join("claude"), &env.home.join(".claude"));

@@ -16,7 +16,10 @@ fn coder_done_records_a_round_and_moves_next_action_to_review() {
     assert_eq!(status["max_rounds"], 5);
     assert_eq!(status["last_verdict"], serde_json::Value::Null);
     assert_eq!(status["next_action"], "review");
-    assert_eq!(status["spent_usd"], 0.0);
+    // Nothing was measured (no agent session): not $0.00.
+    assert_eq!(status["spent_usd"], serde_json::Value::Null);
+    assert!(env.pair(&["status"]).stdout.contains("spent: not measured"));
+    assert!(!env.pair(&["cost"]).stdout.contains("$-0"));
 
     let m = env.manifest(&run_id);
     assert_eq!(m["rounds"][0]["n"], 1);
@@ -208,6 +211,15 @@ fn bad_coder_done_input_is_refused_before_anything_is_stored() {
 fn responses_are_stored_and_shown() {
     let env = TestEnv::new();
     let run_id = env.start("t");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "first"]);
+    let reviewer = format!(
+        "[\"{}\"]",
+        crate::common::fixtures()
+            .join("reviewers/request-changes.sh")
+            .display()
+    );
+    env.pair_json(&["review", "--reviewer-cmd", &reviewer]);
     env.write_outside(
         "responses.json",
         r#"[{"finding": 1, "status": "addressed"}, {"finding": 2, "status": "deferred", "reason": "out of scope"}]"#,
@@ -227,12 +239,12 @@ fn responses_are_stored_and_shown() {
         handoff.contains("- finding 2: deferred — out of scope"),
         "{handoff}"
     );
-    let shown = env.pair_json(&["show", &run_id, "--round", "1"]);
+    let shown = env.pair_json(&["show", &run_id, "--round", "2"]);
     assert_eq!(
         shown["records"][0]["responses"][1]["reason"],
         "out of scope"
     );
-    assert_eq!(env.manifest(&run_id)["rounds"][0]["findings_addressed"], 1);
+    assert_eq!(env.manifest(&run_id)["rounds"][2]["findings_addressed"], 1);
 }
 
 #[test]

@@ -2,11 +2,14 @@
 //! repositories, with state read back by real `git`. One binary, one module per area.
 
 mod architecture;
+mod bad_input;
+mod checkpoint;
 mod common;
 mod concurrency;
 mod cost;
 mod diff;
 mod finish;
+mod hooks;
 mod loop_state;
 mod packet;
 mod plugin;
@@ -15,5 +18,7 @@ mod reviewers;
 mod secrets;
 mod snapshot;
 mod start;
+mod stress;
 mod sync;
 mod truth;
+mod verify;

@@ -83,6 +83,7 @@ fn input() -> ReviewInput<'static> {
         prompt: PROMPT,
         diff: "",
         resume_session_id: None,
+        file_sizes: &[],
     }
 }
 
@@ -548,7 +549,7 @@ fn figures() {
         }
     }
     let t = Instant::now();
-    let r = builtin::review(&diff, &BuiltinOptions::default());
+    let r = builtin::review(&diff, &[], &BuiltinOptions::default());
     println!(
         "builtin::review {} bytes / 100000 added lines: {:?} ({} findings)",
         diff.len(),

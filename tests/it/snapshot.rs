@@ -67,6 +67,37 @@ fn check(name: &str, script: &str) {
     assert!(before == after, "{name}: the index or work tree changed");
     let expected = git_snapshot(repo_path);
     assert_eq!(ours, expected, "{name}: snapshot tree differs from git's");
+    // The in-place comparison the Stop hook uses agrees with the snapshot, both ways.
+    let equals = |tree: &str| {
+        snapshot::worktree_equals_tree(&common::open(repo_path), common::oid(tree))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    assert!(
+        equals(&expected),
+        "{name}: the work tree differs from its own snapshot"
+    );
+    let head = git_command(repo_path)
+        .args(["rev-parse", "--verify", "-q", "HEAD^{tree}"])
+        .output()
+        .expect("git rev-parse");
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_owned();
+    if !head.is_empty() {
+        assert_eq!(
+            equals(&head),
+            head == expected,
+            "{name}: against HEAD's tree"
+        );
+    }
+    let empty = git_str(repo_path, &["hash-object", "-w", "-t", "tree", "/dev/null"]);
+    assert_eq!(
+        equals(&empty),
+        empty == expected,
+        "{name}: against the empty tree"
+    );
+    assert!(
+        before == worktree_state(repo_path),
+        "{name}: the comparison changed the index"
+    );
     // The tree and everything in it must really exist in the object database, in valid packs.
     git_ok(repo_path, &["cat-file", "-e", &format!("{ours}^{{tree}}")]);
     git_ok(repo_path, &["ls-tree", "-r", &ours]);
@@ -151,6 +182,12 @@ fn ignored_files_stay_out_but_tracked_ignored_files_count() {
     check(
         "tracked file matching an ignore rule",
         &format!("{BASE}\nprintf 'a.txt\\n' >.gitignore && printf 'more\\n' >>a.txt"),
+    );
+    check(
+        "untracked files in an ignored directory that has tracked files",
+        &format!(
+            "{BASE}\nmkdir -p gen && printf 't\\n' >gen/tracked.txt && git add gen && git commit -qm gen && printf 'gen/\\n!keep.txt\\n' >.gitignore && printf 'n\\n' >gen/new.txt && printf 'k\\n' >keep.txt && mkdir -p deep/gen && printf 'g\\n' >deep/gen/x"
+        ),
     );
     check(
         "info/exclude",

@@ -671,7 +671,7 @@ fn random_push_pull_sequences_converge_and_lose_nothing() {
     }
 }
 
-fn random_sequence(seed: u64, steps: usize) {
+pub(crate) fn random_sequence(seed: u64, steps: usize) {
     let net = Net::new(3);
     let mut rng = XorShift(seed);
     let mut created = 0usize;

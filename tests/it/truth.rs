@@ -393,3 +393,263 @@ fn messages_say_what_failed_and_the_way_on() {
     assert!(out.stderr.contains("bare repository"), "{out}");
     assert!(out.stderr.contains("hint:"), "{out}");
 }
+
+#[test]
+fn the_pr_body_says_addressed_only_when_someone_did() {
+    let env = TestEnv::new();
+    env.start("ledger");
+    env.write("a.txt", "1\n");
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    // Answers are checked against the open findings (two of them).
+    let before = env.pair_refs();
+    let out = env.pair(&["coder-done", "--summary", "x", "--findings-addressed", "3"]);
+    assert_one_error_line(
+        &out,
+        1,
+        "--findings-addressed 3 is more than the 2 open finding(s)",
+    );
+    env.write_outside(
+        "responses.json",
+        r#"[{"finding": 7, "status": "addressed"}]"#,
+    );
+    let responses = env.home.join("responses.json");
+    let out = env.pair(&[
+        "coder-done",
+        "--summary",
+        "x",
+        "--responses",
+        responses.to_str().expect("utf8"),
+    ]);
+    assert_one_error_line(&out, 1, "--responses names finding 7");
+    assert_eq!(env.pair_refs(), before, "refusals store nothing");
+
+    // A bare count is not a claim about which: the same findings raised again stay open.
+    env.write("a.txt", "2\n");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "two",
+        "--findings-addressed",
+        "1",
+    ]);
+    assert_eq!(review(&env, "request-changes.sh").code, 0);
+    // The last review approves with a low-severity note: that note stays open.
+    env.write("a.txt", "3\n");
+    env.write_outside("answers.json", r#"[{"finding": 1, "status": "addressed"}]"#);
+    let answers = env.home.join("answers.json");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "three",
+        "--responses",
+        answers.to_str().expect("utf8"),
+    ]);
+    let nit = r#"["sh", "-c", "cat >/dev/null; echo '1. [style] [severity: low] a.txt:1 — a nit'; echo 'VERDICT: APPROVED'"]"#;
+    let out = env.pair(&["review", "--reviewer-cmd", nit, "--json"]);
+    assert_eq!(out.json()["verdict"], "APPROVED", "{out}");
+    let body = env.pair(&["pr-body"]).stdout;
+    let rows: Vec<&str> = body.lines().filter(|l| l.starts_with("| ")).collect();
+    let row = |round: &str, n: &str| -> String {
+        rows.iter()
+            .find(|l| l.starts_with(&format!("| {round} | {n} |")))
+            .map(|l| (*l).to_owned())
+            .unwrap_or_else(|| panic!("no ledger row {round}/{n}:\n{body}"))
+    };
+    assert!(row("1", "1").ends_with("| **open** |"), "{body}");
+    assert!(row("1", "2").ends_with("| **open** |"), "{body}");
+    assert!(row("2", "1").ends_with("| addressed |"), "{body}");
+    assert!(row("2", "2").contains("not raised in round 3"), "{body}");
+    assert!(row("3", "1").ends_with("| **open** |"), "{body}");
+}
+
+#[test]
+fn runs_started_in_the_same_second_are_ordered_by_creation() {
+    for attempt in 0..6 {
+        let env = TestEnv::new();
+        let mut ids = Vec::new();
+        for (i, now) in ["1795994100.101", "1795994100.102", "1795994100.950"]
+            .iter()
+            .enumerate()
+        {
+            env.git(&["checkout", "-q", "-b", &format!("b{i}")]);
+            let out = env.pair_env(
+                &["start", "--task", "t", "--json"],
+                &[("GIT_PAIR_NOW", now)],
+            );
+            assert_eq!(out.code, 0, "{out}");
+            ids.push(out.json()["run_id"].as_str().expect("id").to_owned());
+        }
+        let listed: Vec<String> = env.pair_json(&["list"])["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| r["run_id"].as_str().expect("id").to_owned())
+            .collect();
+        let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
+        assert_eq!(listed, newest_first, "attempt {attempt}");
+    }
+}
+
+#[test]
+fn the_builtin_reviewer_judges_file_sizes_from_the_snapshot() {
+    let env = TestEnv::new();
+    env.pair_json(&["start", "--task", "big file", "--reviewer", "builtin"]);
+    // 2 MB of text: the packet (256 KiB by default) shows at most part of it.
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+    env.write("data/big.txt", &line.repeat(2 * 1024 * 1024 / line.len()));
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.write("tests/f.rs", "#[test]\nfn f() {}\n");
+    env.pair_json(&["coder-done", "--summary", "big"]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v}");
+    assert!(
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["category"] == "large-file" && f["location"] == "data/big.txt"),
+        "{v}"
+    );
+}
+
+#[test]
+fn finish_confirms_the_note_and_coverage_names_paths_in_utf8() {
+    let env = TestEnv::new();
+    let run_id = env.start("notes and names");
+    env.write("données/été.txt", "chaud\n");
+    env.pair_json(&["coder-done", "--summary", "été"]);
+    assert_eq!(review(&env, "approve.sh").code, 0);
+    let coverage = env.git(&[
+        "show",
+        &format!("refs/pair/runs/{run_id}:reviews/1/coverage.json"),
+    ]);
+    assert!(coverage.contains("données/été.txt"), "{coverage}");
+    assert!(!coverage.contains("\\\\303"), "{coverage}");
+    let out = env.pair(&["finish"]);
+    assert!(
+        out.stderr
+            .contains("HEAD does not hold the reviewed work yet"),
+        "{out}"
+    );
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "été"]);
+    let out = env.pair(&["finish"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains("review note attached to commit"),
+        "{out}"
+    );
+    let out = env.pair(&["finish"]);
+    assert!(
+        out.stderr
+            .contains("already carries this run's review note"),
+        "{out}"
+    );
+    let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
+    assert_eq!(note.lines().count(), 1, "{note}");
+}
+
+#[test]
+fn probe_shows_every_realization_and_dry_run_works_without_a_reviewer() {
+    let env = TestEnv::new();
+    let out = env.pair(&["probe", "--json"]);
+    // Neither vendor CLI is on this PATH: the configured codex (and its claude fallback)
+    // does not bind, yet every realization is reported.
+    assert_eq!(out.code, 1, "{out}");
+    let v = out.json();
+    let names: Vec<&str> = v["realizations"]
+        .as_array()
+        .expect("realizations")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+    assert_eq!(v["realizations"][0]["binds"], true);
+    assert_eq!(v["realizations"][2]["binds"], false);
+    let human = env.pair(&["probe"]);
+    assert!(human.stdout.contains("realizations here:"), "{human}");
+
+    env.start("dry run");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let out = env.pair(&["review", "--dry-run", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert!(
+        v["prompt"].as_str().expect("prompt").contains("a.txt"),
+        "{v}"
+    );
+    assert_eq!(v["unbound"][0]["configured"], "codex");
+    assert!(
+        out.stderr
+            .contains("no reviewer realization binds for codex"),
+        "{out}"
+    );
+}
+
+#[test]
+fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
+    let env = TestEnv::new();
+    let run = env.start("cached");
+    assert_eq!(env.pair_json(&["list"])["runs"][0]["round"], 0);
+    env.pair_json(&["coder-done", "--summary", "one"]);
+    let runs = env.pair_json(&["list"]);
+    assert_eq!(runs["runs"][0]["run_id"], run.as_str());
+    assert_eq!(
+        runs["runs"][0]["round"], 1,
+        "a run that moved is read again"
+    );
+    assert_eq!(runs["runs"][0]["next_action"], "review");
+    std::fs::write(
+        env.repo.join(".git/pair/cache/runs.jsonl"),
+        "garbage\n{\"x\n",
+    )
+    .expect("write");
+    assert_eq!(env.pair_json(&["list"])["runs"][0]["round"], 1);
+}
+
+#[test]
+fn many_loose_run_refs_are_packed_without_losing_a_run() {
+    use git_pair::model::{Body, RunId, Start};
+    use git_pair::store::{Append, Repo};
+    let env = TestEnv::new();
+    let repo = Repo::open_isolated(&env.repo).expect("open");
+    let base = repo.resolve_commit("HEAD").expect("HEAD");
+    let mut ids = Vec::new();
+    for i in 0..260 {
+        let run_id = RunId::generate(1_795_994_100 + i);
+        let start = Body::Start(Start {
+            run_id: run_id.to_string(),
+            task: format!("t{i}"),
+            cwd: env.repo.display().to_string(),
+            branch: "elsewhere".into(),
+            base: Some(base.to_string()),
+            coder: "claude".into(),
+            reviewer: "codex".into(),
+            max_rounds: 5,
+            budget_usd: None,
+            config: Default::default(),
+            flags: None,
+        });
+        repo.create_run(&run_id, Some(base), Append::record(start, "start"))
+            .expect("create");
+        ids.push(run_id);
+    }
+    let tips_before = env.git(&["for-each-ref", "refs/pair/runs"]);
+    // The next start packs them.
+    let run = env.start("the 261st");
+    let loose = std::fs::read_dir(env.repo.join(".git/refs/pair/runs"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(loose <= 1, "{loose} loose run refs left");
+    let tips_after = env.git(&["for-each-ref", "refs/pair/runs"]);
+    for line in tips_before.lines() {
+        assert!(tips_after.contains(line), "lost {line}");
+    }
+    assert!(tips_after.contains(&run));
+    assert_eq!(tips_after.lines().count(), 261);
+    env.assert_fsck_clean();
+}

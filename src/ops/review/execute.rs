@@ -146,6 +146,7 @@ fn attempt_once(
             prompt,
             diff: &plan.diff,
             resume_session_id: resume,
+            file_sizes: &plan.parts.file_sizes,
         },
         options,
     )

@@ -52,6 +52,10 @@ pub struct PromptParts {
     pub since: Option<String>,
     pub prior: Vec<StoredPrior>,
     pub plan: Option<String>,
+    /// Size in bytes of each added or modified file as the snapshot holds it (not as the
+    /// packet shows it): what a size check judges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_sizes: Vec<(String, u64)>,
 }
 
 /// An open finding of an earlier round and the coder's response, as stored with a dispatch.
@@ -163,6 +167,7 @@ impl Plan {
                     prompt: &prompt,
                     diff: &self.diff,
                     resume_session_id: m.resume_session.as_deref(),
+                    file_sizes: &self.parts.file_sizes,
                 };
                 let argv = review::planned_argv(&m.bound, &input, &run_options(settings))
                     .unwrap_or_else(|e| vec![format!("<{e}>")]);

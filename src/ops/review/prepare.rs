@@ -74,7 +74,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let built = build_packet(gix_repo, base, snapshot, &options, &settings.scanner)?;
+    let (built, file_sizes) =
+        build_packet_sized(gix_repo, base, snapshot, &options, &settings.scanner)?;
     let secrets = in_the_change(&built.secrets);
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
@@ -134,6 +135,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             since,
             prior,
             plan: settings.plan.clone(),
+            file_sizes,
         },
     );
     let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
@@ -262,8 +264,32 @@ fn build_packet(
     options: &packet::Options,
     scanner: &Scanner,
 ) -> Result<packet::Packet, Error> {
+    Ok(build_packet_sized(repo, old, new, options, scanner)?.0)
+}
+
+/// [`build_packet`], and each added or modified file's size in `new` (from the object
+/// database's headers: nothing is read whole).
+fn build_packet_sized(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: ObjectId,
+    options: &packet::Options,
+    scanner: &Scanner,
+) -> Result<(packet::Packet, Vec<(String, u64)>), Error> {
     let mut differ = crate::diff::Differ::new(repo, crate::diff::Options::from_config(repo)?)?;
     let changes = differ.changes(old, new)?;
+    let sizes = changes
+        .iter()
+        .filter(|c| c.new_mode.is_some_and(|m| m & 0o170000 == 0o100000))
+        .filter_map(|c| {
+            let id = c.new_id?;
+            let header = repo.find_header(id).ok()?;
+            Some((
+                String::from_utf8_lossy(&c.new_path).into_owned(),
+                header.size(),
+            ))
+        })
+        .collect();
     packet::check_blindness(
         changes
             .iter()
@@ -271,12 +297,8 @@ fn build_packet(
             .filter(|p| !p.is_empty()),
         &options.exclude,
     )?;
-    Ok(packet::build_redacted(
-        &mut differ,
-        &changes,
-        options,
-        scanner,
-    )?)
+    let packet = packet::build_redacted(&mut differ, &changes, options, scanner)?;
+    Ok((packet, sizes))
 }
 
 fn coder_records_of_round(
@@ -313,14 +335,21 @@ fn bind_members(
     let mut members = Vec::new();
     let mut unbound = Vec::new();
     for name in wanted {
-        let report = review::probe(
+        let report = match review::probe(
             surfaces,
             &ProbeRequest {
                 configured: &name,
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
             },
-        )?;
+        ) {
+            Ok(report) => report,
+            Err(review::Error::NothingBinds { report, .. }) if settings.dry_run => {
+                unbound.push(*report);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         let bound = match report.clone().into_bound() {
             Ok(bound) => bound,
             Err(_) if settings.dry_run => {

@@ -1,0 +1,420 @@
+//! `git pair checkpoint create|show|verify|restore|archive|compaction`: context handoff
+//! packets (SPEC §10). Each subcommand parses its flags, calls one operation in
+//! `ops::checkpoint`, and renders what it returns.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{CommandError, Context, Report};
+use crate::checkpoint::Draft;
+use crate::model::{Assessment, CheckRun, ContextUse, VerifyResult};
+use crate::ops::checkpoint as op;
+use crate::worktree::Checkout;
+
+/// Hand a task to a fresh agent context or another machine, safely.
+///
+/// A checkpoint records where the work is (path, HEAD, branch, a status fingerprint, the
+/// work-tree snapshot with every uncommitted change), what it is for (goal, next action,
+/// acceptance criteria, verified and unverified evidence, the reply language) and an
+/// assessment: handoff-ready, handoff-deferred or continue. It travels with git pair
+/// push/pull. The destination restores it, verifies it, archives the source, and continues.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    Create(CreateArgs),
+    Show(ShowArgs),
+    Verify(VerifyArgs),
+    Restore(RestoreArgs),
+    Archive(ArchiveArgs),
+    Compaction(CompactionArgs),
+}
+
+/// Record a checkpoint of the active run: repository identity, the work-tree snapshot, the
+/// task's state and an assessment.
+///
+/// Assessment: handoff-ready when --authorized and the context is at or over
+/// pair.handoffThreshold (default 0.85: e.g. --context-used 86000 --context-limit 100000) or
+/// two compactions were observed (git pair checkpoint compaction); handoff-deferred while a
+/// merge, rebase, cherry-pick, revert or bisect is in progress or index.lock is held — then
+/// nothing is stored and it exits 1 saying why; else continue.
+///
+/// Before anything is stored the packet is validated: --next is required, the text of all
+/// flags together is at most 64 KiB, each list flag at most 64 values, and a secret scan over
+/// every flag, the check's output and every file that differs from HEAD refuses a packet
+/// holding a secret (naming its kind and where), storing nothing.
+///
+/// The reply language is recorded exactly as given; locale and time zone are `unspecified`
+/// unless given (never inferred from the language).
+#[derive(Debug, clap::Args)]
+pub struct CreateArgs {
+    /// What whoever continues does first (required).
+    #[arg(long, value_name = "text")]
+    pub next: String,
+    /// The task's goal.
+    #[arg(long, value_name = "text")]
+    pub goal: Option<String>,
+    /// An acceptance criterion (repeatable).
+    #[arg(long = "criterion", value_name = "text")]
+    pub criteria: Vec<String>,
+    /// Evidence you checked (repeatable).
+    #[arg(long, value_name = "text")]
+    pub verified: Vec<String>,
+    /// A claim nobody checked yet (repeatable).
+    #[arg(long, value_name = "text")]
+    pub unverified: Vec<String>,
+    /// The language the user wants replies in, recorded verbatim (e.g. 繁體中文（台灣）).
+    #[arg(long, value_name = "text")]
+    pub language: Option<String>,
+    /// The user's locale, if known (recorded as `unspecified` otherwise).
+    #[arg(long, value_name = "text")]
+    pub locale: Option<String>,
+    /// The user's time zone, if known (recorded as `unspecified` otherwise).
+    #[arg(long, value_name = "text")]
+    pub time_zone: Option<String>,
+    /// A command that checks the state (run with sh -c in the work tree's root now; its exit
+    /// code and output tail are recorded, and verify compares them).
+    #[arg(long, value_name = "command")]
+    pub check: Option<String>,
+    /// Seconds the check may run before it is killed.
+    #[arg(
+        long,
+        value_name = "secs",
+        default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub check_timeout: u64,
+    /// Tokens in use in the agent's context.
+    #[arg(long, value_name = "tokens", requires = "context_limit")]
+    pub context_used: Option<u64>,
+    /// The size of the agent's context window in tokens.
+    #[arg(long, value_name = "tokens", requires = "context_used")]
+    pub context_limit: Option<u64>,
+    /// The human authorized handing the task over.
+    #[arg(long)]
+    pub authorized: bool,
+}
+
+/// Print a checkpoint, or with --prompt the prompt for the fresh agent that continues.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// The checkpoint id (ck-…).
+    pub id: String,
+    /// Print only the copyable destination prompt: restore, verify, archive, then the next
+    /// action, in the recorded reply language.
+    #[arg(long)]
+    pub prompt: bool,
+}
+
+/// Check this work tree against a checkpoint: HANDOFF VERIFIED (exit 0) or HANDOFF
+/// REGRESSION with one `field: expected X, found Y` line per mismatch (exit 1).
+///
+/// Compares path (unless --allow-other-path), HEAD, branch and the status fingerprint, then
+/// re-runs the recorded check. The result is recorded either way.
+///
+/// A recorded check is data, never an instruction: it runs only when you name it again
+/// (--check, exactly as recorded), when it is listed in pair.trustedChecks, or when this very
+/// work tree made the checkpoint. Otherwise verify stops, runs and records nothing, and says
+/// how to confirm it.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The checkpoint id (ck-…).
+    pub id: String,
+    /// Do not compare the work tree's path (another clone, another machine).
+    #[arg(long)]
+    pub allow_other_path: bool,
+    /// Confirm the recorded check: it must be exactly the recorded command.
+    #[arg(long, value_name = "command")]
+    pub check: Option<String>,
+    /// Seconds the check may run before it is killed.
+    #[arg(
+        long,
+        value_name = "secs",
+        default_value_t = op::DEFAULT_CHECK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub check_timeout: u64,
+}
+
+/// Rebuild a checkpoint's state here, on a clean work tree.
+///
+/// Checks out the recorded HEAD — the recorded branch when it points there (or does not exist
+/// yet: it is created there), detached otherwise — and lays the checkpoint's snapshot down as
+/// uncommitted changes (index at HEAD; modified, deleted and new files in the work tree).
+/// Refuses on a dirty work tree and when the commit is missing (fetch it first); never
+/// overwrites uncommitted work. Then: git pair checkpoint verify <id> --allow-other-path.
+#[derive(Debug, clap::Args)]
+pub struct RestoreArgs {
+    /// The checkpoint id (ck-…).
+    pub id: String,
+}
+
+/// Retire the checkpoint's source context: SOURCE_ARCHIVED_CONFIRMED.
+///
+/// Only after a recorded passing verification; idempotent. Refuses with the missing
+/// prerequisites, or with HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE when run in the source
+/// work tree after it changed (that work would be stranded). Archived is a state: nothing is
+/// deleted, the checkpoint stays readable and restorable.
+#[derive(Debug, clap::Args)]
+pub struct ArchiveArgs {
+    /// The checkpoint id (ck-…).
+    pub id: String,
+}
+
+/// Count an observed context compaction on the active run and print the CONTEXT HANDOFF
+/// HEALTH CHECK.
+///
+/// Stores no prompt text, transcript or session id: only that one happened. Two compactions
+/// make an authorized task handoff-ready. Archiving a checkpoint starts the count again.
+#[derive(Debug, clap::Args)]
+pub struct CompactionArgs {
+    /// The human authorized handing the task over.
+    #[arg(long)]
+    pub authorized: bool,
+}
+
+pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
+    match &args.command {
+        Sub::Create(a) => create(ctx, a),
+        Sub::Show(a) => show(ctx, a),
+        Sub::Verify(a) => verify(ctx, a),
+        Sub::Restore(a) => restore(ctx, a),
+        Sub::Archive(a) => archive(ctx, a),
+        Sub::Compaction(a) => compaction(ctx, a),
+    }
+}
+
+fn create(ctx: &Context, a: &CreateArgs) -> Result<Report, CommandError> {
+    let context = match (a.context_used, a.context_limit) {
+        (Some(used), Some(limit)) => Some(ContextUse { used, limit }),
+        _ => None,
+    };
+    let created = op::create(
+        ctx,
+        &op::CreateRequest {
+            draft: Draft {
+                goal: a.goal.clone(),
+                next: a.next.clone(),
+                criteria: a.criteria.clone(),
+                verified: a.verified.clone(),
+                unverified: a.unverified.clone(),
+                language: a.language.clone(),
+                locale: a.locale.clone(),
+                time_zone: a.time_zone.clone(),
+                check: a.check.clone(),
+                context,
+                authorized: a.authorized,
+            },
+            check_timeout: Duration::from_secs(a.check_timeout),
+        },
+    )?;
+    let p = &created.packet;
+    let id = &p.checkpoint;
+    let json = json!({
+        "id": id.as_str(),
+        "assessment": p.assessment.as_str(),
+        "bytes": created.bytes,
+        "run_id": created.run_id.as_str(),
+        "reasons": p.reasons,
+        "status": p.repo.status,
+        "check": p.check.as_ref().map(check_json),
+    });
+    let mut human = format!(
+        "Checkpoint {id} recorded in run {} ({} bytes)\nassessment: {}\n",
+        created.run_id,
+        created.bytes,
+        p.assessment.as_str()
+    );
+    for reason in &p.reasons {
+        human.push_str(&format!("  - {reason}\n"));
+    }
+    if let Some(check) = &p.check {
+        human.push_str(&format!("check: {} → {}\n", check.command, check.outcome()));
+    }
+    human.push_str(&match p.assessment {
+        Assessment::HandoffReady => format!(
+            "next: hand over — give a fresh agent the prompt of git pair checkpoint show {id} --prompt (another machine: git pair push first)\n"
+        ),
+        _ => "next: continue working in this context\n".to_owned(),
+    });
+    Ok(Report::new(json, human))
+}
+
+fn check_json(check: &CheckRun) -> Value {
+    json!({
+        "command": check.command,
+        "exit_code": check.exit_code,
+        "end": check.end,
+        "outcome": check.outcome(),
+    })
+}
+
+fn show(ctx: &Context, a: &ShowArgs) -> Result<Report, CommandError> {
+    let found = op::show(ctx, &a.id)?;
+    let p = &found.packet;
+    let prompt = crate::render::checkpoint::destination_prompt(p, found.run_id.as_str());
+    let mut json = json!({
+        "id": p.checkpoint.as_str(),
+        "run_id": found.run_id.as_str(),
+        "at": found.at,
+        "state": found.checkpoint_state.as_str(),
+        "assessment": p.assessment.as_str(),
+        "packet": serde_json::to_value(p).expect("a checkpoint serializes"),
+    });
+    if a.prompt {
+        json["prompt"] = Value::String(prompt.clone());
+        return Ok(Report::new(json, prompt));
+    }
+    let at = crate::util::time::parse_rfc3339_secs(&found.at)
+        .map(crate::util::time::human)
+        .unwrap_or_else(|| found.at.clone());
+    let human =
+        crate::render::checkpoint::packet(p, found.run_id.as_str(), &at, found.checkpoint_state);
+    Ok(Report::new(json, human))
+}
+
+fn verify(ctx: &Context, a: &VerifyArgs) -> Result<Report, CommandError> {
+    let verified = op::verify(
+        ctx,
+        &op::VerifyRequest {
+            id: a.id.clone(),
+            allow_other_path: a.allow_other_path,
+            check: a.check.clone(),
+            check_timeout: Duration::from_secs(a.check_timeout),
+        },
+    )?;
+    let id = &verified.id;
+    let mut human = format!("{}\n", verified.result.as_str());
+    for m in &verified.mismatches {
+        human.push_str(&format!(
+            "{}: expected {}, found {}\n",
+            m.field, m.expected, m.found
+        ));
+    }
+    let mut json = json!({
+        "result": verified.result.as_str(),
+        "mismatches": verified.mismatches,
+        "id": id.as_str(),
+        "run_id": verified.run_id.as_str(),
+        "check": verified.check.as_ref().map(check_json),
+        "recorded": true,
+    });
+    let mut report;
+    match verified.result {
+        VerifyResult::Verified => {
+            human.push_str(&format!(
+                "next: git pair checkpoint archive {id}, then continue with the next action (git pair checkpoint show {id})\n"
+            ));
+            report = Report::new(json, human);
+        }
+        VerifyResult::Regression => {
+            let message = format!(
+                "handoff regression: {} field(s) differ from checkpoint {id} (the verification is recorded)",
+                verified.mismatches.len()
+            );
+            json["error"] = Value::String(message.clone());
+            let only_path = verified.mismatches.iter().all(|m| m.field == "path");
+            let hint = if only_path {
+                format!("in another work tree: git pair checkpoint verify {id} --allow-other-path")
+            } else {
+                format!(
+                    "on a clean work tree, git pair checkpoint restore {id} rebuilds the recorded state; otherwise tell the human what differs"
+                )
+            };
+            report = Report::new(json, human);
+            report = report
+                .note(format!("error: {message}"))
+                .note(format!("hint: {hint}"));
+            report.exit = super::error::EXIT_FAILURE;
+        }
+    }
+    Ok(report)
+}
+
+fn restore(ctx: &Context, a: &RestoreArgs) -> Result<Report, CommandError> {
+    let restored = op::restore(ctx, &a.id)?;
+    let id = &restored.id;
+    let (kind, on) = match &restored.checkout {
+        Checkout::Branch(name) => ("branch", name.clone()),
+        Checkout::NewBranch(name) => ("new-branch", name.clone()),
+        Checkout::Detached => ("detached", "HEAD".to_owned()),
+    };
+    let json = json!({
+        "id": id.as_str(),
+        "run_id": restored.run_id.as_str(),
+        "head": restored.head,
+        "branch": on,
+        "checkout": kind,
+        "status_matches": restored.status_matches,
+    });
+    let short = restored.head.get(..12).unwrap_or(&restored.head);
+    let mut human = match &restored.checkout {
+        Checkout::Branch(name) => format!("Checked out {name} at {short}"),
+        Checkout::NewBranch(name) => format!("Created and checked out {name} at {short}"),
+        Checkout::Detached => format!("Detached HEAD at {short}"),
+    };
+    human.push_str(&format!(
+        "; checkpoint {id}'s work tree laid down as uncommitted changes\nnext: git pair checkpoint verify {id} --allow-other-path\n"
+    ));
+    let mut report = Report::new(json, human);
+    if let Some(branch) = &restored.branch_elsewhere {
+        report = report.note(format!(
+            "note: branch {branch} exists here at another commit, so HEAD is detached; verify will report the branch"
+        ));
+    }
+    if !restored.status_matches {
+        report = report.note(
+            "warning: the work tree's fingerprint differs from the checkpoint's after restoring (ignore rules or filters differ here?); verify will show it",
+        );
+    }
+    Ok(report)
+}
+
+fn archive(ctx: &Context, a: &ArchiveArgs) -> Result<Report, CommandError> {
+    let archived = op::archive(ctx, &a.id)?;
+    let id = &archived.id;
+    let state = crate::model::CheckpointState::Archived.as_str();
+    let json = json!({
+        "state": state,
+        "id": id.as_str(),
+        "run_id": archived.run_id.as_str(),
+        "already": archived.already,
+    });
+    let human = format!(
+        "{state}\ncheckpoint {id}'s source context is retired{} (recoverable: git pair checkpoint show {id})\n",
+        if archived.already { " (already)" } else { "" }
+    );
+    Ok(Report::new(json, human))
+}
+
+fn compaction(ctx: &Context, a: &CompactionArgs) -> Result<Report, CommandError> {
+    let c = op::compaction(ctx, a.authorized)?;
+    let json = json!({
+        "count": c.count,
+        "assessment": c.assessment.as_str(),
+        "reasons": c.reasons,
+        "run_id": c.run_id.as_str(),
+    });
+    let mut human = format!(
+        "CONTEXT HANDOFF HEALTH CHECK\ncompactions observed: {} (run {})\nassessment: {}\n",
+        c.count,
+        c.run_id,
+        c.assessment.as_str()
+    );
+    for reason in &c.reasons {
+        human.push_str(&format!("  - {reason}\n"));
+    }
+    human.push_str(match c.assessment {
+        Assessment::HandoffReady => {
+            "next: git pair checkpoint create --authorized --next \"…\" and hand over\n"
+        }
+        Assessment::HandoffDeferred => "next: finish what git is in the middle of first\n",
+        Assessment::Continue => "next: continue working\n",
+    });
+    Ok(Report::new(json, human))
+}

@@ -1,0 +1,181 @@
+//! `git pair hook <name> [args…]`: what the installed git hook shims and the agent hook
+//! configuration run. Hidden from the main help; documented in the README ("Hooks").
+//!
+//! Only `pre-commit` can refuse (exit 1). `commit-msg` and `post-commit` never fail the git
+//! command: an error becomes a warning on stderr. `agent-stop` always exits 0 and prints one
+//! JSON object or nothing on stdout, whatever happens.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::{CommandError, Context, Report};
+use crate::hooks::agent_stop::Decision;
+use crate::ops;
+use crate::ops::hook::{CommitMsg, PostCommit};
+use crate::ops::note::NoteState;
+
+/// Run one of git pair's hooks (the installed shims and the agent plugin call this).
+///
+/// pre-commit [--gate]: refuses HANDOFF.md and pair.neverCommit paths; with --gate, also a
+/// staged tree that is not the active run's approved snapshot. commit-msg <file>: adds
+/// Pair-Run: and Reviewed-by: trailers when the staged tree is approved work. post-commit:
+/// writes the run's refs/notes/pair line on the new commit. agent-stop: the Claude Code /
+/// Codex Stop hook (reads the hook JSON on stdin, prints a decision or nothing, exits 0).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub name: Name,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Name {
+    /// Refuse never-commit paths; with --gate, unreviewed staged trees.
+    PreCommit {
+        /// Gate the commit on the active run's approved snapshot.
+        #[arg(long)]
+        gate: bool,
+        /// Arguments a future git might pass; ignored.
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+    /// Add the review trailers to the message in FILE when the commit is approved work.
+    CommitMsg {
+        /// The commit message file git passes.
+        #[arg(value_name = "file")]
+        file: PathBuf,
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+    /// Write the run's refs/notes/pair line on the new commit when it holds approved work.
+    PostCommit {
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+    /// The agent Stop hook: JSON on stdin, a block decision or nothing on stdout, exit 0.
+    AgentStop {
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+}
+
+/// Runs hook `args`; `open` opens the repository at `-C` (or the current directory), and
+/// `directory` holds the `-C` flags for the Stop hook, which may start elsewhere.
+pub fn run(
+    open: &dyn Fn() -> Result<Context, CommandError>,
+    directory: &[PathBuf],
+    args: &Args,
+) -> Result<Report, CommandError> {
+    match &args.name {
+        Name::PreCommit { gate, .. } => pre_commit(&open()?, *gate),
+        Name::CommitMsg { file, .. } => Ok(never_fails(
+            "commit-msg",
+            open().and_then(|ctx| commit_msg(&ctx, file)),
+        )),
+        Name::PostCommit { .. } => Ok(never_fails(
+            "post-commit",
+            open().and_then(|ctx| post_commit(&ctx)),
+        )),
+        Name::AgentStop { .. } => Ok(agent_stop(directory)),
+    }
+}
+
+fn pre_commit(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
+    let done = ops::hook::pre_commit(ctx, gate)?;
+    let gate = match &done.gate {
+        None => json!(null),
+        Some(ops::gate::Open::NoActiveRun { .. }) => json!("no-active-run"),
+        Some(ops::gate::Open::Approved(_)) => json!("approved"),
+    };
+    // Quiet on success: a hook that passes says nothing.
+    Ok(Report::new(json!({"ok": true, "gate": gate}), ""))
+}
+
+fn commit_msg(ctx: &Context, file: &std::path::Path) -> Result<Report, CommandError> {
+    Ok(match ops::hook::commit_msg(ctx, file)? {
+        CommitMsg::Added { run_id, round } => Report::new(
+            json!({"trailers": "added", "run_id": run_id.as_str(), "round": round}),
+            "",
+        )
+        .note(format!(
+            "git pair: added Pair-Run and Reviewed-by trailers (run {run_id}, round {round})"
+        )),
+        CommitMsg::AlreadyThere { run_id, round } => Report::new(
+            json!({"trailers": "already-there", "run_id": run_id.as_str(), "round": round}),
+            "",
+        ),
+        CommitMsg::NotApproved => Report::new(json!({"trailers": null}), ""),
+    })
+}
+
+fn post_commit(ctx: &Context) -> Result<Report, CommandError> {
+    Ok(match ops::hook::post_commit(ctx)? {
+        PostCommit::NoRun => Report::new(json!({"note": null}), ""),
+        PostCommit::Note { run_id, note } => {
+            let (state, commit) = match &note {
+                NoteState::Attached(c) => ("attached", Some(c.to_string())),
+                NoteState::AlreadyAttached(c) => ("already-attached", Some(c.to_string())),
+                NoteState::NotYet => ("not-approved-work", None),
+                NoteState::NothingReviewed => ("nothing-reviewed", None),
+            };
+            let report = Report::new(
+                json!({"note": state, "run_id": run_id.as_str(), "commit": commit}),
+                "",
+            );
+            match note {
+                NoteState::Attached(c) => report.note(format!(
+                    "git pair: review note of run {run_id} written on {} (refs/notes/pair)",
+                    &c.to_string()[..12]
+                )),
+                _ => report,
+            }
+        }
+    })
+}
+
+/// A hook that must not fail the git command: an error becomes a warning, exit 0.
+fn never_fails(hook: &str, result: Result<Report, CommandError>) -> Report {
+    result.unwrap_or_else(|err| {
+        Report::new(json!({"warning": err.message}), "").note(format!(
+            "warning: git pair {hook} hook: {} (the commit is not affected)",
+            err.message
+        ))
+    })
+}
+
+/// The Stop hook. Reads at most [`ops::hook::MAX_STDIN`] bytes (more is not a hook input, and
+/// lets the agent stop); opens the repository at `-C`, else the `cwd` the agent sent, else the
+/// current directory. Exit 0 always; stdout is the decision or nothing.
+fn agent_stop(directory: &[PathBuf]) -> Report {
+    let mut stdin = Vec::new();
+    let read = std::io::stdin()
+        .lock()
+        .take(ops::hook::MAX_STDIN + 1)
+        .read_to_end(&mut stdin);
+    if read.is_err() || stdin.len() as u64 > ops::hook::MAX_STDIN {
+        stdin.clear();
+    }
+    let decision = ops::hook::agent_stop(&stdin, |input| {
+        let mut dir = match input.cwd.as_deref().map(PathBuf::from) {
+            Some(cwd) if directory.is_empty() && cwd.is_absolute() && cwd.is_dir() => cwd,
+            _ => std::env::current_dir().map_err(|source| ops::Error::ReadFile {
+                what: "current directory",
+                path: ".".into(),
+                source,
+            })?,
+        };
+        for d in directory {
+            dir = dir.join(d);
+        }
+        Context::open(&dir, None)
+    });
+    let json = match &decision {
+        Decision::Allow(_) => json!({}),
+        Decision::Block { reason } => json!({"decision": "block", "reason": reason}),
+    };
+    let mut report = Report::new(json, decision.stdout());
+    // Allowing prints nothing at all on stdout, even with --json.
+    report.silent = matches!(decision, Decision::Allow(_));
+    report
+}

@@ -1,0 +1,216 @@
+//! Which work-tree snapshots a run approved, computed from its `review` and `finish` records
+//! alone (pure): the facts the team gate (`git pair verify`) checks commits against.
+
+use super::record::{Body, Record, Verdict};
+
+/// A snapshot tree a run stands behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The reviewed snapshot's tree id, hex, as the review record stores it.
+    pub snapshot: String,
+    /// The review round that gave the verdict.
+    pub round: u32,
+    /// The reviewer (realization, or panel `a+b`) that gave it.
+    pub reviewer: String,
+    /// True when no review approved this snapshot and the run was finished with `--force`
+    /// on it: an override, not an approval.
+    pub forced: bool,
+}
+
+/// The snapshots a run approved, in record order, plus the one a `--force` finish stood
+/// behind. For each snapshot the latest review with a verdict decides: a snapshot approved
+/// and later re-reviewed (`review --again`) with CHANGES_REQUESTED is no longer approved.
+/// A forced finish covers the last reviewed snapshot when no review approved it.
+pub fn approvals(records: &[Record]) -> Vec<Approval> {
+    let mut latest: Vec<(String, Verdict, u32, String)> = Vec::new();
+    let mut last_reviewed: Option<(String, u32, String)> = None;
+    let mut forced = false;
+    for record in records {
+        match &record.body {
+            Body::Review(review) => {
+                let Some(verdict) = review.verdict else {
+                    continue;
+                };
+                if review.snapshot.is_empty() {
+                    continue;
+                }
+                latest.retain(|(snapshot, ..)| *snapshot != review.snapshot);
+                latest.push((
+                    review.snapshot.clone(),
+                    verdict,
+                    review.round,
+                    review.tool.clone(),
+                ));
+                last_reviewed = Some((review.snapshot.clone(), review.round, review.tool.clone()));
+            }
+            Body::Finish(finish) => {
+                forced = finish.override_ && finish.verdict == Verdict::Approved
+            }
+            _ => {}
+        }
+    }
+    let mut out: Vec<Approval> = latest
+        .into_iter()
+        .filter(|(_, verdict, ..)| *verdict == Verdict::Approved)
+        .map(|(snapshot, _, round, reviewer)| Approval {
+            snapshot,
+            round,
+            reviewer,
+            forced: false,
+        })
+        .collect();
+    if forced
+        && let Some((snapshot, round, reviewer)) = last_reviewed
+        && !out.iter().any(|a| a.snapshot == snapshot)
+    {
+        out.push(Approval {
+            snapshot,
+            round,
+            reviewer,
+            forced: true,
+        });
+    }
+    out
+}
+
+/// Whether a run's finish record can change what [`approvals`] returns, given its review
+/// records: a `--force` override only matters when the last review with a verdict did not
+/// approve (the approved snapshot stands either way). Lets a reader skip that record.
+pub fn finish_matters(reviews: &[Record]) -> bool {
+    let last = reviews.iter().rev().find_map(|r| match &r.body {
+        Body::Review(review) if !review.snapshot.is_empty() => review.verdict,
+        _ => None,
+    });
+    last != Some(Verdict::Approved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Finish, Review};
+
+    fn review(round: u32, snapshot: &str, verdict: Option<Verdict>) -> Record {
+        Record::new(
+            u64::from(round) * 2,
+            "t".into(),
+            Body::Review(Review {
+                dispatch: "d".into(),
+                round,
+                verdict,
+                outcome: "completed".into(),
+                tool: "codex".into(),
+                findings: vec![],
+                reviewers: vec![],
+                fallback_used: false,
+                snapshot: snapshot.into(),
+                coverage_warning: None,
+                error: None,
+            }),
+        )
+    }
+
+    fn finish(override_: bool) -> Record {
+        Record::new(
+            99,
+            "t".into(),
+            Body::Finish(Finish {
+                verdict: Verdict::Approved,
+                override_,
+                pr: None,
+            }),
+        )
+    }
+
+    #[test]
+    fn the_finish_record_matters_only_after_an_unapproved_last_review() {
+        use Verdict::{Approved, ChangesRequested};
+        let cases = [
+            (vec![], true),
+            (vec![review(1, "a", Some(Approved))], false),
+            (
+                vec![review(1, "a", Some(Approved)), review(2, "b", None)],
+                false,
+            ),
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(ChangesRequested)),
+                ],
+                true,
+            ),
+        ];
+        for (reviews, want) in cases {
+            assert_eq!(finish_matters(&reviews), want, "{reviews:?}");
+            // Skipping the finish changes nothing when it does not matter.
+            if !want {
+                let mut with = reviews.clone();
+                with.push(finish(true));
+                assert_eq!(approvals(&with), approvals(&reviews));
+            }
+        }
+    }
+
+    fn summary(records: &[Record]) -> Vec<(String, u32, bool)> {
+        approvals(records)
+            .into_iter()
+            .map(|a| (a.snapshot, a.round, a.forced))
+            .collect()
+    }
+
+    #[test]
+    fn approved_snapshots_count_and_the_latest_verdict_per_snapshot_decides() {
+        use Verdict::{Approved, ChangesRequested};
+        type Case = (Vec<Record>, Vec<(&'static str, u32, bool)>);
+        let cases: Vec<Case> = vec![
+            (vec![], vec![]),
+            (vec![review(1, "a", Some(ChangesRequested))], vec![]),
+            (
+                vec![
+                    review(1, "a", Some(ChangesRequested)),
+                    review(2, "b", Some(Approved)),
+                    finish(false),
+                ],
+                vec![("b", 2, false)],
+            ),
+            // Two approvals of two snapshots: both stand.
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(Approved)),
+                ],
+                vec![("a", 1, false), ("b", 2, false)],
+            ),
+            // Approved, then the same snapshot re-reviewed with changes requested.
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(1, "a", Some(ChangesRequested)),
+                ],
+                vec![],
+            ),
+            // A failed review (no verdict) changes nothing.
+            (
+                vec![review(1, "a", Some(Approved)), review(2, "b", None)],
+                vec![("a", 1, false)],
+            ),
+            // --force on changes requested: forced, on the last reviewed snapshot.
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(ChangesRequested)),
+                    finish(true),
+                ],
+                vec![("a", 1, false), ("b", 2, true)],
+            ),
+            // --force with nothing reviewed covers nothing.
+            (vec![finish(true)], vec![]),
+        ];
+        for (records, want) in cases {
+            let want: Vec<(String, u32, bool)> = want
+                .into_iter()
+                .map(|(s, r, f)| (s.to_owned(), r, f))
+                .collect();
+            assert_eq!(summary(&records), want, "{records:?}");
+        }
+    }
+}

@@ -1,0 +1,559 @@
+//! Checkpoints (SPEC §10): moving a task to a fresh agent context or another machine. The
+//! order of the steps and what is stored: `create` (validate, refuse while git is between two
+//! states, snapshot the work tree, run the check, scan every text field and every changed file
+//! for secrets, and only then store the packet with its snapshot in the run), `show`,
+//! `verify` (compare and re-run a confirmed check; recorded either way), `restore`,
+//! `archive`, and `compaction`. The rules themselves are `crate::checkpoint`'s.
+
+use std::path::Path;
+use std::time::Duration;
+
+use gix::ObjectId;
+
+use super::{Context, Error};
+use crate::checkpoint::{self as rules, Draft, Observed, Pressure};
+use crate::model::{
+    Assessment, Body, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointState,
+    CheckpointVerified, Compaction, Mismatch, RepoIdentity, RunId, VerifyResult,
+};
+use crate::process::{Cancel, End, Limits, Spawn};
+use crate::secrets::Finding;
+use crate::store::{Append, RunState};
+use crate::worktree::Checkout;
+
+/// How long a check may run unless `--check-timeout` says otherwise.
+pub const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(600);
+/// Stdout kept from a check (its tail is what is stored).
+const CHECK_STDOUT_CAP: usize = 16 * 1024 * 1024;
+const GITLINK: u32 = 0o160000;
+
+/// What `checkpoint create` was asked to record.
+#[derive(Debug, Clone)]
+pub struct CreateRequest {
+    pub draft: Draft,
+    pub check_timeout: Duration,
+}
+
+/// A stored checkpoint.
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub run_id: RunId,
+    pub packet: Checkpoint,
+    /// Size of the stored packet (the record), in bytes.
+    pub bytes: usize,
+}
+
+/// Records a checkpoint of the active run. Stores nothing when the packet is invalid, git is
+/// between two states (`handoff-deferred`), or a secret is found.
+pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> {
+    let draft = &request.draft;
+    rules::validate(draft)?;
+    // First: mid-rebase, HEAD is detached and no run would be found on its branch.
+    let in_progress = crate::worktree::in_progress(&ctx.repo);
+    if !in_progress.is_empty() {
+        return Err(Error::CheckpointDeferred {
+            reasons: in_progress.iter().map(|(w, m)| w.describe(m)).collect(),
+            ways_on: in_progress
+                .iter()
+                .map(|(w, _)| w.way_on().to_owned())
+                .collect(),
+        });
+    }
+    let run_id = super::select::active(ctx, None)?;
+    let head = ctx.repo.head()?;
+    let branch = head.branch_name().to_owned();
+    let Some(head_commit) = head.commit() else {
+        return Err(Error::UnbornHead { branch });
+    };
+    let scanner = ctx.scanner()?;
+    let work_dir = ctx.repo.work_dir()?.to_path_buf();
+    let id = CheckpointId::generate();
+    let mut packet = Checkpoint {
+        checkpoint: id.clone(),
+        repo: RepoIdentity {
+            path: work_dir.display().to_string(),
+            head: head_commit.to_string(),
+            branch,
+            status: String::new(),
+            host: crate::process::host_name(),
+        },
+        check: draft.check.as_ref().map(|command| CheckRun {
+            command: command.clone(),
+            exit_code: None,
+            end: "not-started".into(),
+            output_tail: String::new(),
+            duration_ms: 0,
+        }),
+        goal: draft.goal.clone(),
+        next: draft.next.clone(),
+        criteria: draft.criteria.clone(),
+        verified: draft.verified.clone(),
+        unverified: draft.unverified.clone(),
+        language: or_unspecified(&draft.language),
+        locale: or_unspecified(&draft.locale),
+        time_zone: or_unspecified(&draft.time_zone),
+        context: draft.context,
+        authorized: draft.authorized,
+        compactions: 0,
+        assessment: Assessment::Continue,
+        reasons: Vec::new(),
+    };
+    // The flags first: nothing is snapshotted or run for a packet that cannot be stored.
+    reject_secrets(rules::scan_text(&scanner, &packet))?;
+
+    let staged = crate::snapshot::stage_worktree_tree(ctx.repo.gix())?;
+    packet.repo.status = staged.tree().to_string();
+    let head_tree = ctx.repo.commit_tree(head_commit)?;
+    let changed: Vec<(String, ObjectId)> =
+        crate::diff::raw_changes(staged.objects(), Some(head_tree), staged.tree())?
+            .into_iter()
+            .filter_map(|change| {
+                let new = change.new?;
+                (new.mode != GITLINK).then(|| (change.path.to_string(), new.id))
+            })
+            .collect();
+    let file_findings =
+        rules::scan_files(&scanner, &changed, |id| staged.blob(*id)).map_err(|e| {
+            Error::CheckpointUnscannable {
+                detail: e.to_string(),
+            }
+        })?;
+    reject_secrets(file_findings)?;
+
+    if let Some(command) = &draft.check {
+        packet.check = Some(run_check(&work_dir, command, request.check_timeout));
+    }
+    reject_secrets(rules::scan_text(&scanner, &packet))?;
+
+    let snapshot = staged.write(ctx.repo.gix())?;
+    let threshold = ctx.options.handoff_threshold;
+    let appended = ctx.repo.append(&run_id, |state| {
+        let mut packet = packet.clone();
+        packet.compactions = state.manifest.compactions;
+        let (assessment, reasons) = rules::assess(
+            &Pressure {
+                authorized: packet.authorized,
+                context: packet.context,
+                threshold,
+                compactions: packet.compactions,
+            },
+            &[],
+        );
+        packet.assessment = assessment;
+        packet.reasons = reasons;
+        let subject = format!("checkpoint {id}: {}", assessment.as_str());
+        let mut append = Append::record(Body::Checkpoint(packet), subject);
+        append.put_checkpoint_snapshot(&id, snapshot);
+        Ok(append)
+    })?;
+    let Body::Checkpoint(stored) = &appended.record.body else {
+        unreachable!("the appended record is the checkpoint just built");
+    };
+    let path = work_dir.display().to_string();
+    // Without a receipt, verify here asks to confirm the check: safe, so not fatal.
+    let _ = ctx
+        .repo
+        .write_checkpoint_receipt(&id, &path, draft.check.as_deref());
+    ctx.refresh_handoff(&run_id)?;
+    Ok(Created {
+        run_id,
+        packet: stored.clone(),
+        bytes: appended.record.to_json().len(),
+    })
+}
+
+fn or_unspecified(value: &Option<String>) -> String {
+    value
+        .clone()
+        .unwrap_or_else(|| rules::UNSPECIFIED.to_owned())
+}
+
+fn reject_secrets(findings: Vec<Finding>) -> Result<(), Error> {
+    if findings.is_empty() {
+        return Ok(());
+    }
+    Err(Error::CheckpointSecret {
+        kinds: {
+            let mut kinds: Vec<String> = findings.iter().map(|f| f.kind.clone()).collect();
+            kinds.dedup();
+            kinds
+        },
+        found: findings.iter().map(Finding::describe).collect(),
+    })
+}
+
+/// Runs `command` with `sh -c` in `work_dir`, bounded by `timeout`; its end is data.
+fn run_check(work_dir: &Path, command: &str, timeout: Duration) -> CheckRun {
+    let shell = crate::process::find_executable("sh", None).unwrap_or_else(|| "/bin/sh".into());
+    let finished = crate::process::run(
+        &Spawn {
+            program: shell,
+            args: vec!["-c".into(), command.to_owned()],
+            env: Vec::new(),
+            cwd: Some(work_dir.to_path_buf()),
+            stdin: None,
+            share_terminal: false,
+        },
+        &Limits {
+            timeout,
+            stdout_cap: CHECK_STDOUT_CAP,
+            ..Limits::default()
+        },
+        &Cancel {
+            flag: None,
+            on_sigint: true,
+        },
+    );
+    let exit_code = finished.status.and_then(|s| s.code);
+    let end = match &finished.end {
+        End::Exited if exit_code.is_some() => "exited",
+        End::Exited | End::GaveUp { .. } => "killed",
+        End::TimedOut => "timed-out",
+        End::Cancelled => "cancelled",
+        End::SpawnFailed { .. } => "not-started",
+    };
+    CheckRun {
+        command: command.to_owned(),
+        exit_code,
+        end: end.to_owned(),
+        output_tail: rules::output_tail(&finished.stdout, &finished.stderr_tail),
+        duration_ms: u64::try_from(finished.duration.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// A checkpoint found in a run.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub run_id: RunId,
+    pub state: RunState,
+    pub packet: Checkpoint,
+    /// When it was recorded.
+    pub at: String,
+    /// Where it stands now.
+    pub checkpoint_state: CheckpointState,
+}
+
+/// Finds checkpoint `id` in the run named by `--run`, else in any run (newest first): a
+/// destination may be on another branch than the run's until it restores.
+pub fn find(ctx: &Context, id: &str) -> Result<Found, Error> {
+    let id = CheckpointId::parse(id)?;
+    let runs = match super::select::named(ctx, None)? {
+        Some(run_id) => vec![run_id],
+        None => ctx.repo.list_runs()?.into_iter().rev().collect(),
+    };
+    for run_id in runs {
+        let state = ctx.load(&run_id)?;
+        if ctx.repo.checkpoint_snapshot(&state, &id)?.is_none() {
+            continue;
+        }
+        let records = ctx.repo.records(&state)?;
+        let checkpoint_state = rules::state_of(&id, records.iter().map(|r| &r.body));
+        let created = records.iter().find_map(|r| match &r.body {
+            Body::Checkpoint(c) if c.checkpoint == id => Some((c.clone(), r.at.clone())),
+            _ => None,
+        });
+        if let (Some((packet, at)), Some(checkpoint_state)) = (created, checkpoint_state) {
+            return Ok(Found {
+                run_id,
+                state,
+                packet,
+                at,
+                checkpoint_state,
+            });
+        }
+    }
+    Err(Error::UnknownCheckpoint { id: id.to_string() })
+}
+
+/// What `checkpoint verify` was asked.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    pub id: String,
+    pub allow_other_path: bool,
+    /// The check the local user confirms (must equal the recorded one).
+    pub check: Option<String>,
+    pub check_timeout: Duration,
+}
+
+/// A recorded verification.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    pub run_id: RunId,
+    pub id: CheckpointId,
+    pub result: VerifyResult,
+    pub mismatches: Vec<Mismatch>,
+    /// The check as re-run here.
+    pub check: Option<CheckRun>,
+}
+
+/// Compares this work tree with the checkpoint, re-runs its check when confirmed, and records
+/// the result either way. Refuses, running and recording nothing, when the checkpoint records
+/// a check nobody here confirmed.
+pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<Verified, Error> {
+    let found = find(ctx, &request.id)?;
+    let packet = &found.packet;
+    let id = packet.checkpoint.clone();
+    let work_dir = ctx.repo.work_dir()?.to_path_buf();
+    let path = work_dir.display().to_string();
+    let host = crate::process::host_name();
+    let made_here = made_here(ctx, packet, &path, &host);
+    let command = rules::check_to_run(
+        packet,
+        request.check.as_deref(),
+        &ctx.options.trusted_checks,
+        made_here,
+    )?;
+    let head = ctx.repo.head()?;
+    let head_hex = head.commit().map(|c| c.to_string());
+    // The state as found, before the check can change anything.
+    let status = crate::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+    let check = command.map(|c| run_check(&work_dir, &c, request.check_timeout));
+    let mismatches = rules::compare(
+        packet,
+        &Observed {
+            path: &path,
+            head: head_hex.as_deref(),
+            branch: head.branch_name(),
+            status: &status,
+            check: check.as_ref(),
+        },
+        request.allow_other_path,
+    );
+    let result = if mismatches.is_empty() {
+        VerifyResult::Verified
+    } else {
+        VerifyResult::Regression
+    };
+    let body = Body::CheckpointVerified(CheckpointVerified {
+        checkpoint: id.clone(),
+        result,
+        mismatches: mismatches.clone(),
+        path,
+        host,
+        allow_other_path: request.allow_other_path,
+        check: check.as_ref().map(CheckRun::outcome),
+    });
+    let subject = format!("checkpoint {id}: {}", result.as_str());
+    ctx.repo.append(&found.run_id, |_| {
+        Ok(Append::record(body.clone(), subject.clone()))
+    })?;
+    ctx.refresh_handoff(&found.run_id)?;
+    Ok(Verified {
+        run_id: found.run_id,
+        id,
+        result,
+        mismatches,
+        check,
+    })
+}
+
+/// Whether this work tree made the checkpoint with the check it records: a local receipt
+/// (never shared) says so, and host and path agree.
+fn made_here(ctx: &Context, packet: &Checkpoint, path: &str, host: &str) -> bool {
+    let Some(receipt) = ctx.repo.checkpoint_receipt(&packet.checkpoint) else {
+        return false;
+    };
+    receipt.path == path
+        && packet.repo.path == path
+        && packet.repo.host == host
+        && receipt.check.as_deref() == packet.check.as_ref().map(|c| c.command.as_str())
+}
+
+/// A restored checkpoint.
+#[derive(Debug, Clone)]
+pub struct Restored {
+    pub run_id: RunId,
+    pub id: CheckpointId,
+    pub head: String,
+    pub checkout: Checkout,
+    /// The recorded branch, when it exists here pointing elsewhere (HEAD is then detached).
+    pub branch_elsewhere: Option<String>,
+    /// The work tree's snapshot now equals the checkpoint's.
+    pub status_matches: bool,
+}
+
+/// Checks out the checkpoint's HEAD and lays its snapshot down as uncommitted changes, on a
+/// clean work tree only.
+pub fn restore(ctx: &Context, id: &str) -> Result<Restored, Error> {
+    let found = find(ctx, id)?;
+    let packet = &found.packet;
+    let id = packet.checkpoint.clone();
+    if let Some(dirty) = crate::worktree::first_dirty(&ctx.repo)? {
+        return Err(Error::DirtyForRestore {
+            path: dirty.path,
+            what: dirty.what.to_owned(),
+        });
+    }
+    let in_progress = crate::worktree::in_progress(&ctx.repo);
+    if let Some((what, marker)) = in_progress.first() {
+        return Err(Error::InProgress {
+            what: what.describe(marker),
+            way_on: what.way_on().to_owned(),
+        });
+    }
+    let corrupt = |detail: String| {
+        Error::Store(crate::store::Error::CorruptRun {
+            run_id: found.run_id.to_string(),
+            detail,
+        })
+    };
+    let commit = ObjectId::from_hex(packet.repo.head.as_bytes())
+        .map_err(|_| corrupt(format!("checkpoint {id} records no valid HEAD commit")))?;
+    if !ctx.repo.has_commit(commit) {
+        return Err(Error::CheckpointCommitMissing {
+            id: id.to_string(),
+            commit: packet.repo.head.clone(),
+            branch: packet.repo.branch.clone(),
+        });
+    }
+    let snapshot = ctx
+        .repo
+        .checkpoint_snapshot(&found.state, &id)?
+        .filter(|tree| ObjectId::from_hex(packet.repo.status.as_bytes()).ok() == Some(*tree))
+        .ok_or_else(|| {
+            corrupt(format!(
+                "checkpoint {id}'s stored snapshot is missing or differs from its record"
+            ))
+        })?;
+    let branch = packet.repo.branch.as_str();
+    let mut branch_elsewhere = None;
+    let checkout = if branch == "HEAD" || !rules::is_plain_branch_name(branch) {
+        Checkout::Detached
+    } else {
+        match ctx.repo.branch_commit(branch)? {
+            Some(at) if at == commit => Checkout::Branch(branch.to_owned()),
+            Some(_) => {
+                branch_elsewhere = Some(branch.to_owned());
+                Checkout::Detached
+            }
+            None => Checkout::NewBranch(branch.to_owned()),
+        }
+    };
+    crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
+    let status_matches = crate::snapshot::worktree_tree_id(ctx.repo.gix())? == snapshot;
+    Ok(Restored {
+        run_id: found.run_id,
+        id,
+        head: packet.repo.head.clone(),
+        checkout,
+        branch_elsewhere,
+        status_matches,
+    })
+}
+
+/// The checkpoint as stored, and where it stands.
+pub fn show(ctx: &Context, id: &str) -> Result<Found, Error> {
+    find(ctx, id)
+}
+
+/// An archived checkpoint.
+#[derive(Debug, Clone)]
+pub struct Archived {
+    pub run_id: RunId,
+    pub id: CheckpointId,
+    /// It was archived before: nothing new was recorded.
+    pub already: bool,
+}
+
+/// Retires the checkpoint's source context: only after a passing verification, and, run in
+/// the source work tree itself, only while it still holds what the checkpoint carries.
+/// Idempotent; never deletes anything.
+pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
+    let found = find(ctx, id)?;
+    let packet = &found.packet;
+    let id = packet.checkpoint.clone();
+    let path = ctx.repo.work_dir()?.display().to_string();
+    let host = crate::process::host_name();
+    let is_source = packet.repo.path == path && packet.repo.host == host;
+    let source_changes =
+        if is_source && found.checkpoint_state == CheckpointState::VerifiedSourceActive {
+            let head = ctx.repo.head()?;
+            let head_hex = head.commit().map(|c| c.to_string());
+            let status = crate::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+            Some(rules::compare_repo(
+                packet,
+                &Observed {
+                    path: &path,
+                    head: head_hex.as_deref(),
+                    branch: head.branch_name(),
+                    status: &status,
+                    check: None,
+                },
+                true,
+            ))
+        } else {
+            None
+        };
+    match rules::archive(&id, found.checkpoint_state, source_changes) {
+        rules::Archive::AlreadyArchived => Ok(Archived {
+            run_id: found.run_id,
+            id,
+            already: true,
+        }),
+        rules::Archive::Missing { state, missing } => Err(Error::ArchiveRefused {
+            id: id.to_string(),
+            state,
+            missing,
+        }),
+        rules::Archive::SourceStillActive { changes } => Err(Error::SourceStillActive {
+            id: id.to_string(),
+            changes,
+        }),
+        rules::Archive::Record => {
+            let body = Body::CheckpointArchived(CheckpointArchived {
+                checkpoint: id.clone(),
+                path,
+                host,
+            });
+            let subject = format!("checkpoint {id}: {}", CheckpointState::Archived.as_str());
+            ctx.repo.append(&found.run_id, |_| {
+                Ok(Append::record(body.clone(), subject.clone()))
+            })?;
+            ctx.refresh_handoff(&found.run_id)?;
+            Ok(Archived {
+                run_id: found.run_id,
+                id,
+                already: false,
+            })
+        }
+    }
+}
+
+/// A counted compaction.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    pub run_id: RunId,
+    /// Compactions observed in the run's current context, this one included.
+    pub count: u32,
+    pub assessment: Assessment,
+    pub reasons: Vec<String>,
+}
+
+/// Counts an observed context compaction on the active run (storing nothing else) and says
+/// whether a handoff is due.
+pub fn compaction(ctx: &Context, authorized: bool) -> Result<Compacted, Error> {
+    let run_id = super::select::active(ctx, None)?;
+    let appended = ctx.repo.append(&run_id, |_| {
+        Ok(Append::record(
+            Body::Compaction(Compaction {}),
+            "context compaction observed",
+        ))
+    })?;
+    ctx.refresh_handoff(&run_id)?;
+    let count = appended.state.manifest.compactions;
+    let (assessment, reasons) = rules::assess(
+        &Pressure {
+            authorized,
+            context: None,
+            threshold: ctx.options.handoff_threshold,
+            compactions: count,
+        },
+        &crate::worktree::in_progress(&ctx.repo),
+    );
+    Ok(Compacted {
+        run_id,
+        count,
+        assessment,
+        reasons,
+    })
+}

@@ -1,0 +1,154 @@
+//! The commit gate (SPEC §9): while a run is active on the branch, what a commit would record —
+//! the index as a tree — must be the snapshot the run's reviewer last APPROVED. One check for
+//! `git pair gate`, the `pre-commit --gate` hook and the `commit-msg` trailers, plus the
+//! never-commit check every `pre-commit` makes. Nothing here writes anything.
+
+use gix::ObjectId;
+
+use super::{Context, Error};
+use crate::model::{RunId, Verdict};
+use crate::worktree::{StagedChange, StagedIndex};
+
+/// How many differing paths a refusal names.
+pub const LISTED_PATHS: usize = 10;
+
+/// The approval a commit is measured against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    pub run_id: RunId,
+    /// The reviewer round that approved.
+    pub round: u32,
+    /// The reviewer (realization) that approved, as recorded.
+    pub reviewer: String,
+    /// The approved snapshot's tree id.
+    pub snapshot: ObjectId,
+}
+
+/// Why the gate is open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Open {
+    /// No unfinished run on this branch: nothing gates commits.
+    NoActiveRun { branch: String },
+    /// The staged tree is the approved snapshot.
+    Approved(Approval),
+}
+
+/// The newest APPROVED review of `run_id`, with its snapshot; `None` when nothing was approved.
+pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error> {
+    let state = ctx.load(run_id)?;
+    let Some(review) = super::note::newest_review(ctx, &state, |v| v == Verdict::Approved)? else {
+        return Ok(None);
+    };
+    let Some(snapshot) = super::note::reviewed_tree(ctx, &state, &review)? else {
+        return Ok(None);
+    };
+    Ok(Some(Approval {
+        run_id: run_id.clone(),
+        round: review.round,
+        reviewer: review.tool,
+        snapshot,
+    }))
+}
+
+/// The gate for the index as it is now: open (and why), or [`Error::GateClosed`] naming the
+/// run, the approval and the first differing paths.
+pub fn check(ctx: &Context) -> Result<Open, Error> {
+    check_index(ctx, None)
+}
+
+/// [`check`] on an index already read (`None`: read it when needed).
+pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, Error> {
+    let run_id = match super::select::active(ctx, None) {
+        Ok(run_id) => run_id,
+        Err(Error::NoActiveRun { branch }) => return Ok(Open::NoActiveRun { branch }),
+        Err(e) => return Err(e),
+    };
+    let Some(approval) = approval(ctx, &run_id)? else {
+        return Err(Error::GateClosed {
+            run_id: run_id.to_string(),
+            approved_round: None,
+            paths: Vec::new(),
+            more: 0,
+        });
+    };
+    let read;
+    let staged = match staged {
+        Some(staged) => staged,
+        None => {
+            read = StagedIndex::read(&ctx.repo)?;
+            &read
+        }
+    };
+    let differences = differences(staged, approval.snapshot)?;
+    if differences.total == 0 {
+        return Ok(Open::Approved(approval));
+    }
+    Err(Error::GateClosed {
+        run_id: run_id.to_string(),
+        approved_round: Some(approval.round),
+        more: differences.total - differences.listed.len(),
+        paths: differences.listed,
+    })
+}
+
+/// The newest run on this branch (unfinished, else finished) and its approval, when the index
+/// is that approved snapshot: a commit made now carries the approved work. Covers "finish,
+/// then commit" as well as committing while the run is active.
+pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
+    let run_id = match super::select::latest(ctx, None) {
+        Ok(run_id) => run_id,
+        Err(Error::NoActiveRun { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(approval) = approval(ctx, &run_id)? else {
+        return Ok(None);
+    };
+    let staged = StagedIndex::read(&ctx.repo)?;
+    Ok((differences(&staged, approval.snapshot)?.total == 0).then_some(approval))
+}
+
+/// The first differing paths and how many there are.
+struct Differences {
+    listed: Vec<(String, &'static str)>,
+    total: usize,
+}
+
+fn differences(staged: &StagedIndex, tree: ObjectId) -> Result<Differences, Error> {
+    let mut listed = Vec::new();
+    let mut total = 0;
+    staged.changes_against(tree, &mut |path, change| {
+        total += 1;
+        if listed.len() < LISTED_PATHS {
+            listed.push((String::from_utf8_lossy(path).into_owned(), change.as_str()));
+        }
+    })?;
+    Ok(Differences { listed, total })
+}
+
+/// Refuses ([`Error::NeverCommit`]) when the commit would add or change a path matching
+/// `pair.neverCommit` (default `HANDOFF.md`), compared with HEAD. Patterns are gitignore-style
+/// (`crate::packet::glob`): a name without `/` matches at any depth, `/HANDOFF.md` only at
+/// the root, `dir/` a whole directory. Deleting such a path is always allowed.
+pub fn check_never_commit(ctx: &Context, staged: &StagedIndex) -> Result<(), Error> {
+    if ctx.options.never_commit.iter().all(|p| p.trim().is_empty()) {
+        return Ok(());
+    }
+    let patterns = crate::packet::glob::PathSet::new(&ctx.options.never_commit);
+    let head_tree = ctx.repo.head_tree_or_empty()?;
+    let mut found = None;
+    staged.changes_against(head_tree, &mut |path, change| {
+        if found.is_some() || !matches!(change, StagedChange::Added | StagedChange::Modified) {
+            return;
+        }
+        if let Some(pattern) = patterns.matching(path) {
+            found = Some((
+                String::from_utf8_lossy(path).into_owned(),
+                pattern.to_owned(),
+            ));
+        }
+    })?;
+    match found {
+        Some((path, pattern)) => Err(Error::NeverCommit { path, pattern }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,180 @@
+//! What each hook does when git (or an agent CLI) runs `git pair hook <name>`:
+//! - `pre-commit`: refuses never-commit paths; with `--gate`, the commit gate ([`super::gate`]).
+//! - `commit-msg`: adds `Pair-Run:` and `Reviewed-by:` trailers when the index is the approved
+//!   snapshot of the branch's newest run.
+//! - `post-commit`: writes the run's `refs/notes/pair` line on the new commit ([`super::note`]).
+//! - `agent-stop`: the agent Stop hook's decision ([`crate::hooks::agent_stop`]), over the run
+//!   state computed here, with the work tree snapshotted in memory only when a block depends on
+//!   it.
+//!
+//! Which failures reach the user is the caller's choice; `agent_stop` never fails.
+
+use std::path::Path;
+
+use super::{Context, Error};
+use crate::hooks::agent_stop::{self, Decision, HookInput, RunView};
+use crate::hooks::trailers;
+use crate::model::{NextAction, RunId};
+
+/// What `pre-commit` found (a refusal is an error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreCommit {
+    /// The gate's reason to let the commit through; `None` without `--gate`.
+    pub gate: Option<super::gate::Open>,
+}
+
+/// Refuses a commit that adds or changes a never-commit path ([`Error::NeverCommit`]) and,
+/// when `gate`, one whose staged tree is not the active run's approved snapshot
+/// ([`Error::GateClosed`]). Reads only; nothing is stored.
+pub fn pre_commit(ctx: &Context, gate: bool) -> Result<PreCommit, Error> {
+    let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
+    super::gate::check_never_commit(ctx, &staged)?;
+    let gate = if gate {
+        Some(super::gate::check_index(ctx, Some(&staged))?)
+    } else {
+        None
+    };
+    Ok(PreCommit { gate })
+}
+
+/// What `commit-msg` did to the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitMsg {
+    /// The trailers were added.
+    Added { run_id: RunId, round: u32 },
+    /// The message already carried them (an amend, a second run of the hook).
+    AlreadyThere { run_id: RunId, round: u32 },
+    /// The index is not an approved snapshot of the branch's newest run: message untouched.
+    NotApproved,
+}
+
+/// Adds `Pair-Run: <run>` and `Reviewed-by: <reviewer> (git-pair round N)` to the message in
+/// `file` when the index is the snapshot the branch's newest run approved; idempotent. Comment
+/// lines follow `core.commentString` / `core.commentChar` (`auto` is read as `#`).
+pub fn commit_msg(ctx: &Context, file: &Path) -> Result<CommitMsg, Error> {
+    let Some(approval) = super::gate::matching_approval(ctx)? else {
+        return Ok(CommitMsg::NotApproved);
+    };
+    let wanted =
+        trailers::pair_trailers(approval.run_id.as_str(), &approval.reviewer, approval.round)
+            .map_err(|e| Error::BadFile {
+                what: "review record of run",
+                path: approval.run_id.to_string(),
+                expected: "a reviewer name fit for a trailer",
+                detail: e.to_string(),
+            })?;
+    let message = std::fs::read(file).map_err(|source| Error::ReadFile {
+        what: "commit message",
+        path: file.display().to_string(),
+        source,
+    })?;
+    let comment = comment_prefix(ctx);
+    let options = trailers::Options {
+        comment_prefix: &comment,
+        ..Default::default()
+    };
+    let updated = trailers::add_trailers(&message, &wanted, &options);
+    let (run_id, round) = (approval.run_id, approval.round);
+    if updated == message {
+        return Ok(CommitMsg::AlreadyThere { run_id, round });
+    }
+    std::fs::write(file, &updated).map_err(|source| Error::WriteFile {
+        what: "commit message",
+        path: file.display().to_string(),
+        source,
+    })?;
+    Ok(CommitMsg::Added { run_id, round })
+}
+
+/// What starts a comment line in commit messages: `core.commentString`, else
+/// `core.commentChar`, else `#`. `auto` (git picks a character the message does not use) is
+/// read as `#`, the character git tries first.
+fn comment_prefix(ctx: &Context) -> String {
+    ["core.commentString", "core.commentChar"]
+        .iter()
+        .find_map(|key| ctx.repo.config_values(key).pop())
+        .filter(|v| !v.is_empty() && v != "auto")
+        .unwrap_or_else(|| "#".to_owned())
+}
+
+/// What `post-commit` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostCommit {
+    /// No run on this branch.
+    NoRun,
+    /// The run's note on the new commit, as it stands.
+    Note {
+        run_id: RunId,
+        note: super::note::NoteState,
+    },
+}
+
+/// Writes the branch's newest run's line on HEAD when HEAD's tree is the snapshot that run
+/// vouches for (an approved one; for a finished run, the one `finish` vouched for).
+pub fn post_commit(ctx: &Context) -> Result<PostCommit, Error> {
+    let run_id = match super::select::latest(ctx, None) {
+        Ok(run_id) => run_id,
+        Err(Error::NoActiveRun { .. }) => return Ok(PostCommit::NoRun),
+        Err(e) => return Err(e),
+    };
+    let note = super::note::attach_to_head(ctx, &run_id)?;
+    Ok(PostCommit::Note { run_id, note })
+}
+
+/// The most of the agent's hook input read; a bigger input is not a hook input (the agent may
+/// stop).
+pub const MAX_STDIN: u64 = 4 << 20;
+
+/// The Stop hook: decides from the agent's `stdin` and the state of the branch's active run.
+/// `open` opens the repository (given the parsed input, whose `cwd` the agent set); it is
+/// called only when the input allows a block at all. Any failure lets the agent stop.
+pub fn agent_stop(
+    stdin: &[u8],
+    open: impl FnOnce(&HookInput) -> Result<Context, Error>,
+) -> Decision {
+    agent_stop::decide_with(stdin, |input| run_view(open(input)?))
+}
+
+fn run_view(ctx: Context) -> Result<RunView, Error> {
+    // Cheap first: no run ref at all means no run, before any manifest is read.
+    if ctx.repo.list_runs()?.is_empty() {
+        return Ok(RunView::NoRun);
+    }
+    let run_id = match super::select::active(&ctx, None) {
+        Ok(run_id) => run_id,
+        Err(Error::NoActiveRun { .. }) => return Ok(RunView::NoRun),
+        Err(e) => return Err(e),
+    };
+    let state = ctx.load(&run_id)?;
+    let next = super::status::next_action(&ctx, &state.manifest);
+    // Only `code` and `finish` block or not depending on the work tree.
+    let unreviewed_work = match next {
+        NextAction::Code | NextAction::Finish => work_tree_differs(&ctx, &state)?,
+        _ => false,
+    };
+    Ok(RunView::Run {
+        run_id: run_id.to_string(),
+        next_action: next.as_str().to_owned(),
+        unreviewed_work,
+    })
+}
+
+/// Whether the work tree (as a review would snapshot it; nothing is written) differs from the
+/// last reviewed snapshot, or from the base before any review.
+fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bool, Error> {
+    let reviewed = match super::note::newest_review(ctx, state, |_| true)? {
+        Some(review) => super::note::reviewed_tree(ctx, state, &review)?,
+        None => None,
+    };
+    let against = match reviewed {
+        Some(tree) => tree,
+        None => match state.manifest.base.as_deref() {
+            Some(base) => ctx.repo.commit_tree(ctx.repo.resolve_commit(base)?)?,
+            None => return Ok(true),
+        },
+    };
+    Ok(!crate::snapshot::worktree_equals_tree(
+        ctx.repo.gix(),
+        against,
+    )?)
+}

@@ -1,0 +1,108 @@
+//! What the team gate reads from a run, and no more: the list of its record files, then
+//! only the records of the kinds asked for (typically `review` and `finish`), never the
+//! manifest or the rest, so indexing a thousand runs costs a few object reads each.
+
+use gix::ObjectId;
+
+use super::layout::{RECORDS, record_kind, record_order};
+use super::{Error, Repo};
+use crate::model::{Record, RunId};
+
+/// A run's record files as of one tip, in stored order; no record read yet.
+#[derive(Debug, Clone)]
+pub struct RecordFiles {
+    run_id: RunId,
+    /// (file name, blob id), by seq then name.
+    entries: Vec<(String, ObjectId)>,
+}
+
+impl RecordFiles {
+    /// Whether a record of `kind` is among them.
+    pub fn has_kind(&self, kind: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(name, _)| record_kind(name) == Some(kind))
+    }
+}
+
+impl Repo {
+    /// Lists the record files of the run at commit `tip`.
+    pub fn record_files(&self, run_id: &RunId, tip: ObjectId) -> Result<RecordFiles, Error> {
+        let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
+        let mut entries = self.tree_entries(tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        Ok(RecordFiles {
+            run_id: run_id.clone(),
+            entries,
+        })
+    }
+
+    /// Reads the records among `files` whose kind is one of `kinds`, in stored order.
+    pub fn read_records(&self, files: &RecordFiles, kinds: &[&str]) -> Result<Vec<Record>, Error> {
+        files
+            .entries
+            .iter()
+            .filter(|(name, _)| record_kind(name).is_some_and(|k| kinds.contains(&k)))
+            .map(|(name, oid)| {
+                let bytes = self.blob(*oid)?;
+                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
+                    run_id: files.run_id.to_string(),
+                    path: format!("{RECORDS}/{name}"),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// Runs `work` on each of `items` on a few threads, each with its own handle on this
+    /// repository (and its own delta-base cache); results in the order of `items`. Few
+    /// items run on this thread alone.
+    pub fn map_parallel<I, T>(
+        &self,
+        items: &[I],
+        work: impl Fn(&Repo, &I) -> Result<T, Error> + Sync,
+    ) -> Result<Vec<T>, Error>
+    where
+        I: Sync,
+        T: Send,
+    {
+        const ITEMS_PER_THREAD: usize = 64;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(4)
+            .min(items.len() / ITEMS_PER_THREAD)
+            .max(1);
+        if threads == 1 {
+            return items.iter().map(|item| work(self, item)).collect();
+        }
+        let chunk = items.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = items
+                .chunks(chunk)
+                .map(|part| {
+                    let handle = self.repo.clone();
+                    let work = &work;
+                    scope.spawn(move || -> Result<Vec<T>, Error> {
+                        let repo = Repo::from_gix(handle)?;
+                        part.iter().map(|item| work(&repo, item)).collect()
+                    })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(items.len());
+            for handle in handles {
+                out.extend(handle.join().expect("a reader thread does not panic")?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The records of the run at commit `tip` whose kind is one of `kinds`, in stored order.
+    pub fn records_of_kinds(
+        &self,
+        run_id: &RunId,
+        tip: ObjectId,
+        kinds: &[&str],
+    ) -> Result<Vec<Record>, Error> {
+        self.read_records(&self.record_files(run_id, tip)?, kinds)
+    }
+}

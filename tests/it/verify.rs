@@ -1,0 +1,584 @@
+//! `verify`, the team gate: a developer clone runs whole loops and pushes code and review
+//! records to a bare remote; a CI clone fetches them with plain `git fetch` and verifies the
+//! branch. Every status, the missing-records error, the merge rule, `--json` and `--summary`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{TestEnv, assert_one_error_line, fixtures};
+
+/// The refspecs the README and the error hint give.
+const FETCH: [&str; 5] = [
+    "fetch",
+    "origin",
+    "+refs/pair/runs/*:refs/pair/runs/*",
+    "+refs/notes/pair:refs/notes/pair",
+    "--quiet",
+];
+
+/// A bare remote seeded with one commit on `main`, and a developer clone on branch `feature`.
+struct Team {
+    _root: tempfile::TempDir,
+    remote: PathBuf,
+    dev: TestEnv,
+}
+
+impl Team {
+    fn new() -> Team {
+        let root = tempfile::tempdir().expect("temp dir");
+        let seed = TestEnv::new();
+        let remote = root.path().join("remote.git");
+        seed.git(&["clone", "-q", "--bare", ".", path(&remote)]);
+        let dev = clone_of(&remote);
+        dev.git(&["checkout", "-q", "-b", "feature"]);
+        Team {
+            _root: root,
+            remote,
+            dev,
+        }
+    }
+
+    /// Pushes the developer's branches and review records.
+    fn publish(&self) {
+        self.dev
+            .git(&["push", "-q", "--force", "origin", "feature", "main"]);
+        self.dev.pair_json(&["push"]);
+    }
+
+    /// A CI clone: the code, then the review records by plain `git fetch`, on `feature`
+    /// detached (as CI checks a pull request out).
+    fn ci(&self) -> TestEnv {
+        let ci = self.ci_without_records();
+        ci.git(&FETCH);
+        ci
+    }
+
+    fn ci_without_records(&self) -> TestEnv {
+        let ci = clone_of(&self.remote);
+        ci.git(&["checkout", "-q", "--detach", "origin/feature"]);
+        ci
+    }
+}
+
+fn clone_of(remote: &Path) -> TestEnv {
+    let env = TestEnv::empty();
+    env.git(&["clone", "-q", path(remote), "."]);
+    env
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+fn reviewer(script: &str) -> String {
+    format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join(script).display()
+    )
+}
+
+/// One whole loop: start, write the files, coder-done, an approving review, commit, finish
+/// (which attaches the note). Returns the run id.
+fn approved_commit(env: &TestEnv, files: &[(&str, &str)], message: &str) -> String {
+    let run_id = env.start(message);
+    for (file, content) in files {
+        env.write(file, content);
+    }
+    env.pair_json(&["coder-done", "--summary", message]);
+    let out = env.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", message]);
+    let finished = env.pair_json(&["finish"]);
+    assert_eq!(
+        finished["note_commit"],
+        env.git(&["rev-parse", "HEAD"]).trim()
+    );
+    run_id
+}
+
+fn verify(env: &TestEnv, args: &[&str]) -> (Value, crate::common::Output) {
+    let mut all = vec!["verify"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = env.pair(&all);
+    let json = out.json();
+    (json, out)
+}
+
+fn statuses(v: &Value) -> Vec<String> {
+    v["commits"]
+        .as_array()
+        .expect("commits")
+        .iter()
+        .map(|c| c["status"].as_str().expect("status").to_owned())
+        .collect()
+}
+
+#[test]
+fn a_branch_whose_commits_were_each_approved_passes_in_a_ci_clone() {
+    let team = Team::new();
+    let first = approved_commit(&team.dev, &[("src/lib.rs", "pub fn a() {}\n")], "add a");
+    let second = approved_commit(&team.dev, &[("src/b.rs", "pub fn b() {}\n")], "add b");
+    team.publish();
+
+    let ci = team.ci();
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["range"], "origin/main..HEAD");
+    assert_eq!(statuses(&v), ["approved", "approved"]);
+    let commits = v["commits"].as_array().expect("commits");
+    assert_eq!(commits[0]["run"], first.as_str());
+    assert_eq!(commits[1]["run"], second.as_str());
+    assert_eq!(commits[0]["subject"], "add a", "oldest first");
+    for c in commits {
+        assert_eq!(c["round"], 1);
+        assert_eq!(c["reviewer"], "command");
+        assert_eq!(c["via"], "note");
+        assert_eq!(c["paths"], serde_json::json!([]));
+    }
+    // Human output: one line per commit and the verdict.
+    let human = ci.pair(&["verify", "origin/main..HEAD"]);
+    assert_eq!(human.code, 0, "{human}");
+    assert!(
+        human.stdout.contains("approved              add a"),
+        "{human}"
+    );
+    assert!(
+        human
+            .stdout
+            .contains(&format!("run {first}, round 1, command")),
+        "{human}"
+    );
+    assert!(
+        human
+            .stdout
+            .ends_with("ok: 2 commits in origin/main..HEAD reviewed\n"),
+        "{human}"
+    );
+    assert_eq!(human.stderr, "");
+}
+
+#[test]
+fn the_plain_git_fetch_of_the_run_refs_alone_is_enough() {
+    // The notes did not come (or were lost): each commit is found by its tree.
+    let team = Team::new();
+    let run_id = approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    let ci = team.ci_without_records();
+    ci.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pair/runs/*:refs/pair/runs/*",
+    ]);
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["commits"][0]["via"], "tree");
+    assert_eq!(v["commits"][0]["run"], run_id.as_str());
+}
+
+#[test]
+fn a_pair_run_trailer_leads_to_the_run_when_there_is_no_note() {
+    let team = Team::new();
+    let run_id = team.dev.start("trailer");
+    team.dev.write("a.txt", "a\n");
+    team.dev.pair_json(&["coder-done", "--summary", "a"]);
+    let out = team
+        .dev
+        .pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    team.dev.git(&["add", "-A"]);
+    let trailer = format!("Pair-Run: {run_id}");
+    team.dev
+        .git(&["commit", "-q", "-m", "add a", "-m", &trailer]);
+    team.publish();
+    // No run was finished, so the remote has no notes: the `pair*` form of the fetch (as
+    // the CI examples use) is not an error, where `refs/notes/pair` would be.
+    let ci = team.ci_without_records();
+    ci.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pair/runs/*:refs/pair/runs/*",
+        "+refs/notes/pair*:refs/notes/pair*",
+    ]);
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["commits"][0]["via"], "trailer");
+    assert_eq!(v["commits"][0]["run"], run_id.as_str());
+}
+
+#[test]
+fn an_amended_commit_after_approval_fails_naming_the_paths() {
+    let team = Team::new();
+    let run_id = approved_commit(
+        &team.dev,
+        &[
+            ("src/lib.rs", "pub fn a() {}\n"),
+            ("README", "hello\nmore\n"),
+        ],
+        "add a",
+    );
+    team.dev.write("src/lib.rs", "pub fn a() { evil() }\n");
+    team.dev.write("src/new.rs", "// sneaked in\n");
+    team.dev.git(&["add", "-A"]);
+    team.dev.git(&["commit", "-q", "--amend", "--no-edit"]);
+    team.publish();
+
+    let ci = team.ci();
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(v["ok"], false);
+    let c = &v["commits"][0];
+    assert_eq!(c["status"], "changed-after-review", "{v}");
+    assert_eq!(c["run"], run_id.as_str());
+    assert_eq!(c["round"], 1);
+    assert_eq!(c["paths"], serde_json::json!(["src/lib.rs", "src/new.rs"]));
+    assert!(
+        v["error"]
+            .as_str()
+            .expect("error")
+            .contains("1 of 1 commit")
+    );
+
+    let human = ci.pair(&["verify", "origin/main..HEAD"]);
+    assert_one_error_line(&human, 1, "not approved by a review");
+    assert!(human.stdout.contains("changed-after-review"), "{human}");
+    assert!(
+        human.stdout.contains("\n              src/lib.rs\n"),
+        "{human}"
+    );
+    assert!(human.stdout.contains("FAILED: 1 of 1 commit"), "{human}");
+}
+
+#[test]
+fn a_commit_made_without_review_fails_as_unreviewed() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.dev.write("b.txt", "b\n");
+    team.dev.git(&["add", "b.txt"]);
+    team.dev
+        .git(&["commit", "-q", "--no-verify", "-m", "add b"]);
+    // The default range without an upstream: origin/main..HEAD.
+    let (v, out) = verify(&team.dev, &[]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(v["range"], "origin/main..HEAD");
+    assert_eq!(statuses(&v), ["approved", "unreviewed"]);
+    let c = &v["commits"][1];
+    assert_eq!(c["run"], Value::Null);
+    assert_eq!(c["paths"], serde_json::json!(["b.txt"]));
+    assert_eq!(c["passes"], false);
+
+    // With an upstream, the default is @{upstream}..HEAD.
+    team.publish();
+    team.dev.git(&["branch", "-q", "-u", "origin/main"]);
+    let (v, _) = verify(&team.dev, &[]);
+    assert_eq!(v["range"], "@{upstream}..HEAD");
+    assert_eq!(statuses(&v), ["approved", "unreviewed"]);
+}
+
+#[test]
+fn another_tasks_run_from_the_same_commit_is_not_taken_for_this_one() {
+    let team = Team::new();
+    // A teammate's approved run, started from the same main commit, on another branch.
+    let mate = clone_of(&team.remote);
+    mate.git(&["checkout", "-q", "-b", "other"]);
+    approved_commit(&mate, &[("other.txt", "theirs\n")], "their task");
+    mate.git(&["push", "-q", "origin", "other"]);
+    mate.pair_json(&["push"]);
+    // Here: a commit nobody reviewed, on the same parent.
+    team.dev.write("mine.txt", "mine\n");
+    team.dev.git(&["add", "mine.txt"]);
+    team.dev.git(&["commit", "-q", "-m", "my task"]);
+    team.publish();
+    let (v, out) = verify(&team.ci(), &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed"], "{v}");
+    assert_eq!(v["commits"][0]["run"], Value::Null);
+}
+
+#[test]
+fn a_forced_finish_fails_unless_allowed() {
+    let team = Team::new();
+    let run_id = team.dev.start("forced");
+    team.dev.write("a.txt", "a\n");
+    team.dev.pair_json(&["coder-done", "--summary", "a"]);
+    let out = team
+        .dev
+        .pair(&["review", "--reviewer-cmd", &reviewer("request-changes.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    team.dev.git(&["add", "-A"]);
+    team.dev.git(&["commit", "-q", "-m", "forced through"]);
+    team.dev.pair_json(&["finish", "--force"]);
+    team.publish();
+
+    let ci = team.ci();
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["forced"]);
+    assert_eq!(v["commits"][0]["run"], run_id.as_str());
+    let (v, out) = verify(&ci, &["origin/main..HEAD", "--allow-forced"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["ok"], true);
+    assert_eq!(statuses(&v), ["forced"], "still shown as forced");
+}
+
+#[test]
+fn a_squash_of_approved_work_whose_final_tree_was_approved_passes() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    let last = approved_commit(&team.dev, &[("b.txt", "b\n")], "add b");
+    team.dev.git(&["reset", "-q", "--soft", "origin/main"]);
+    team.dev.git(&["commit", "-q", "-m", "a and b, squashed"]);
+    team.publish();
+
+    let (v, out) = verify(&team.ci(), &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(statuses(&v), ["approved"]);
+    assert_eq!(v["commits"][0]["run"], last.as_str());
+    assert_eq!(v["commits"][0]["via"], "tree");
+}
+
+#[test]
+fn a_note_alone_approves_nothing() {
+    let team = Team::new();
+    let run_id = approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.dev.write("b.txt", "b\n");
+    team.dev.git(&["add", "b.txt"]);
+    team.dev.git(&["commit", "-q", "-m", "add b"]);
+    // A forged note naming a real run and this very tree.
+    let tree = team.dev.git(&["rev-parse", "HEAD^{tree}"]);
+    let line = format!(
+        "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=codex cost_usd=0 tree={}",
+        tree.trim()
+    );
+    team.dev
+        .git(&["notes", "--ref=pair", "add", "-m", &line, "HEAD"]);
+    team.publish();
+
+    let (v, out) = verify(&team.ci(), &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["approved", "changed-after-review"]);
+    assert_eq!(v["commits"][1]["run"], run_id.as_str());
+    assert_eq!(v["commits"][1]["paths"], serde_json::json!(["b.txt"]));
+}
+
+#[test]
+fn a_merge_that_adds_nothing_passes_and_one_with_edits_does_not() {
+    let team = Team::new();
+    let dev = &team.dev;
+    approved_commit(dev, &[("feature.txt", "f\n")], "feature work");
+    // main moves on meanwhile (outside the range: the trusted base).
+    dev.git(&["checkout", "-q", "main"]);
+    dev.write("main.txt", "m\n");
+    dev.git(&["add", "main.txt"]);
+    dev.git(&["commit", "-q", "-m", "main work"]);
+    dev.git(&["checkout", "-q", "feature"]);
+    dev.git(&["merge", "-q", "--no-edit", "main"]);
+    let (v, out) = verify(dev, &["main..feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(statuses(&v), ["approved", "approved"]);
+    assert_eq!(v["commits"][1]["via"], "parents");
+    assert_eq!(v["commits"][1]["run"], Value::Null);
+
+    // The same merge with an edit of its own.
+    dev.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    dev.git(&["merge", "-q", "--no-commit", "main"]);
+    dev.write("README", "edited in the merge\n");
+    dev.git(&["add", "README"]);
+    dev.git(&["commit", "-q", "--no-edit"]);
+    let (v, out) = verify(dev, &["main..feature"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["approved", "unreviewed"]);
+    assert_eq!(v["commits"][1]["paths"], serde_json::json!(["README"]));
+    // One revision alone verifies that commit only.
+    let (v, _) = verify(dev, &["HEAD~1"]);
+    assert_eq!(statuses(&v), ["approved"]);
+}
+
+#[test]
+fn a_fresh_clone_without_the_pair_refs_gets_the_fetch_hint() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    let ci = team.ci_without_records();
+    let summary = ci.home.join("summary.md");
+    let out = ci.pair(&["verify", "origin/main..HEAD", "--summary", path(&summary)]);
+    assert_one_error_line(&out, 1, "no review records in this repository");
+    assert!(
+        out.stderr.contains(
+            "hint: fetch them: git fetch origin '+refs/pair/runs/*:refs/pair/runs/*' '+refs/notes/pair:refs/notes/pair'"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.stdout, "");
+    let text = std::fs::read_to_string(&summary).expect("summary written");
+    assert!(text.contains("no review records"), "{text}");
+    let json = ci.pair(&["verify", "origin/main..HEAD", "--json"]);
+    assert_eq!(json.code, 1);
+    assert!(
+        json.json()["error"]
+            .as_str()
+            .expect("error")
+            .contains("refs/pair/runs")
+    );
+    // That exact command makes it work.
+    ci.git(&FETCH);
+    assert_eq!(ci.pair(&["verify", "origin/main..HEAD"]).code, 0);
+}
+
+#[test]
+fn json_is_one_compact_object_of_stable_keys() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    let (v, out) = verify(&team.dev, &["origin/main..HEAD"]);
+    assert_eq!(out.stdout.lines().count(), 1, "{out}");
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&v), ["allow_forced", "commits", "ok", "range"]);
+    assert_eq!(
+        keys(&v["commits"][0]),
+        [
+            "commit",
+            "cost_usd",
+            "detail",
+            "passes",
+            "paths",
+            "paths_omitted",
+            "reviewer",
+            "round",
+            "run",
+            "status",
+            "subject",
+            "via"
+        ]
+    );
+    assert_eq!(
+        v["commits"][0]["commit"],
+        team.dev.git(&["rev-parse", "HEAD"]).trim()
+    );
+    assert_eq!(v["commits"][0]["cost_usd"], Value::Null, "never measured");
+    // An empty range passes with no commits.
+    let (v, out) = verify(&team.dev, &["HEAD..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["commits"], serde_json::json!([]));
+    // A range that does not resolve is one error line.
+    let out = team.dev.pair(&["verify", "nosuch..HEAD"]);
+    assert_one_error_line(&out, 1, "cannot verify range 'nosuch..HEAD'");
+}
+
+#[test]
+fn summary_appends_a_markdown_table() {
+    let team = Team::new();
+    let run_id = approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.dev.write("b.txt", "b\n");
+    team.dev.git(&["add", "b.txt"]);
+    team.dev.git(&["commit", "-q", "-m", "add b"]);
+    let summary = team.dev.home.join("summary.md");
+    std::fs::write(&summary, "earlier step\n").expect("write");
+    let out = team
+        .dev
+        .pair(&["verify", "origin/main..HEAD", "--summary", path(&summary)]);
+    assert_eq!(out.code, 1, "{out}");
+    let text = std::fs::read_to_string(&summary).expect("summary");
+    assert!(
+        text.starts_with("earlier step\n### git pair verify `origin/main..HEAD`\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("❌ **1 of 2 commits not approved by a review.**"),
+        "{text}"
+    );
+    assert!(text.contains("| --- | --- |"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "| approved | `{run_id}` | 1 | command | not measured | add a |"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("| unreviewed | — | — | — | — | add b |"),
+        "{text}"
+    );
+    assert!(text.contains("  - `b.txt`\n"), "{text}");
+}
+
+/// Runs `fixtures/ci/verify.sh` in `env` with `git-pair` on `PATH`, as a CI job would.
+fn ci_script(env: &TestEnv, summary: &Path) -> crate::common::Output {
+    let script = fixtures().join("ci/verify.sh");
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(&script)
+        .current_dir(&env.repo)
+        .stdin(std::process::Stdio::null());
+    env.configure(&mut cmd);
+    let bin_dir = Path::new(crate::common::bin())
+        .parent()
+        .expect("the binary's directory");
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}",
+            bin_dir.display(),
+            crate::common::system_bin().display()
+        ),
+    )
+    .env("SUMMARY", summary);
+    crate::common::run(cmd)
+}
+
+#[test]
+fn the_ci_script_fetches_the_records_and_gates_the_branch() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    let ci = team.ci_without_records();
+    let summary = ci.home.join("summary.md");
+    let out = ci_script(&ci, &summary);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("ok: 1 commit in origin/main..HEAD reviewed"),
+        "{out}"
+    );
+    assert!(
+        std::fs::read_to_string(&summary)
+            .expect("summary")
+            .contains("✅ **All 1 commit reviewed.**")
+    );
+
+    // A commit pushed without review turns the gate red.
+    team.dev.write("b.txt", "b\n");
+    team.dev.git(&["add", "b.txt"]);
+    team.dev
+        .git(&["commit", "-q", "--no-verify", "-m", "add b"]);
+    team.publish();
+    ci.git(&["fetch", "-q", "origin"]);
+    ci.git(&["checkout", "-q", "--detach", "origin/feature"]);
+    let out = ci_script(&ci, &summary);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stdout.contains("unreviewed"), "{out}");
+}
+
+#[test]
+fn the_github_workflow_runs_the_same_steps() {
+    let workflow =
+        std::fs::read_to_string(fixtures().join("ci/github-pull-request.yml")).expect("workflow");
+    for needle in [
+        "fetch-depth: 0",
+        "ref: ${{ github.event.pull_request.head.sha }}",
+        "'+refs/pair/runs/*:refs/pair/runs/*'",
+        "'+refs/notes/pair*:refs/notes/pair*'",
+        "cargo install --locked --git \"$GIT_PAIR_REPO\" git-pair",
+        "git pair verify \"origin/${{ github.base_ref }}..HEAD\"",
+        "--summary \"$GITHUB_STEP_SUMMARY\"",
+    ] {
+        assert!(workflow.contains(needle), "workflow lacks {needle}");
+    }
+    assert!(!workflow.contains('\t'), "YAML has no tabs");
+}
