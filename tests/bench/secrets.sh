@@ -20,6 +20,7 @@ work=${BENCH_DIR:-$root/target/bench-fixtures}/secrets
 mkdir -p "$work"
 cargo build --release --quiet --manifest-path "$root/Cargo.toml"
 bin=$root/target/release/git-pair
+cargo_home=$HOME   # cargo finds its registry through HOME; the fixtures get their own
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$work/home
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
@@ -106,5 +107,6 @@ PY
 if [ -z "${SKIP_SYNC:-}" ]; then
   echo
   echo "push / pull of 1,000 runs (cargo bench --bench sync):"
-  RUNS=${RUNS:-1000} ITERATIONS=${ITERATIONS:-5} cargo bench --quiet --manifest-path "$root/Cargo.toml" --bench sync 2>/dev/null | tail -8
+  HOME=$cargo_home RUNS=${RUNS:-1000} ITERATIONS=${ITERATIONS:-5} \
+    cargo bench --quiet --manifest-path "$root/Cargo.toml" --bench sync 2>/dev/null | tail -9
 fi
