@@ -132,6 +132,9 @@ pub struct PullReport {
     pub tombstones: usize,
     /// Local runs removed because the remote has their tombstone.
     pub removed: Vec<RunId>,
+    /// Local runs with a tombstone that were kept: they hold records the dropper never saw
+    /// (they are not published either; `git pair drop` removes them here).
+    pub kept_dropped: Vec<RunId>,
     /// Note lines of dropped runs removed locally.
     pub removed_note_lines: usize,
 }
@@ -167,6 +170,7 @@ impl PullReport {
         }
         self.tombstones += later.tombstones;
         self.removed.extend(later.removed);
+        self.kept_dropped.extend(later.kept_dropped);
         self.removed_note_lines += later.removed_note_lines;
     }
 }
@@ -438,14 +442,28 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         .into_keys()
         .chain(learnt.into_iter().map(|(run_id, _)| run_id))
         .collect();
-    let removed: Vec<RunId> = if dropped.is_empty() {
-        Vec::new()
-    } else {
-        repo.run_tips()?
-            .into_keys()
-            .filter(|run_id| dropped.contains(run_id))
-            .collect()
-    };
+    let all_tombstones = repo.tombstones()?;
+    let mut kept = Vec::new();
+    let mut removed: Vec<RunId> = Vec::new();
+    if !dropped.is_empty() {
+        for (run_id, local_tip) in repo.run_tips()? {
+            if !dropped.contains(&run_id) {
+                continue;
+            }
+            let seen = all_tombstones
+                .get(&run_id)
+                .map(|blob| dropped_tips(repo, *blob))
+                .transpose()?
+                .unwrap_or_default();
+            // A local copy goes only when the dropper saw all of it: a tombstone never
+            // deletes records made here that it does not name.
+            if seen.contains(&local_tip) {
+                removed.push(run_id);
+            } else {
+                kept.push(run_id);
+            }
+        }
+    }
     let removed_refs = remove_locally(repo, &removed)?;
 
     let staged: Vec<(RunId, ObjectId)> = staged_runs(repo, remote)?
@@ -475,8 +493,19 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         changed: runs.changed,
         tombstones,
         removed,
+        kept_dropped: kept,
         removed_note_lines,
     })
+}
+
+/// The run tips a tombstone says its dropper saw (`tip <oid>` lines of its text).
+fn dropped_tips(repo: &Repo, blob: ObjectId) -> Result<Vec<ObjectId>, Error> {
+    let text = repo.blob(blob)?;
+    Ok(String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|l| l.strip_prefix("tip "))
+        .filter_map(|hex| ObjectId::from_hex(hex.trim().as_bytes()).ok())
+        .collect())
 }
 
 fn staged_runs(repo: &Repo, remote: &Remote) -> Result<BTreeMap<RunId, ObjectId>, Error> {

@@ -106,7 +106,12 @@ pub fn removed_lines(remote: &str, pulled: &crate::sync::PullReport) -> String {
             "Removed local run {run_id}: it was dropped (tombstone from {remote}); it will not come back\n"
         ));
     }
-    if pulled.removed.is_empty() && pulled.tombstones > 0 {
+    for run_id in &pulled.kept_dropped {
+        out.push_str(&format!(
+            "Kept local run {run_id}: it was dropped (tombstone from {remote}) but holds records the dropper never saw; it is not published — remove it here with git pair drop {run_id}\n"
+        ));
+    }
+    if pulled.removed.is_empty() && pulled.kept_dropped.is_empty() && pulled.tombstones > 0 {
         out.push_str(&format!(
             "Learnt {} dropped run{} from {remote} (none was here)\n",
             pulled.tombstones,
@@ -120,6 +125,7 @@ pub fn removed_lines(remote: &str, pulled: &crate::sync::PullReport) -> String {
 pub fn removed_json(pulled: &crate::sync::PullReport) -> Value {
     json!({
         "runs": pulled.removed.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+        "kept": pulled.kept_dropped.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
         "tombstones_learnt": pulled.tombstones,
         "note_lines": pulled.removed_note_lines,
     })

@@ -57,6 +57,18 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
             });
         }
     }
+    // A run only the remote has: fetched first, so the tombstone can name what is dropped.
+    let mut was_local = was_local;
+    if !was_local
+        && !already_dropped
+        && let Some(remote) = request.remote.as_deref()
+    {
+        let remote = Remote::resolve(repo, remote)?;
+        let _one_at_a_time = repo.lock_sync(&remote.staging)?;
+        progress(&format!("fetching run {run_id} from {}…", remote.name));
+        crate::sync::pull(repo, &remote)?;
+        was_local = repo.run_tip(&run_id)?.is_some();
+    }
     if !was_local && !already_dropped && request.remote.is_none() {
         return Err(crate::store::Error::UnknownRun {
             run_id: run_id.to_string(),
@@ -82,6 +94,14 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
                 .redact("reason", &crate::util::first_line_clipped(reason, 500))
                 .0
         ));
+    }
+    // Every commit of the run the dropper saw: a clone that pulls this tombstone removes its
+    // copy only when its tip is one of them (so a tombstone — even a forged one — never
+    // deletes records the dropper did not see).
+    if let Some(tip) = repo.run_tip(&run_id)? {
+        for commit in repo.run_commits(&run_id, tip)? {
+            text.push_str(&format!("tip {commit}\n"));
+        }
     }
     let (blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
     let removed = crate::sync::remove_locally(repo, std::slice::from_ref(&run_id))?;

@@ -279,6 +279,36 @@ impl Repo {
         Ok(false)
     }
 
+    /// Every commit of the run's chain from `tip` (stopping at commits that are not the run's:
+    /// its base and the project history behind it).
+    pub fn run_commits(&self, run_id: &RunId, tip: ObjectId) -> Result<Vec<ObjectId>, Error> {
+        let trailer = format!("Pair-Run: {run_id}");
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut queue = vec![tip];
+        while let Some(id) = queue.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let commit = self
+                .repo
+                .find_commit(id)
+                .map_err(Error::git("read a run commit"))?;
+            let message = commit
+                .message_raw()
+                .map_err(Error::git("read a run commit's message"))?;
+            if !message
+                .lines()
+                .any(|line| line.trim() == trailer.as_bytes())
+            {
+                continue;
+            }
+            out.push(id);
+            queue.extend(commit.parent_ids().map(|p| p.detach()));
+        }
+        Ok(out)
+    }
+
     /// Every run ref with its tip, read in one pass.
     pub fn run_tips(&self) -> Result<BTreeMap<RunId, ObjectId>, Error> {
         Ok(self

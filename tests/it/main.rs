@@ -16,6 +16,7 @@ mod plugin;
 mod review;
 mod reviewers;
 mod secrets;
+mod security;
 mod snapshot;
 mod start;
 mod stress;
