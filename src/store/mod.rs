@@ -18,4 +18,4 @@ pub use error::Error;
 pub use layout::{Material, RUNS_PREFIX, run_ref};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use repo::{Head, Repo};
-pub use runs::{Append, Appended, Content, RunState};
+pub use runs::{Append, Appended, Content, PreparedRun, RunState};

@@ -20,6 +20,10 @@ pub struct Repo {
     /// Records this process appended, by file name.
     pub(crate) written_records:
         std::cell::RefCell<std::collections::HashMap<String, crate::model::Record>>,
+    /// Every record of run trees this process wrote whole (a new run's first tree), by
+    /// tree: rendering a run just created reads nothing back.
+    pub(crate) tree_records:
+        std::cell::RefCell<std::collections::HashMap<ObjectId, Vec<crate::model::Record>>>,
 }
 
 /// Where HEAD points.
@@ -75,9 +79,31 @@ impl Repo {
     }
 
     fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
-        // Run commits need a committer; a machine without user.name/email still gets one.
-        if repo.committer().is_none() {
-            repo.committer_or_set_fallback("git-pair", "git-pair@localhost")
+        // Run commits and reflogs need a committer; a machine without user.name/email still
+        // gets one. gix takes each field from the environment or the configuration first and
+        // from these fallbacks last, so installing them now is installing them when needed,
+        // without resolving the committer at every open: its date needs the system time zone,
+        // for which the time zone database is read whole (a command that writes no commit
+        // never pays for that).
+        use gix::config::tree::gitoxide::Committer;
+        let fallbacks = [
+            (&Committer::NAME_FALLBACK, "git-pair"),
+            (&Committer::EMAIL_FALLBACK, "git-pair@localhost"),
+        ];
+        let snapshot = repo.config_snapshot();
+        let missing: Vec<_> = fallbacks
+            .into_iter()
+            .filter(|(key, _)| snapshot.string(*key).is_none())
+            .collect();
+        if !missing.is_empty() {
+            let mut config = repo.config_snapshot_mut();
+            for (key, value) in missing {
+                config
+                    .set_value(key, value)
+                    .map_err(Error::git("set a fallback committer"))?;
+            }
+            config
+                .commit()
                 .map_err(Error::git("set a fallback committer"))?;
         }
         let common_dir = absolute(repo.common_dir());
@@ -88,7 +114,21 @@ impl Repo {
             work_dir,
             manifests: Default::default(),
             written_records: Default::default(),
+            tree_records: Default::default(),
         })
+    }
+
+    /// Another handle on the same repository, with caches of its own: for work on another
+    /// thread (a `Repo` is not shared between threads).
+    pub fn detached(&self) -> Repo {
+        Repo {
+            repo: self.repo.clone(),
+            common_dir: self.common_dir.clone(),
+            work_dir: self.work_dir.clone(),
+            manifests: Default::default(),
+            written_records: Default::default(),
+            tree_records: Default::default(),
+        }
     }
 
     /// Whether the index tracks `path` (repository-relative).
