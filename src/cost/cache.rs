@@ -78,7 +78,7 @@ struct Record<S> {
     scan: FileScan<S>,
 }
 
-fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
+pub(crate) fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
     match meta.modified().ok().map(|t| t.duration_since(UNIX_EPOCH)) {
         Some(Ok(d)) => (
             i64::try_from(d.as_secs()).unwrap_or(i64::MAX),

@@ -8,6 +8,7 @@ mod claude;
 mod codex;
 mod discover;
 mod error;
+mod memo;
 mod pricing;
 mod scan;
 mod tokens;
@@ -15,7 +16,7 @@ mod tokens;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::util::time::{TimeWindow, Timestamp};
 pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
@@ -29,7 +30,7 @@ use codex::CodexScan;
 use scan::Markers;
 
 /// One model's share of a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
     /// The model id as logged (`<unknown>` when a Codex usage came before any model).
     pub model: String,
@@ -48,7 +49,7 @@ pub struct ModelCost {
 }
 
 /// A session priced whole (or inside a window): what `cost --session ID --json` prints.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionCost {
     /// The id priced (a Claude Code session id or a Codex thread id).
     pub session_id: String,
@@ -69,7 +70,7 @@ pub struct SessionCost {
     /// The log files read, main file first.
     pub files: Vec<PathBuf>,
     /// The window the session was counted in, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,
     /// The `as_of` date of the price table used.
     pub pricing_as_of: Option<String>,
@@ -142,6 +143,11 @@ pub fn price_files(
     window: Option<TimeWindow>,
     cache_dir: Option<&Path>,
 ) -> Result<SessionCost, CostError> {
+    let memo =
+        cache_dir.and_then(|dir| memo::Memo::new(dir, agent, session_id, files, pricing, window));
+    if let Some(cost) = memo.as_ref().and_then(memo::Memo::lookup) {
+        return Ok(cost);
+    }
     let effective_window = window.unwrap_or_default();
     let mut priced = Priced::new(pricing);
     let (skipped_lines, cache_stats) = match agent {
@@ -170,7 +176,7 @@ pub fn price_files(
             (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
         }
     };
-    Ok(priced.finish(SessionCost {
+    let cost = priced.finish(SessionCost {
         session_id: session_id.to_owned(),
         agent,
         total_usd: 0.0,
@@ -183,7 +189,11 @@ pub fn price_files(
         window,
         pricing_as_of: pricing.as_of().map(str::to_owned),
         cache_stats,
-    }))
+    });
+    if let Some(memo) = &memo {
+        memo.store(&cost);
+    }
+    Ok(cost)
 }
 
 /// One file's scan, `None` when the file vanished after it was listed.
