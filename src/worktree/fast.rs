@@ -89,34 +89,48 @@ impl<'a> Check<'a> {
             }
             skips_worktree |= entry.flags.contains(Flags::SKIP_WORKTREE);
             let path = entry.path_in(backing).as_bytes();
-            let mut depth = 0;
-            let mut start = 0;
-            let slashes = path.iter().enumerate().filter(|(_, b)| **b == b'/');
-            for (slash, _) in slashes {
-                let name = &path[start..slash];
-                if !is_plain_component(name) {
-                    return None;
-                }
-                depth += 1;
-                let dir_path = &path[..slash];
-                if open.get(depth).is_none_or(|&d| dirs[d].path != dir_path) {
-                    open.truncate(depth);
-                    dirs[open[depth - 1]].subdirs.push(name);
-                    open.push(dirs.len());
-                    dirs.push(TrackedDir {
-                        path: dir_path,
-                        files: Vec::new(),
-                        checked_files: 0,
-                        subdirs: Vec::new(),
-                    });
-                }
-                start = slash + 1;
-            }
-            if !is_plain_component(&path[start..]) {
+            let (parent, name) = match path.rfind_byte(b'/') {
+                Some(slash) => (&path[..slash], &path[slash + 1..]),
+                None => (&path[..0], path),
+            };
+            if !is_plain_component(name) {
                 return None;
             }
-            open.truncate(depth + 1);
-            let dir = &mut dirs[open[depth]];
+            // Most entries share the previous entry's directory; only a change of directory
+            // walks the components.
+            let current = *open.last().expect("the root is always open");
+            if dirs[current].path != parent {
+                let ends = parent
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'/')
+                    .map(|(at, _)| at)
+                    .chain((!parent.is_empty()).then_some(parent.len()));
+                let mut depth = 0;
+                let mut start = 0;
+                for end in ends {
+                    let component = &parent[start..end];
+                    if !is_plain_component(component) {
+                        return None;
+                    }
+                    depth += 1;
+                    let dir_path = &parent[..end];
+                    if open.get(depth).is_none_or(|&d| dirs[d].path != dir_path) {
+                        open.truncate(depth);
+                        dirs[open[depth - 1]].subdirs.push(component);
+                        open.push(dirs.len());
+                        dirs.push(TrackedDir {
+                            path: dir_path,
+                            files: Vec::new(),
+                            checked_files: 0,
+                            subdirs: Vec::new(),
+                        });
+                    }
+                    start = end + 1;
+                }
+                open.truncate(depth + 1);
+            }
+            let dir = &mut dirs[*open.last().expect("the root is always open")];
             dir.files.push(i);
             if !entry.flags.intersects(NOT_CHECKED) {
                 dir.checked_files += 1;
