@@ -5,6 +5,7 @@
 
 mod cache;
 mod claude;
+mod codec;
 mod codex;
 mod discover;
 mod error;
@@ -272,52 +273,59 @@ struct Bucket {
 /// integer token sums.
 struct Priced<'p> {
     pricing: &'p Pricing,
-    buckets: BTreeMap<(String, bool, bool), Bucket>,
+    /// By model: its price entry (looked up once per model, not per request) and one bucket
+    /// per (fast, long context), in that order: (no, no), (no, yes), (yes, no), (yes, yes).
+    models: BTreeMap<String, (Option<(&'p str, &'p ModelPrice)>, [Bucket; 4])>,
 }
 
 impl<'p> Priced<'p> {
     fn new(pricing: &'p Pricing) -> Self {
         Priced {
             pricing,
-            buckets: BTreeMap::new(),
+            models: BTreeMap::new(),
         }
     }
 
     fn add(&mut self, model: &str, fast: bool, tokens: &TokenCounts) {
-        let long = self
-            .pricing
-            .lookup(model)
-            .is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
-        let bucket = self
-            .buckets
-            .entry((model.to_owned(), fast, long))
-            .or_default();
+        if !self.models.contains_key(model) {
+            let found = self.pricing.lookup(model);
+            self.models
+                .insert(model.to_owned(), (found, Default::default()));
+        }
+        let (found, buckets) = self.models.get_mut(model).expect("inserted above");
+        let long = found.is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
+        let bucket = &mut buckets[usize::from(fast) * 2 + usize::from(long)];
         bucket.tokens.add(tokens);
         bucket.requests += 1;
     }
 
     fn finish(self, mut out: SessionCost) -> SessionCost {
-        let mut models: BTreeMap<String, ModelCost> = BTreeMap::new();
-        for ((model, fast, long), bucket) in self.buckets {
-            let found = self.pricing.lookup(&model);
-            let row = models.entry(model.clone()).or_insert_with(|| ModelCost {
-                model: model.clone(),
+        let mut rows: Vec<ModelCost> = Vec::with_capacity(self.models.len());
+        for (model, (found, buckets)) in self.models {
+            let mut row = ModelCost {
                 priced_as: found.map(|(id, _)| id.to_owned()),
                 cost_usd: found.map(|_| 0.0),
+                model,
                 requests: 0,
                 fast_requests: 0,
                 long_context_requests: 0,
                 tokens: TokenCounts::default(),
-            });
-            if let (Some((_, price)), Some(cost)) = (found, row.cost_usd.as_mut()) {
-                *cost += price.cost(&bucket.tokens, fast, long);
+            };
+            for (i, bucket) in buckets.iter().enumerate() {
+                if bucket.requests == 0 {
+                    continue;
+                }
+                let (fast, long) = (i >= 2, i % 2 == 1);
+                if let (Some((_, price)), Some(cost)) = (found, row.cost_usd.as_mut()) {
+                    *cost += price.cost(&bucket.tokens, fast, long);
+                }
+                row.requests += bucket.requests;
+                row.fast_requests += if fast { bucket.requests } else { 0 };
+                row.long_context_requests += if long { bucket.requests } else { 0 };
+                row.tokens.add(&bucket.tokens);
             }
-            row.requests += bucket.requests;
-            row.fast_requests += if fast { bucket.requests } else { 0 };
-            row.long_context_requests += if long { bucket.requests } else { 0 };
-            row.tokens.add(&bucket.tokens);
+            rows.push(row);
         }
-        let mut rows: Vec<ModelCost> = models.into_values().collect();
         for row in &mut rows {
             row.cost_usd = row.cost_usd.map(round_nano);
             out.tokens.add(&row.tokens);
