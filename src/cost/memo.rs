@@ -8,10 +8,13 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::cache::mtime_of;
-use super::{Agent, CacheStats, Pricing, SessionCost, TimeWindow};
+use super::discover::Agent;
+use super::pricing::Pricing;
+use crate::util::time::TimeWindow;
 
 /// Bump when a memo's meaning changes, so old memo files are ignored.
 const MEMO_VERSION: u32 = 1;
@@ -32,11 +35,11 @@ struct FileState {
 }
 
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Stored<T> {
     v: u32,
     key: String,
     files: Vec<FileState>,
-    cost: SessionCost,
+    cost: T,
 }
 
 impl Memo {
@@ -73,24 +76,21 @@ impl Memo {
         })
     }
 
+    /// How many files the priced session has.
+    pub(crate) fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
     /// The remembered cost, when every file is as it was when it was priced.
-    pub(crate) fn lookup(&self) -> Option<SessionCost> {
+    pub(crate) fn lookup<T: DeserializeOwned>(&self) -> Option<T> {
         let bytes = std::fs::read(&self.file).ok()?;
-        let stored: Stored = serde_json::from_slice(&bytes).ok()?;
-        if stored.v != MEMO_VERSION || stored.key != self.key || stored.files != self.files {
-            return None;
-        }
-        let mut cost = stored.cost;
-        cost.cache_stats = CacheStats {
-            hits: u32::try_from(self.files.len()).unwrap_or(u32::MAX),
-            resumed: 0,
-            parsed: 0,
-        };
-        Some(cost)
+        let stored: Stored<T> = serde_json::from_slice(&bytes).ok()?;
+        (stored.v == MEMO_VERSION && stored.key == self.key && stored.files == self.files)
+            .then_some(stored.cost)
     }
 
     /// Remembers `cost` (best effort).
-    pub(crate) fn store(&self, cost: &SessionCost) {
+    pub(crate) fn store<T: Serialize>(&self, cost: &T) {
         let Some(dir) = self.file.parent() else {
             return;
         };
@@ -101,7 +101,7 @@ impl Memo {
             v: MEMO_VERSION,
             key: self.key.clone(),
             files: self.files.clone(),
-            cost: cost.clone(),
+            cost,
         };
         let Ok(json) = serde_json::to_vec(&stored) else {
             return;

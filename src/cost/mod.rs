@@ -146,7 +146,14 @@ pub fn price_files(
 ) -> Result<SessionCost, CostError> {
     let memo =
         cache_dir.and_then(|dir| memo::Memo::new(dir, agent, session_id, files, pricing, window));
-    if let Some(cost) = memo.as_ref().and_then(memo::Memo::lookup) {
+    if let Some(memo) = &memo
+        && let Some(mut cost) = memo.lookup::<SessionCost>()
+    {
+        cost.cache_stats = CacheStats {
+            hits: u32::try_from(memo.file_count()).unwrap_or(u32::MAX),
+            resumed: 0,
+            parsed: 0,
+        };
         return Ok(cost);
     }
     let effective_window = window.unwrap_or_default();
@@ -269,13 +276,15 @@ struct Bucket {
     requests: u64,
 }
 
+/// One model's price entry (looked up once per model, not per request) and one bucket per
+/// (fast, long context), in that order: (no, no), (no, yes), (yes, no), (yes, yes).
+type ModelBuckets<'p> = (Option<(&'p str, &'p ModelPrice)>, [Bucket; 4]);
+
 /// Requests grouped by (model, fast, long context), so each group is priced once from exact
 /// integer token sums.
 struct Priced<'p> {
     pricing: &'p Pricing,
-    /// By model: its price entry (looked up once per model, not per request) and one bucket
-    /// per (fast, long context), in that order: (no, no), (no, yes), (yes, no), (yes, yes).
-    models: BTreeMap<String, (Option<(&'p str, &'p ModelPrice)>, [Bucket; 4])>,
+    models: BTreeMap<String, ModelBuckets<'p>>,
 }
 
 impl<'p> Priced<'p> {
