@@ -1,5 +1,7 @@
 //! Starting a run (SPEC §4 `start`): refuse a dirty work tree or an unborn HEAD, then create
-//! the run with its start record and its HANDOFF view.
+//! the run with its start record and its HANDOFF view. The run's objects are written, and the
+//! branch's unfinished run looked for, on a second thread while the work tree is checked; the
+//! run's ref is created only once the tree is known clean, so a refusal leaves no run.
 
 use gix::ObjectId;
 
