@@ -43,7 +43,7 @@ chmod +x "$reset"
 
 cd "$repo"
 # Both must see a clean tree (HANDOFF.md is excluded through .git/info/exclude by the first start).
-"$GIT_PAIR" start --task t --replace > /dev/null
+"$GIT_PAIR" start --task t --replace > /dev/null 2>&1
 [ -z "$(git status --porcelain)" ] || { echo "error: $repo is not clean" >&2; exit 1; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
