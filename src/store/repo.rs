@@ -356,3 +356,58 @@ fn absolute(path: &Path) -> PathBuf {
             .unwrap_or_else(|_| path.to_path_buf())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn committer_of_a_new_commit(dir: &Path) -> (String, String) {
+        let repo = Repo::open_isolated(dir).expect("open");
+        let empty = ObjectId::empty_tree(repo.gix().object_hash());
+        let id = repo.write_commit("m\n", empty, Vec::new()).expect("commit");
+        let commit = repo.gix().find_commit(id).expect("read back");
+        let committer = commit.committer().expect("committer");
+        (committer.name.to_string(), committer.email.to_string())
+    }
+
+    #[test]
+    fn the_fallback_committer_fills_only_what_is_not_configured() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("git-pair".into(), "git-pair@localhost".into())
+        );
+        git(dir.path(), &["config", "user.name", "Someone"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Someone".into(), "git-pair@localhost".into())
+        );
+        git(dir.path(), &["config", "user.email", "someone@example.com"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Someone".into(), "someone@example.com".into())
+        );
+        // A fallback configured by hand is not replaced.
+        git(dir.path(), &["config", "--unset", "user.name"]);
+        git(
+            dir.path(),
+            &["config", "gitoxide.committer.nameFallback", "Mine"],
+        );
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Mine".into(), "someone@example.com".into())
+        );
+    }
+}
