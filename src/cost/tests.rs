@@ -445,7 +445,7 @@ fn an_append_that_grows_a_seen_message_replaces_it_after_a_resume() {
 #[test]
 fn a_remembered_cost_follows_the_window_and_the_price_table() {
     let haiku = "claude-haiku-4-5-20251001";
-    let (_dir, roots) = claude_tree(
+    let (dir, roots) = claude_tree(
         &[
             assistant("m1", "r1", "2026-09-01T10:00:00Z", haiku, 1_000_000, 0),
             assistant("m2", "r2", "2026-09-01T11:00:00Z", haiku, 1_000_000, 0),
@@ -475,6 +475,15 @@ fn a_remembered_cost_follows_the_window_and_the_price_table() {
     );
     assert_eq!(price(&dearer, None), 6.0);
     assert_eq!(price(&builtin, Some(late)), 1.0);
+    // A subagent log that appears later is priced with the session.
+    std::fs::write(
+        dir.path()
+            .join("projects/-w-repo/sess-1/subagents/agent-b.jsonl"),
+        assistant("m3", "r3", "2026-09-01T11:30:00Z", haiku, 1_000_000, 0) + "\n",
+    )
+    .unwrap();
+    assert_eq!(price(&builtin, None), 3.0);
+    assert_eq!(price(&builtin, Some(late)), 2.0);
 }
 
 #[test]
