@@ -1,9 +1,13 @@
-//! Benchmark driver for `src/cost` (run by `tests/bench/cost.sh`): generates a realistic agent
-//! log corpus, prices one session the way `git pair cost --session ID --json` does (cold
-//! process, no cache), and measures the cold parse throughput of one big file.
+//! Benchmark driver for `src/cost` (run by `tests/bench/cost.sh` and `tests/bench/budget.sh`):
+//! generates a realistic agent log corpus, prices one session the way `git pair cost --session
+//! ID --json` does (cold process, no cache), and measures the cold parse throughput of one big
+//! file.
 //!
 //! Usage:
 //!   cost gen <dir> <bytes> [seed]        write <dir>/claude and <dir>/codex, print picks as JSON
+//!   cost session <dir> <bytes> [seed]    write one Claude session (with subagents) of about
+//!                                        <bytes> under <dir>/claude, print its id and files
+//!   cost append <file> <bytes> [seed]    append about <bytes> of new turns to a Claude log
 //!   cost price <session-id> [cache-dir]  price with CLAUDE_CONFIG_DIR / CODEX_HOME, print JSON
 //!   cost throughput <file> [runs]        cold full parse of one Claude log, print MB/s
 //!   cost timestamps [count]              ns per `Timestamp::parse` / format, per stamp shape
@@ -33,13 +37,25 @@ fn main() -> std::process::ExitCode {
             Path::new(&args[1]),
             args.get(2).map_or(5, |s| s.parse().expect("runs")),
         ),
+        Some("session") if args.len() >= 3 => one_session(
+            Path::new(&args[1]),
+            args[2].parse().expect("bytes is a number"),
+            args.get(3)
+                .map_or(42, |s| s.parse().expect("seed is a number")),
+        ),
+        Some("append") if args.len() >= 3 => append_turns(
+            Path::new(&args[1]),
+            args[2].parse().expect("bytes is a number"),
+            args.get(3)
+                .map_or(7, |s| s.parse().expect("seed is a number")),
+        ),
         Some("timestamps") => timestamps(args.get(1).map_or(1_000_000, |s| {
             s.parse().expect("count is a number")
         })),
         // `cargo bench` without arguments: nothing to do.
         None => Ok(()),
         _ => Err(
-            "usage: cost gen <dir> <bytes> [seed] | price <id> [cache] | throughput <file> [runs] | timestamps [count]"
+            "usage: cost gen <dir> <bytes> [seed] | session <dir> <bytes> [seed] | append <file> <bytes> [seed] | price <id> [cache] | throughput <file> [runs] | timestamps [count]"
                 .into(),
         ),
     };
@@ -727,6 +743,60 @@ fn generate(dir: &Path, target: u64, seed: u64) -> Result<()> {
         corpus.files,
         main_file.display().to_string(),
     );
+    Ok(())
+}
+
+/// Writes one Claude session of about `bytes` (main log plus subagents) under
+/// `<dir>/claude/projects`, and prints its id, main file and size.
+fn one_session(dir: &Path, bytes: usize, seed: u64) -> Result<()> {
+    let mut rng = Rng(seed.max(1));
+    let mut corpus = Corpus {
+        claude: dir.join("claude/projects"),
+        codex: dir.join("codex/sessions"),
+        projects: vec!["/home/dev/work/budget".to_owned()],
+        written: 0,
+        files: 0,
+    };
+    let (id, total) = corpus.claude(&mut rng, bytes, true, false)?;
+    let main_file = find_main(&corpus.claude, &id)?;
+    println!(
+        "{{\"id\":\"{id}\",\"bytes\":{total},\"files\":{},\"main\":{:?}}}",
+        corpus.files,
+        main_file.display().to_string()
+    );
+    Ok(())
+}
+
+/// Appends about `bytes` of new turns (assistant responses and tool results, fresh message
+/// ids) to the Claude log `file`, as an agent does between two rounds.
+fn append_turns(file: &Path, bytes: usize, seed: u64) -> Result<()> {
+    use std::io::Write as _;
+    let mut rng = Rng(seed.max(1) ^ std::time::UNIX_EPOCH.elapsed()?.as_nanos() as u64);
+    let mut c = Claude {
+        rng: &mut rng,
+        session: "appended".to_owned(),
+        cwd: "/home/dev/work/budget".to_owned(),
+        model: CLAUDE_MODELS[0],
+        at_ms: 1_800_000_000_000,
+        parent: String::new(),
+        context: 15_000,
+        one_hour: false,
+        seen: Vec::new(),
+    };
+    let mut out = String::new();
+    while out.len() < bytes {
+        c.assistant(&mut out, false, None);
+        let head = c.head("user", false);
+        let _ = writeln!(
+            out,
+            r#"{{{head},"message":{{"role":"user","content":[{{"type":"tool_result","content":"{}"}}]}}}}"#,
+            text(c.rng, 300)
+        );
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(file)?
+        .write_all(out.as_bytes())?;
     Ok(())
 }
 

@@ -7,6 +7,8 @@
 //! git operations in progress, and restoring a snapshot (the one place that writes the work
 //! tree, through `git`, since gix cannot check out here).
 
+mod fast;
+
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::status::UntrackedFiles;
@@ -28,7 +30,8 @@ pub struct Dirty {
 /// Stops at the first finding. Staged changes are looked for first, and skipped entirely
 /// when the index's cache tree says the index is exactly `HEAD^{tree}` — the shortcut git's
 /// own `diff-index --cached` takes — so a clean tree costs one stat pass and one directory
-/// walk, run in parallel.
+/// walk, run in parallel: first by the fast path (`fast.rs`, which only proves a tree clean),
+/// then, when it cannot, by gix's status, which finds the first dirty path.
 pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
     let mut repo = repo.gix().clone();
     // The clean check only reads the index: verifying its trailing checksum would hash the
@@ -44,6 +47,9 @@ pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
             path,
             what: "staged",
         }));
+    }
+    if fast::is_clean(&repo, &index) {
+        return Ok(None);
     }
     let iter = repo
         .status(gix::progress::Discard)

@@ -1,32 +1,33 @@
 //! Reading a log file into its scan, through an incremental on-disk cache keyed by path,
 //! size and modification time. An unchanged file is not parsed again; a file that only grew
-//! (agents append) is parsed from where the cached scan stopped. The cache is an
-//! optimisation only: unreadable or corrupt cache files are ignored, write failures too.
+//! (agents append) is parsed from where the cached scan stopped. Cache files are in the
+//! compact binary format of `codec.rs`. The cache is an optimisation only: unreadable or
+//! corrupt cache files are ignored, write failures too.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-
 use super::claude::ClaudeScan;
+use super::codec::{Codec, Reader, Writer};
 use super::codex::CodexScan;
 use super::scan::{Markers, complete_len};
 
-/// Bump when a scan's meaning changes, so old cache files are ignored.
-const CACHE_VERSION: u32 = 1;
+/// Bump when a scan's meaning or encoding changes, so old cache files are ignored.
+const CACHE_VERSION: u32 = 2;
 /// How many bytes before the cached end must be unchanged for an append-only resume.
 const RESUME_CHECK_BYTES: u64 = 4096;
 
 /// A per-file scan the cache can store and extend.
-pub(crate) trait LogScan: Default + Serialize + DeserializeOwned {
+pub(crate) trait LogScan: Default + Codec {
     /// Distinguishes the two readers' cache files for the same path.
     const FORMAT: &'static str;
     /// Appends what the complete lines of `buf` (at file offset `base`) contribute.
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64);
-    /// Drops what can never count once the file's lines are all in (before caching).
-    fn compact(&mut self) {}
+    /// Drops what can never count, among the items from `start` on (before caching).
+    fn compact_from(&mut self, _start: usize) {}
+    /// How many items (entries, events) the scan holds.
+    fn len(&self) -> usize;
 }
 
 impl LogScan for ClaudeScan {
@@ -34,8 +35,11 @@ impl LogScan for ClaudeScan {
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64) {
         self.scan(markers, buf, base);
     }
-    fn compact(&mut self) {
-        ClaudeScan::compact(self);
+    fn compact_from(&mut self, start: usize) {
+        ClaudeScan::compact_from(self, start);
+    }
+    fn len(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -43,6 +47,9 @@ impl LogScan for CodexScan {
     const FORMAT: &'static str = "codex";
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], _base: u64) {
         self.scan(markers, buf);
+    }
+    fn len(&self) -> usize {
+        self.events.len()
     }
 }
 
@@ -59,13 +66,12 @@ pub(crate) enum CacheUse {
 
 /// A file's scan: its newline-terminated part, and the unterminated last line (a line still
 /// being written, or a truncated one), kept apart so a later resume can drop it.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct FileScan<S> {
     pub complete: S,
     pub tail: S,
 }
 
-#[derive(Serialize, Deserialize)]
 struct Record<S> {
     v: u32,
     format: String,
@@ -78,7 +84,7 @@ struct Record<S> {
     scan: FileScan<S>,
 }
 
-fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
+pub(crate) fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
     match meta.modified().ok().map(|t| t.duration_since(UNIX_EPOCH)) {
         Some(Ok(d)) => (
             i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
@@ -92,6 +98,48 @@ fn mtime_of(meta: &std::fs::Metadata) -> (i64, u32) {
     }
 }
 
+impl<S: LogScan> Record<S> {
+    fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.u32(self.v);
+        w.str(&self.format);
+        w.bytes(self.path.as_os_str().as_encoded_bytes());
+        w.u64(self.size);
+        w.i64(self.mtime.0);
+        w.u32(self.mtime.1);
+        w.u64(self.complete_len);
+        w.str(&self.check);
+        self.scan.complete.encode(&mut w);
+        self.scan.tail.encode(&mut w);
+        w.0
+    }
+
+    /// The record in `bytes` when it is this version's record of `log` as read by `S`.
+    fn decode(bytes: &[u8], log: &Path) -> Option<Record<S>> {
+        let mut r = Reader::new(bytes);
+        let v = r.u32()?;
+        let format = r.str()?;
+        let path = r.bytes()?;
+        if v != CACHE_VERSION || format != S::FORMAT || path != log.as_os_str().as_encoded_bytes() {
+            return None;
+        }
+        let record = Record {
+            v,
+            format: format.to_owned(),
+            path: log.to_owned(),
+            size: r.u64()?,
+            mtime: (r.i64()?, r.u32()?),
+            complete_len: r.u64()?,
+            check: r.str()?.to_owned(),
+            scan: FileScan {
+                complete: S::decode(&mut r)?,
+                tail: S::decode(&mut r)?,
+            },
+        };
+        r.is_empty().then_some(record)
+    }
+}
+
 fn check_of(bytes_before_end: &[u8]) -> String {
     sha1_smol::Sha1::from(bytes_before_end).digest().to_string()
 }
@@ -101,14 +149,11 @@ fn cache_file(cache_dir: &Path, format: &str, path: &Path) -> PathBuf {
     h.update(format.as_bytes());
     h.update(b"\0");
     h.update(path.as_os_str().as_encoded_bytes());
-    cache_dir.join("cost").join(format!("{}.json", h.digest()))
+    cache_dir.join("cost").join(format!("{}.scan", h.digest()))
 }
 
 fn read_record<S: LogScan>(file: &Path, log: &Path) -> Option<Record<S>> {
-    let bytes = std::fs::read(file).ok()?;
-    let record: Record<S> = serde_json::from_slice(&bytes).ok()?;
-    (record.v == CACHE_VERSION && record.format == S::FORMAT && record.path == log)
-        .then_some(record)
+    Record::decode(&std::fs::read(file).ok()?, log)
 }
 
 fn write_record<S: LogScan>(file: &Path, record: &Record<S>) {
@@ -120,10 +165,7 @@ fn write_record<S: LogScan>(file: &Path, record: &Record<S>) {
     let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
         return;
     };
-    let Ok(json) = serde_json::to_vec(record) else {
-        return;
-    };
-    if tmp.write_all(&json).is_ok() {
+    if tmp.write_all(&record.encode()).is_ok() {
         let _ = tmp.persist(file);
     }
 }
@@ -171,7 +213,7 @@ fn parse_whole<S: LogScan>(
     let file = std::fs::File::open(path)?;
     let mut scan = FileScan::<S>::default();
     let streamed = scan_stream(file, 0, markers, &mut scan, Vec::new(), CHUNK)?;
-    scan.complete.compact();
+    scan.complete.compact_from(0);
     Ok(Record {
         v: CACHE_VERSION,
         format: S::FORMAT.to_owned(),
@@ -204,6 +246,7 @@ fn resume<S: LogScan>(
         return Ok(Err(()));
     }
     record.scan.tail = S::default();
+    let resumed_from = record.scan.complete.len();
     let streamed = scan_stream(
         file,
         record.complete_len,
@@ -212,7 +255,7 @@ fn resume<S: LogScan>(
         before,
         CHUNK,
     )?;
-    record.scan.complete.compact();
+    record.scan.complete.compact_from(resumed_from);
     record.check = check_of(&streamed.check);
     record.complete_len = streamed.complete_end;
     record.size = streamed.end;
@@ -427,7 +470,14 @@ mod tests {
         std::fs::write(&log, line("a", 1)).unwrap();
         load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
         let file = cache_file(&cache, "claude", &log);
-        for junk in ["", "{", "null", r#"{"v":1}"#, "\u{0}\u{ff}"] {
+        for junk in [
+            "",
+            "{",
+            "null",
+            r#"{"v":1}"#,
+            "\u{0}\u{ff}",
+            "\u{2}\u{0}\u{0}\u{0}",
+        ] {
             std::fs::write(&file, junk).unwrap();
             let (scan, how) = load::<ClaudeScan>(&log, &m, Some(&cache)).unwrap();
             assert_eq!(
@@ -449,7 +499,7 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert!(
-            names.iter().all(|n| n.to_string_lossy().ends_with(".json")),
+            names.iter().all(|n| n.to_string_lossy().ends_with(".scan")),
             "{names:?}"
         );
     }

@@ -125,11 +125,16 @@ impl ClaudeScan {
 }
 
 impl ClaudeScan {
-    /// Drops entries another entry of this file outranks (same key, per [`merge`]'s order):
-    /// they can never win the session merge, and the cache stores a third as much.
-    pub(crate) fn compact(&mut self) {
-        let mut best: HashMap<&str, usize> = HashMap::new();
-        for (i, e) in self.entries.iter().enumerate() {
+    /// Drops, among the entries from `start` on, those another of them outranks (same key,
+    /// per [`merge`]'s order): they can never win the session merge, and the cache stores a
+    /// third as much. An entry outranked by another of the same file never wins, whichever
+    /// subset the two are found in, so a resume compacts only what it appended (its cost is
+    /// the append's, not the file's); the few outranked entries left (a message streamed
+    /// across two resumes) cost only space.
+    pub(crate) fn compact_from(&mut self, start: usize) {
+        let start = start.min(self.entries.len());
+        let mut best: HashMap<&str, usize, FastHash> = HashMap::default();
+        for (i, e) in self.entries.iter().enumerate().skip(start) {
             let Some(key) = e.key.as_deref() else {
                 continue;
             };
@@ -145,14 +150,63 @@ impl ClaudeScan {
                 }
             }
         }
-        let keep: Vec<bool> = self
-            .entries
+        let keep: Vec<bool> = self.entries[start..]
             .iter()
             .enumerate()
-            .map(|(i, e)| e.key.as_deref().is_none_or(|k| best.get(k) == Some(&i)))
+            .map(|(i, e)| {
+                e.key
+                    .as_deref()
+                    .is_none_or(|k| best.get(k) == Some(&(start + i)))
+            })
             .collect();
-        let mut flags = keep.into_iter();
+        let mut flags = std::iter::repeat_n(true, start).chain(keep);
         self.entries.retain(|_| flags.next().unwrap_or(true));
+    }
+}
+
+/// A fast, non-cryptographic hasher for message ids (the Fx hash of rustc: a rotate, an xor
+/// and a multiply per word). The keys are ids an agent logged; a collision only slows a map.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHash;
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FxHasher;
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(0)
+    }
+}
+
+pub(crate) struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(
+                chunk.try_into().expect("chunks are exactly 8 bytes"),
+            ));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -241,7 +295,7 @@ pub(crate) struct Request<'a> {
 /// whole; ties go to the earliest line (timestamp, then file order, then position), so the
 /// window sees the response when it was first written.
 pub(crate) fn merge<'a>(scans: &'a [&'a ClaudeScan], window: &TimeWindow) -> Vec<Request<'a>> {
-    let mut best: HashMap<&str, (Rank, usize, usize)> = HashMap::new();
+    let mut best: HashMap<&str, (Rank, usize, usize), FastHash> = HashMap::default();
     let mut unkeyed = Vec::new();
     for (file, scan) in scans.iter().enumerate() {
         for (i, entry) in scan.entries.iter().enumerate() {
@@ -457,7 +511,7 @@ mod tests {
         .join("\n");
         let full = scan(&text);
         let mut compacted = full.clone();
-        compacted.compact();
+        compacted.compact_from(0);
         let kept: Vec<(Option<String>, u64)> = compacted
             .entries
             .iter()
@@ -478,5 +532,15 @@ mod tests {
         );
         let window = TimeWindow::default();
         assert_eq!(merge(&[&full], &window), merge(&[&compacted], &window));
+
+        // From the fourth entry on only: the first three stay as they were.
+        let mut tail_only = full.clone();
+        tail_only.compact_from(3);
+        let kept: Vec<u64> = tail_only.entries.iter().map(|e| e.tokens.output).collect();
+        assert_eq!(kept, vec![8, 412, 230, 230, 7, 7]);
+        assert_eq!(merge(&[&full], &window), merge(&[&tail_only], &window));
+        let mut past_the_end = full.clone();
+        past_the_end.compact_from(99);
+        assert_eq!(past_the_end, full);
     }
 }

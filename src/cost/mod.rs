@@ -5,9 +5,11 @@
 
 mod cache;
 mod claude;
+mod codec;
 mod codex;
 mod discover;
 mod error;
+mod memo;
 mod pricing;
 mod scan;
 mod tokens;
@@ -15,7 +17,7 @@ mod tokens;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::util::time::{TimeWindow, Timestamp};
 pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
@@ -29,7 +31,7 @@ use codex::CodexScan;
 use scan::Markers;
 
 /// One model's share of a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelCost {
     /// The model id as logged (`<unknown>` when a Codex usage came before any model).
     pub model: String,
@@ -48,7 +50,7 @@ pub struct ModelCost {
 }
 
 /// A session priced whole (or inside a window): what `cost --session ID --json` prints.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionCost {
     /// The id priced (a Claude Code session id or a Codex thread id).
     pub session_id: String,
@@ -69,7 +71,7 @@ pub struct SessionCost {
     /// The log files read, main file first.
     pub files: Vec<PathBuf>,
     /// The window the session was counted in, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<TimeWindow>,
     /// The `as_of` date of the price table used.
     pub pricing_as_of: Option<String>,
@@ -142,6 +144,18 @@ pub fn price_files(
     window: Option<TimeWindow>,
     cache_dir: Option<&Path>,
 ) -> Result<SessionCost, CostError> {
+    let memo =
+        cache_dir.and_then(|dir| memo::Memo::new(dir, agent, session_id, files, pricing, window));
+    if let Some(memo) = &memo
+        && let Some(mut cost) = memo.lookup::<SessionCost>()
+    {
+        cost.cache_stats = CacheStats {
+            hits: u32::try_from(memo.file_count()).unwrap_or(u32::MAX),
+            resumed: 0,
+            parsed: 0,
+        };
+        return Ok(cost);
+    }
     let effective_window = window.unwrap_or_default();
     let mut priced = Priced::new(pricing);
     let (skipped_lines, cache_stats) = match agent {
@@ -170,7 +184,7 @@ pub fn price_files(
             (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
         }
     };
-    Ok(priced.finish(SessionCost {
+    let cost = priced.finish(SessionCost {
         session_id: session_id.to_owned(),
         agent,
         total_usd: 0.0,
@@ -183,7 +197,11 @@ pub fn price_files(
         window,
         pricing_as_of: pricing.as_of().map(str::to_owned),
         cache_stats,
-    }))
+    });
+    if let Some(memo) = &memo {
+        memo.store(&cost);
+    }
+    Ok(cost)
 }
 
 /// One file's scan, `None` when the file vanished after it was listed.
@@ -258,56 +276,65 @@ struct Bucket {
     requests: u64,
 }
 
+/// One model's price entry (looked up once per model, not per request) and one bucket per
+/// (fast, long context), in that order: (no, no), (no, yes), (yes, no), (yes, yes).
+type ModelBuckets<'p> = (Option<(&'p str, &'p ModelPrice)>, [Bucket; 4]);
+
 /// Requests grouped by (model, fast, long context), so each group is priced once from exact
 /// integer token sums.
 struct Priced<'p> {
     pricing: &'p Pricing,
-    buckets: BTreeMap<(String, bool, bool), Bucket>,
+    models: BTreeMap<String, ModelBuckets<'p>>,
 }
 
 impl<'p> Priced<'p> {
     fn new(pricing: &'p Pricing) -> Self {
         Priced {
             pricing,
-            buckets: BTreeMap::new(),
+            models: BTreeMap::new(),
         }
     }
 
     fn add(&mut self, model: &str, fast: bool, tokens: &TokenCounts) {
-        let long = self
-            .pricing
-            .lookup(model)
-            .is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
-        let bucket = self
-            .buckets
-            .entry((model.to_owned(), fast, long))
-            .or_default();
+        if !self.models.contains_key(model) {
+            let found = self.pricing.lookup(model);
+            self.models
+                .insert(model.to_owned(), (found, Default::default()));
+        }
+        let (found, buckets) = self.models.get_mut(model).expect("inserted above");
+        let long = found.is_some_and(|(_, p)| p.is_long_context(tokens.prompt()));
+        let bucket = &mut buckets[usize::from(fast) * 2 + usize::from(long)];
         bucket.tokens.add(tokens);
         bucket.requests += 1;
     }
 
     fn finish(self, mut out: SessionCost) -> SessionCost {
-        let mut models: BTreeMap<String, ModelCost> = BTreeMap::new();
-        for ((model, fast, long), bucket) in self.buckets {
-            let found = self.pricing.lookup(&model);
-            let row = models.entry(model.clone()).or_insert_with(|| ModelCost {
-                model: model.clone(),
+        let mut rows: Vec<ModelCost> = Vec::with_capacity(self.models.len());
+        for (model, (found, buckets)) in self.models {
+            let mut row = ModelCost {
                 priced_as: found.map(|(id, _)| id.to_owned()),
                 cost_usd: found.map(|_| 0.0),
+                model,
                 requests: 0,
                 fast_requests: 0,
                 long_context_requests: 0,
                 tokens: TokenCounts::default(),
-            });
-            if let (Some((_, price)), Some(cost)) = (found, row.cost_usd.as_mut()) {
-                *cost += price.cost(&bucket.tokens, fast, long);
+            };
+            for (i, bucket) in buckets.iter().enumerate() {
+                if bucket.requests == 0 {
+                    continue;
+                }
+                let (fast, long) = (i >= 2, i % 2 == 1);
+                if let (Some((_, price)), Some(cost)) = (found, row.cost_usd.as_mut()) {
+                    *cost += price.cost(&bucket.tokens, fast, long);
+                }
+                row.requests += bucket.requests;
+                row.fast_requests += if fast { bucket.requests } else { 0 };
+                row.long_context_requests += if long { bucket.requests } else { 0 };
+                row.tokens.add(&bucket.tokens);
             }
-            row.requests += bucket.requests;
-            row.fast_requests += if fast { bucket.requests } else { 0 };
-            row.long_context_requests += if long { bucket.requests } else { 0 };
-            row.tokens.add(&bucket.tokens);
+            rows.push(row);
         }
-        let mut rows: Vec<ModelCost> = models.into_values().collect();
         for row in &mut rows {
             row.cost_usd = row.cost_usd.map(round_nano);
             out.tokens.add(&row.tokens);

@@ -244,6 +244,14 @@ impl Pricing {
         self
     }
 
+    /// A digest of every entry: two tables price alike when their fingerprints agree (what
+    /// remembered session costs are keyed by).
+    pub(crate) fn fingerprint(&self) -> String {
+        sha1_smol::Sha1::from(format!("{self:?}").as_bytes())
+            .digest()
+            .to_string()
+    }
+
     /// The date the table's prices were checked (the shipped table's, kept under overrides).
     pub fn as_of(&self) -> Option<&str> {
         self.as_of.as_deref()

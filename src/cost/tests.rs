@@ -382,6 +382,111 @@ fn second_pricing_reads_the_cache_and_agrees() {
 }
 
 #[test]
+fn an_append_that_grows_a_seen_message_replaces_it_after_a_resume() {
+    let haiku = "claude-haiku-4-5-20251001";
+    let (dir, roots) = claude_tree(
+        &[
+            assistant("m1", "r1", "2026-09-01T10:00:00Z", haiku, 0, 1_000),
+            assistant("m2", "r2", "2026-09-01T10:00:01Z", haiku, 0, 2_000),
+        ],
+        &[],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let price = || {
+        price_session(
+            &roots,
+            "sess-1",
+            &Pricing::builtin(),
+            None,
+            Some(cache.path()),
+        )
+        .unwrap()
+    };
+    let outputs = |cost: &SessionCost| (cost.tokens.output, cost.requests, cost.cache_stats);
+    let stats = |hits, resumed, parsed| CacheStats {
+        hits,
+        resumed,
+        parsed,
+    };
+    assert_eq!(outputs(&price()), (3_000, 2, stats(0, 0, 1)));
+    assert_eq!(outputs(&price()), (3_000, 2, stats(1, 0, 0)));
+    // m1 streams on: a later line of the same message carries the final, higher count; a
+    // lower one (a replay of an early line) changes nothing.
+    let main = dir.path().join("projects/-w-repo/sess-1.jsonl");
+    let append = |lines: &[String]| {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&main)
+            .unwrap();
+        file.write_all((lines.join("\n") + "\n").as_bytes())
+            .unwrap();
+    };
+    append(&[
+        assistant("m1", "r1", "2026-09-01T10:00:05Z", haiku, 0, 7_000),
+        assistant("m3", "r3", "2026-09-01T10:00:06Z", haiku, 0, 500),
+    ]);
+    assert_eq!(outputs(&price()), (9_500, 3, stats(0, 1, 0)));
+    append(&[assistant("m1", "r1", "2026-09-01T10:00:07Z", haiku, 0, 10)]);
+    assert_eq!(outputs(&price()), (9_500, 3, stats(0, 1, 0)));
+    // The same figures as pricing everything from scratch.
+    let fresh = price_session(&roots, "sess-1", &Pricing::builtin(), None, None).unwrap();
+    let again = price();
+    assert_eq!(outputs(&again), (9_500, 3, stats(1, 0, 0)));
+    assert_eq!(
+        fresh,
+        SessionCost {
+            cache_stats: fresh.cache_stats,
+            ..again
+        }
+    );
+}
+
+#[test]
+fn a_remembered_cost_follows_the_window_and_the_price_table() {
+    let haiku = "claude-haiku-4-5-20251001";
+    let (dir, roots) = claude_tree(
+        &[
+            assistant("m1", "r1", "2026-09-01T10:00:00Z", haiku, 1_000_000, 0),
+            assistant("m2", "r2", "2026-09-01T11:00:00Z", haiku, 1_000_000, 0),
+        ],
+        &[],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let price = |pricing: &Pricing, window: Option<TimeWindow>| {
+        price_session(&roots, "sess-1", pricing, window, Some(cache.path()))
+            .unwrap()
+            .total_usd
+    };
+    let builtin = Pricing::builtin();
+    let late = TimeWindow {
+        from: Timestamp::parse("2026-09-01T10:30:00Z"),
+        to: None,
+    };
+    assert_eq!(price(&builtin, None), 2.0);
+    assert_eq!(price(&builtin, Some(late)), 1.0);
+    assert_eq!(price(&builtin, None), 2.0);
+    let dearer = builtin.clone().with_overrides(
+        Pricing::from_json(
+            r#"{"models":{"claude-haiku-4-5":{"input":3,"output":15,"cache_write_5m":3.75,"cache_write_1h":6,"cache_read":0.3}}}"#,
+            "test",
+        )
+        .unwrap(),
+    );
+    assert_eq!(price(&dearer, None), 6.0);
+    assert_eq!(price(&builtin, Some(late)), 1.0);
+    // A subagent log that appears later is priced with the session.
+    std::fs::write(
+        dir.path()
+            .join("projects/-w-repo/sess-1/subagents/agent-b.jsonl"),
+        assistant("m3", "r3", "2026-09-01T11:30:00Z", haiku, 1_000_000, 0) + "\n",
+    )
+    .unwrap();
+    assert_eq!(price(&builtin, None), 3.0);
+    assert_eq!(price(&builtin, Some(late)), 2.0);
+}
+
+#[test]
 fn json_shape_for_cost_session() {
     let cost = price_session(&fixture_roots(), CODEX_ID, &fixture_pricing(), None, None).unwrap();
     let json = serde_json::to_value(&cost).unwrap();

@@ -4,6 +4,7 @@
 
 use super::{Context, Error};
 use crate::model::RunId;
+use crate::store::Repo;
 
 /// The run named by `explicit` (a positional argument) or `--run`, checked to exist.
 pub fn named(ctx: &Context, explicit: Option<&str>) -> Result<Option<RunId>, Error> {
@@ -26,7 +27,7 @@ pub fn active(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    newest_on_branch(ctx, &branch, |finished| !finished)?.ok_or(Error::NoActiveRun { branch })
+    newest_on_branch(&ctx.repo, &branch, |finished| !finished)?.ok_or(Error::NoActiveRun { branch })
 }
 
 /// The run named on the command line, else the newest unfinished run on the current branch,
@@ -36,24 +37,30 @@ pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    if let Some(id) = newest_on_branch(ctx, &branch, |finished| !finished)? {
+    if let Some(id) = newest_on_branch(&ctx.repo, &branch, |finished| !finished)? {
         return Ok(id);
     }
-    newest_on_branch(ctx, &branch, |_| true)?.ok_or(Error::NoActiveRun { branch })
+    newest_on_branch(&ctx.repo, &branch, |_| true)?.ok_or(Error::NoActiveRun { branch })
+}
+
+/// The newest unfinished run on `branch`, read through `repo` (any handle on the
+/// repository: `start` looks on another thread while it checks the work tree).
+pub fn newest_unfinished(repo: &Repo, branch: &str) -> Result<Option<RunId>, Error> {
+    newest_on_branch(repo, branch, |finished| !finished)
 }
 
 /// The newest run on `branch` whose finished state `wanted` accepts. The newest few runs are
 /// read directly (the usual case: this branch's run is among the latest); past them, the
 /// cached run summaries answer without reading every manifest.
 fn newest_on_branch(
-    ctx: &Context,
+    repo: &Repo,
     branch: &str,
     wanted: impl Fn(bool) -> bool,
 ) -> Result<Option<RunId>, Error> {
     const READ_DIRECTLY: usize = 8;
-    let tips = ctx.repo.run_tips()?;
+    let tips = repo.run_tips()?;
     for (id, tip) in tips.iter().rev().take(READ_DIRECTLY) {
-        let m = ctx.repo.load_at(id, *tip)?.manifest;
+        let m = repo.load_at(id, *tip)?.manifest;
         if m.branch == branch && wanted(m.is_finished()) {
             return Ok(Some(id.clone()));
         }
@@ -61,8 +68,7 @@ fn newest_on_branch(
     if tips.len() <= READ_DIRECTLY {
         return Ok(None);
     }
-    Ok(ctx
-        .repo
+    Ok(repo
         .run_summaries()?
         .into_iter()
         .rev()

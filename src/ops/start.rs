@@ -1,5 +1,7 @@
 //! Starting a run (SPEC §4 `start`): refuse a dirty work tree or an unborn HEAD, then create
-//! the run with its start record and its HANDOFF view.
+//! the run with its start record and its HANDOFF view. The run's objects are written, and the
+//! branch's unfinished run looked for, on a second thread while the work tree is checked; the
+//! run's ref is created only once the tree is known clean, so a refusal leaves no run.
 
 use gix::ObjectId;
 
@@ -98,25 +100,6 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         Some(rev) => ctx.repo.resolve_commit(rev)?,
         None => head.commit().expect("unborn HEAD was refused above"),
     };
-    progress("checking that the work tree is clean…");
-    if let Some(dirty) = crate::worktree::first_dirty(&ctx.repo)? {
-        return Err(Error::Dirty {
-            path: dirty.path,
-            what: dirty.what.to_string(),
-        });
-    }
-
-    let unfinished = super::select::active(ctx, None).ok();
-    let replaced = match unfinished {
-        Some(old) if !request.replace => {
-            return Err(crate::model::Refusal::UnfinishedRun {
-                run_id: old.to_string(),
-                branch: head.branch_name().to_owned(),
-            }
-            .into());
-        }
-        other => other,
-    };
     // Ids are unique with overwhelming probability; one already taken (two starts in the same
     // millisecond drawing the same suffix) is drawn again.
     let mut run_id = RunId::generate_ms(time::now_unix_ms());
@@ -125,9 +108,6 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
             break;
         }
         run_id = RunId::generate_ms(time::now_unix_ms());
-    }
-    if let Some(old) = &replaced {
-        super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
     }
     let start = Start {
         run_id: run_id.to_string(),
@@ -154,11 +134,48 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         ),
     };
     let subject = format!("start: {}", crate::util::first_line_clipped(task, 60));
-    let appended = ctx.repo.create_run(
-        &run_id,
-        Some(base),
-        Append::record(Body::Start(start), subject),
-    )?;
+    let append = Append::record(Body::Start(start), subject);
+
+    // While the work tree is checked, another thread writes the run's objects (unreachable
+    // until its ref is created below, so a refusal leaves no run) and looks for the branch's
+    // unfinished run (read-only).
+    progress("checking that the work tree is clean…");
+    let helper_repo = ctx.repo.detached();
+    let (id, branch) = (&run_id, head.branch_name());
+    let (dirty, ahead) = std::thread::scope(|scope| {
+        let ahead = scope.spawn(move || {
+            let prepared = helper_repo.prepare_run(id, Some(base), append);
+            let unfinished = super::select::newest_unfinished(&helper_repo, branch);
+            (prepared, unfinished)
+        });
+        let dirty = crate::worktree::first_dirty(&ctx.repo);
+        let ahead = ahead
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (dirty, ahead)
+    });
+    if let Some(dirty) = dirty? {
+        return Err(Error::Dirty {
+            path: dirty.path,
+            what: dirty.what.to_string(),
+        });
+    }
+    let (prepared, unfinished) = ahead;
+    let prepared = prepared?;
+    let replaced = match unfinished.ok().flatten() {
+        Some(old) if !request.replace => {
+            return Err(crate::model::Refusal::UnfinishedRun {
+                run_id: old.to_string(),
+                branch: head.branch_name().to_owned(),
+            }
+            .into());
+        }
+        other => other,
+    };
+    if let Some(old) = &replaced {
+        super::finish::abandon_run(ctx, old, Some(format!("replaced by run {run_id}")))?;
+    }
+    let appended = ctx.repo.publish_run(prepared)?;
     // Thousands of loose run refs make every listing read thousands of files: pack them now
     // and then (best effort; a busy packed-refs is left for next time).
     let _ = ctx.repo.pack_run_refs(PACK_RUN_REFS_FROM);

@@ -294,6 +294,18 @@ impl Surfaces {
         Surfaces::from_json(SHIPPED_SURFACES, "shipped data/surfaces.json")
     }
 
+    /// Whether the shipped document defines a realization called `name`, read without
+    /// parsing the realizations or compiling their patterns (the shipped document is valid:
+    /// its tests say so). What `start` asks of the reviewer it is given.
+    pub fn shipped_defines(name: &str) -> bool {
+        #[derive(Deserialize)]
+        struct Names {
+            realizations: BTreeMap<String, serde::de::IgnoredAny>,
+        }
+        serde_json::from_str::<Names>(SHIPPED_SURFACES)
+            .is_ok_and(|names| names.realizations.contains_key(name))
+    }
+
     /// The document at `path` (from `pair.surfaceFile`) when given, else the shipped one.
     pub fn load(path: Option<&Path>) -> Result<Surfaces, SurfaceError> {
         match path {
@@ -746,6 +758,10 @@ mod tests {
         let s = shipped();
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
         assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+        for name in names {
+            assert!(Surfaces::shipped_defines(name), "{name}");
+        }
+        assert!(!Surfaces::shipped_defines("nobody"));
         assert!(s.reask_instruction().contains("VERDICT: APPROVED"));
     }
 

@@ -31,5 +31,5 @@ pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
-pub use runs::{Append, Appended, Content, RunState};
+pub use runs::{Append, Appended, Content, PreparedRun, RunState};
 pub use summaries::RunSummary;

@@ -20,6 +20,10 @@ pub struct Repo {
     /// Records this process appended, by file name.
     pub(crate) written_records:
         std::cell::RefCell<std::collections::HashMap<String, crate::model::Record>>,
+    /// Every record of run trees this process wrote whole (a new run's first tree), by
+    /// tree: rendering a run just created reads nothing back.
+    pub(crate) tree_records:
+        std::cell::RefCell<std::collections::HashMap<ObjectId, Vec<crate::model::Record>>>,
 }
 
 /// Where HEAD points.
@@ -93,27 +97,32 @@ impl Repo {
     }
 
     pub(crate) fn from_gix(mut repo: gix::Repository) -> Result<Repo, Error> {
-        // Run commits need a committer; a machine without user.name/email still gets one.
-        // git uses a fallback only when nothing else names the committer, so it is
-        // installed without asking for the committer first: resolving the committer reads
-        // the clock in the local time zone, which has jiff index the whole zoneinfo
-        // database, a millisecond on every command, including those that never write.
-        {
-            use gix::config::tree::gitoxide::Committer;
-            let missing = |key: &str| repo.config_snapshot().string(key).is_none();
-            let name = missing("gitoxide.committer.nameFallback");
-            let email = missing("gitoxide.committer.emailFallback");
+        // Run commits and reflogs need a committer; a machine without user.name/email still
+        // gets one. gix takes each field from the environment or the configuration first and
+        // from these fallbacks last, so installing them now is installing them when needed,
+        // without resolving the committer at every open: its date needs the system time zone,
+        // for which the time zone database is read whole (a command that writes no commit
+        // never pays for that).
+        use gix::config::tree::gitoxide::Committer;
+        let fallbacks = [
+            (&Committer::NAME_FALLBACK, "git-pair"),
+            (&Committer::EMAIL_FALLBACK, "git-pair@localhost"),
+        ];
+        let snapshot = repo.config_snapshot();
+        let missing: Vec<_> = fallbacks
+            .into_iter()
+            .filter(|(key, _)| snapshot.string(*key).is_none())
+            .collect();
+        if !missing.is_empty() {
             let mut config = repo.config_snapshot_mut();
-            if name {
+            for (key, value) in missing {
                 config
-                    .set_value(&Committer::NAME_FALLBACK, "git-pair")
+                    .set_value(key, value)
                     .map_err(Error::git("set a fallback committer"))?;
             }
-            if email {
-                config
-                    .set_value(&Committer::EMAIL_FALLBACK, "git-pair@localhost")
-                    .map_err(Error::git("set a fallback committer"))?;
-            }
+            config
+                .commit()
+                .map_err(Error::git("set a fallback committer"))?;
         }
         // Run trees and records are stored as long delta chains once packed (a fetch, a
         // gc): without keeping decoded bases, every read re-inflates its whole chain. git
@@ -131,7 +140,21 @@ impl Repo {
             work_dir,
             manifests: Default::default(),
             written_records: Default::default(),
+            tree_records: Default::default(),
         })
+    }
+
+    /// Another handle on the same repository, with caches of its own: for work on another
+    /// thread (a `Repo` is not shared between threads).
+    pub fn detached(&self) -> Repo {
+        Repo {
+            repo: self.repo.clone(),
+            common_dir: self.common_dir.clone(),
+            work_dir: self.work_dir.clone(),
+            manifests: Default::default(),
+            written_records: Default::default(),
+            tree_records: Default::default(),
+        }
     }
 
     /// Whether the index tracks `path` (repository-relative).
@@ -417,4 +440,59 @@ fn absolute(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn committer_of_a_new_commit(dir: &Path) -> (String, String) {
+        let repo = Repo::open_isolated(dir).expect("open");
+        let empty = ObjectId::empty_tree(repo.gix().object_hash());
+        let id = repo.write_commit("m\n", empty, Vec::new()).expect("commit");
+        let commit = repo.gix().find_commit(id).expect("read back");
+        let committer = commit.committer().expect("committer");
+        (committer.name.to_string(), committer.email.to_string())
+    }
+
+    #[test]
+    fn the_fallback_committer_fills_only_what_is_not_configured() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("git-pair".into(), "git-pair@localhost".into())
+        );
+        git(dir.path(), &["config", "user.name", "Someone"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Someone".into(), "git-pair@localhost".into())
+        );
+        git(dir.path(), &["config", "user.email", "someone@example.com"]);
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Someone".into(), "someone@example.com".into())
+        );
+        // A fallback configured by hand is not replaced.
+        git(dir.path(), &["config", "--unset", "user.name"]);
+        git(
+            dir.path(),
+            &["config", "gitoxide.committer.nameFallback", "Mine"],
+        );
+        assert_eq!(
+            committer_of_a_new_commit(dir.path()),
+            ("Mine".into(), "someone@example.com".into())
+        );
+    }
 }

@@ -98,6 +98,16 @@ impl Append {
     }
 }
 
+/// A new run written but not yet created: its first commit exists, its ref does not.
+#[derive(Debug, Clone)]
+pub struct PreparedRun {
+    pub run_id: RunId,
+    pub commit: ObjectId,
+    pub tree: ObjectId,
+    pub manifest: Manifest,
+    pub records: Vec<Record>,
+}
+
 /// The result of a successful append.
 #[derive(Debug, Clone)]
 pub struct Appended {
@@ -216,6 +226,9 @@ impl Repo {
 
     /// Reads the records of the run tree `tree`.
     pub fn records_in_tree(&self, run_id: &RunId, tree: ObjectId) -> Result<Vec<Record>, Error> {
+        if let Some(records) = self.tree_records.borrow().get(&tree) {
+            return Ok(records.clone());
+        }
         let mut entries = self.tree_entries(tree, RECORDS)?;
         entries.sort_by(|a, b| record_order(&a.0, &b.0));
         entries
@@ -317,6 +330,19 @@ impl Repo {
         base: Option<ObjectId>,
         append: Append,
     ) -> Result<Appended, Error> {
+        let prepared = self.prepare_run(run_id, base, append)?;
+        self.publish_run(prepared)
+    }
+
+    /// Writes the objects of a new run (its records, manifest, tree and first commit) without
+    /// creating its ref: nothing refers to them until [`Repo::publish_run`]. Safe to do ahead,
+    /// even on another handle of the repository, while the run may still be refused.
+    pub fn prepare_run(
+        &self,
+        run_id: &RunId,
+        base: Option<ObjectId>,
+        append: Append,
+    ) -> Result<PreparedRun, Error> {
         let now = crate::util::time::rfc3339(crate::util::time::now_unix());
         let records = new_records(0, &now, &append);
         let manifest = Manifest::project(&records);
@@ -324,10 +350,35 @@ impl Repo {
         let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
         let message = commit_message(run_id, &records, &append);
         let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
-        self.move_ref(run_id, None, commit)?;
+        Ok(PreparedRun {
+            run_id: run_id.clone(),
+            commit,
+            tree,
+            manifest,
+            records,
+        })
+    }
+
+    /// Creates the ref of a run whose objects [`Repo::prepare_run`] wrote (compare-and-swap:
+    /// the ref must not exist).
+    pub fn publish_run(&self, prepared: PreparedRun) -> Result<Appended, Error> {
+        let PreparedRun {
+            run_id,
+            commit,
+            tree,
+            manifest,
+            records,
+        } = prepared;
+        self.move_ref(&run_id, None, commit)?;
+        // What was just written is known: reading the new run back (to render it) reads nothing.
+        self.remember(commit, tree, &manifest);
+        self.written_records
+            .borrow_mut()
+            .extend(records.iter().map(|r| (r.file_name(), r.clone())));
+        self.tree_records.borrow_mut().insert(tree, records.clone());
         Ok(Appended {
             state: RunState {
-                run_id: run_id.clone(),
+                run_id,
                 tip: commit,
                 tree,
                 manifest,
