@@ -14,6 +14,7 @@ pub mod notes;
 mod receipts;
 mod repo;
 mod runs;
+mod union;
 
 pub use error::Error;
 pub use layout::{Material, RUNS_PREFIX, run_ref};
