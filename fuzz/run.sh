@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
     [[ $status == CRASH ]] && failed=1
     stat() { grep -o "^stat::$1: *[0-9]*" "$log" | tail -1 | grep -o '[0-9]*$' || echo '?'; }
     # The last progress line: "#N ... cov: C ft: F corp: E/SIZE ...".
-    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1)
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
     field() { sed -nE "s/.* $1: ([^ ]+).*/\1/p" <<<"$last"; }
     rows+=("$(printf '%-17s %7s %12s %8s %7s %7s %14s %7s  %s' "$t" "$took" \
         "$(stat number_of_executed_units)" "$(stat average_exec_per_sec)" \
