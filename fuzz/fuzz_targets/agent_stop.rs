@@ -23,7 +23,9 @@ fn check(stdin: &[u8], stdout: &str) {
     if stdout.is_empty() {
         return;
     }
-    let line = stdout.strip_suffix('\n').expect("a block ends with a newline");
+    let line = stdout
+        .strip_suffix('\n')
+        .expect("a block ends with a newline");
     assert!(!line.contains('\n'), "one line: {stdout:?}");
     let value: serde_json::Value = serde_json::from_str(line).expect("a block is JSON");
     let object = value.as_object().expect("a block is one JSON object");
@@ -31,7 +33,10 @@ fn check(stdin: &[u8], stdout: &str) {
     assert_eq!(object["decision"], "block");
     assert!(object["reason"].as_str().is_some_and(|r| !r.is_empty()));
     let input = parse_input(stdin).expect("only well-formed input can block");
-    assert!(!input.stop_hook_active, "a stop after a block is never blocked");
+    assert!(
+        !input.stop_hook_active,
+        "a stop after a block is never blocked"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {

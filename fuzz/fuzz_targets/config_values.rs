@@ -37,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(ratio > 0.0 && ratio <= 1.0, "{ratio}");
         }
         assert!(o.max_parallel != Some(0) && o.quorum != Some(0));
-        assert!(o.reviewer_command.as_ref().is_none_or(|argv| !argv.is_empty()));
+        assert!(
+            o.reviewer_command
+                .as_ref()
+                .is_none_or(|argv| !argv.is_empty())
+        );
         let _ = o.to_record();
     }
 });

@@ -11,7 +11,14 @@ fuzz_target!(|data: &[u8]| {
     static PRICING: OnceLock<Pricing> = OnceLock::new();
     let pricing = PRICING.get_or_init(Pricing::builtin);
     let cost = price_log_bytes(Agent::Claude, data, pricing, None);
-    assert!(cost.total_usd.is_finite() && cost.total_usd >= 0.0, "{cost:?}");
+    assert!(
+        cost.total_usd.is_finite() && cost.total_usd >= 0.0,
+        "{cost:?}"
+    );
     let lines = data.split(|&b| b == b'\n').count() as u64;
-    assert!(cost.requests <= lines, "{} requests from {lines} lines", cost.requests);
+    assert!(
+        cost.requests <= lines,
+        "{} requests from {lines} lines",
+        cost.requests
+    );
 });

@@ -14,7 +14,9 @@ fn contains(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// Every finding's bytes are gone from `output` unless `input` holds them outside all findings.
 fn check(input: &[u8], output: &[u8], findings: &[Finding]) {
     for f in findings {
-        let secret = input.get(f.range.clone()).expect("a finding lies inside the input");
+        let secret = input
+            .get(f.range.clone())
+            .expect("a finding lies inside the input");
         assert!(!secret.is_empty(), "{f:?}");
         if contains(output, secret).is_none() {
             continue;

@@ -118,9 +118,15 @@ fn log_bytes_price_as_the_same_single_file_does() {
     ];
     for (agent, file) in cases {
         let path = fixtures().join(file);
-        let from_file =
-            price_files(agent, "", std::slice::from_ref(&path), &fixture_pricing(), None, None)
-                .unwrap();
+        let from_file = price_files(
+            agent,
+            "",
+            std::slice::from_ref(&path),
+            &fixture_pricing(),
+            None,
+            None,
+        )
+        .unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let from_bytes = price_log_bytes(agent, &bytes, &fixture_pricing(), None);
         assert_eq!(

@@ -535,10 +535,14 @@ mod tests {
     #[test]
     fn a_record_of_an_unknown_kind_writes_back_as_it_was_read() {
         // Found by the `record_decode` fuzz target: `to_json` panicked on such a record.
-        let json = br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"telepathy","mood":"calm","n":[1,2]}"#;
+        let json =
+            br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"telepathy","mood":"calm","n":[1,2]}"#;
         let record = Record::from_json(json).expect("parses");
         assert_eq!(record.to_json(), [&json[..], b"\n"].concat());
-        assert_eq!(Record::from_json(&record.to_json()).expect("parses"), record);
+        assert_eq!(
+            Record::from_json(&record.to_json()).expect("parses"),
+            record
+        );
     }
 
     #[test]
