@@ -205,6 +205,15 @@ pub(crate) fn load<S: LogScan>(
     Ok((record.scan, how))
 }
 
+/// Scans a whole log held in memory, as [`load`] scans a file it parses whole (no cache).
+pub(crate) fn scan_bytes<S: LogScan>(bytes: &[u8], markers: &Markers) -> FileScan<S> {
+    let mut scan = FileScan::<S>::default();
+    scan_stream(bytes, 0, markers, &mut scan, Vec::new(), CHUNK)
+        .expect("reading from a byte slice cannot fail");
+    scan.complete.compact_from(0);
+    scan
+}
+
 fn parse_whole<S: LogScan>(
     path: &Path,
     markers: &Markers,

@@ -156,35 +156,76 @@ pub fn price_files(
         };
         return Ok(cost);
     }
+    let (scans, cache_stats) = match agent {
+        Agent::Claude => {
+            let (scans, stats) = load_all::<ClaudeScan>(files, &claude::markers(), cache_dir)?;
+            (Scans::Claude(scans), stats)
+        }
+        Agent::Codex => {
+            let (scans, stats) = load_all::<CodexScan>(files, &codex::markers(), cache_dir)?;
+            (Scans::Codex(scans), stats)
+        }
+    };
+    let cost = price_scans(&scans, session_id, files, pricing, window, cache_stats);
+    if let Some(memo) = &memo {
+        memo.store(&cost);
+    }
+    Ok(cost)
+}
+
+/// Prices the bytes of one log file as `agent` writes it, exactly as [`price_files`] prices a
+/// session made of that one file, without touching the file system (no cache, no
+/// `files`): the entry the fuzz targets and property tests drive. Never panics, whatever
+/// the bytes; unreadable lines are counted in `skipped_lines`.
+pub fn price_log_bytes(
+    agent: Agent,
+    bytes: &[u8],
+    pricing: &Pricing,
+    window: Option<TimeWindow>,
+) -> SessionCost {
+    let scans = match agent {
+        Agent::Claude => Scans::Claude(vec![cache::scan_bytes(bytes, &claude::markers())]),
+        Agent::Codex => Scans::Codex(vec![cache::scan_bytes(bytes, &codex::markers())]),
+    };
+    price_scans(&scans, "", &[], pricing, window, CacheStats::default())
+}
+
+/// One session's per-file scans, of either agent.
+enum Scans {
+    Claude(Vec<FileScan<ClaudeScan>>),
+    Codex(Vec<FileScan<CodexScan>>),
+}
+
+/// Merges (Claude) or walks (Codex) a session's scans, in file order, and prices the requests.
+fn price_scans(
+    scans: &Scans,
+    session_id: &str,
+    files: &[PathBuf],
+    pricing: &Pricing,
+    window: Option<TimeWindow>,
+    cache_stats: CacheStats,
+) -> SessionCost {
     let effective_window = window.unwrap_or_default();
     let mut priced = Priced::new(pricing);
-    let (skipped_lines, cache_stats) = match agent {
-        Agent::Claude => {
-            let scans = load_all::<ClaudeScan>(files, &claude::markers(), cache_dir)?;
-            let parts: Vec<&ClaudeScan> = scans
-                .0
-                .iter()
-                .flat_map(|s| [&s.complete, &s.tail])
-                .collect();
+    let (agent, skipped_lines) = match scans {
+        Scans::Claude(scans) => {
+            let parts: Vec<&ClaudeScan> =
+                scans.iter().flat_map(|s| [&s.complete, &s.tail]).collect();
             for r in claude::merge(&parts, &effective_window) {
                 priced.add(r.model, r.fast, &r.tokens);
             }
-            (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
+            (Agent::Claude, parts.iter().map(|s| s.skipped_lines).sum())
         }
-        Agent::Codex => {
-            let scans = load_all::<CodexScan>(files, &codex::markers(), cache_dir)?;
-            let parts: Vec<&CodexScan> = scans
-                .0
-                .iter()
-                .flat_map(|s| [&s.complete, &s.tail])
-                .collect();
+        Scans::Codex(scans) => {
+            let parts: Vec<&CodexScan> =
+                scans.iter().flat_map(|s| [&s.complete, &s.tail]).collect();
             for r in codex::walk(&parts, &effective_window) {
                 priced.add(r.model.unwrap_or("<unknown>"), r.fast, &r.tokens);
             }
-            (parts.iter().map(|s| s.skipped_lines).sum(), scans.1)
+            (Agent::Codex, parts.iter().map(|s| s.skipped_lines).sum())
         }
     };
-    let cost = priced.finish(SessionCost {
+    priced.finish(SessionCost {
         session_id: session_id.to_owned(),
         agent,
         total_usd: 0.0,
@@ -197,11 +238,7 @@ pub fn price_files(
         window,
         pricing_as_of: pricing.as_of().map(str::to_owned),
         cache_stats,
-    });
-    if let Some(memo) = &memo {
-        memo.store(&cost);
-    }
-    Ok(cost)
+    })
 }
 
 /// One file's scan, `None` when the file vanished after it was listed.

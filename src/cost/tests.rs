@@ -104,6 +104,47 @@ fn codex_fixture_prices_to_documented_figure() {
 }
 
 #[test]
+fn log_bytes_price_as_the_same_single_file_does() {
+    // The in-memory entry (what the fuzz targets drive) is the file path without the file.
+    let cases = [
+        (
+            Agent::Claude,
+            "claude/projects/-home-dev-my-repo/11111111-2222-4333-8444-555555555555.jsonl",
+        ),
+        (
+            Agent::Codex,
+            "codex/sessions/2026/09/01/rollout-2026-09-01T11-00-00-0199f0aa-1111-7222-8333-444455556666.jsonl",
+        ),
+    ];
+    for (agent, file) in cases {
+        let path = fixtures().join(file);
+        let from_file = price_files(
+            agent,
+            "",
+            std::slice::from_ref(&path),
+            &fixture_pricing(),
+            None,
+            None,
+        )
+        .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let from_bytes = price_log_bytes(agent, &bytes, &fixture_pricing(), None);
+        assert_eq!(
+            SessionCost {
+                files: vec![path],
+                cache_stats: from_file.cache_stats,
+                ..from_bytes
+            },
+            from_file,
+            "{file}"
+        );
+        // A truncated last line is skipped or counted, never a panic.
+        let cut = price_log_bytes(agent, &bytes[..bytes.len() - 7], &fixture_pricing(), None);
+        assert!(cut.total_usd <= from_file.total_usd, "{file}");
+    }
+}
+
+#[test]
 fn session_ids_from_agent_outputs_find_their_logs() {
     // The ids reviewers print (codex exec --json thread.started, claude -p session_id).
     let exec = std::fs::read_to_string(fixtures().join("codex-exec-stdout.jsonl")).unwrap();

@@ -344,11 +344,14 @@ impl Manifest {
                 match open.and_then(|n| self.entry_mut(n, Role::Coder)) {
                     Some(entry) => {
                         entry.ended_at = record.at.clone();
-                        entry.summaries = Some(entry.summaries.unwrap_or(1) + 1);
+                        entry.summaries = Some(entry.summaries.unwrap_or(1).saturating_add(1));
+                        // Saturating: a damaged record must not overflow the fold.
                         if coder.findings_addressed.is_some() {
                             entry.findings_addressed = Some(
-                                entry.findings_addressed.unwrap_or(0)
-                                    + coder.findings_addressed.unwrap_or(0),
+                                entry
+                                    .findings_addressed
+                                    .unwrap_or(0)
+                                    .saturating_add(coder.findings_addressed.unwrap_or(0)),
                             );
                         }
                         if entry.session_id.is_none() {
@@ -895,6 +898,26 @@ mod tests {
         assert_eq!(m.next_action, NextAction::StopRoundCap);
         assert_eq!(m.rounds.len(), 4);
         assert_eq!(m.rounds[2].n, 2);
+    }
+
+    #[test]
+    fn findings_addressed_in_one_round_saturate_instead_of_overflowing() {
+        // Found by the `manifest_project` fuzz target: the sum overflowed (a panic with
+        // overflow checks, a wrap to a small count without).
+        let addressed = |n: u32| {
+            let Body::Coder(mut c) = coder("again") else {
+                unreachable!("coder() builds a coder record")
+            };
+            c.findings_addressed = Some(n);
+            Body::Coder(c)
+        };
+        let m = Manifest::project(&[
+            rec(1, start(2)),
+            rec(2, addressed(u32::MAX)),
+            rec(3, addressed(7)),
+        ]);
+        assert_eq!(m.rounds[0].findings_addressed, Some(u32::MAX));
+        assert_eq!(m.rounds[0].summaries, Some(2));
     }
 
     #[test]

@@ -342,10 +342,13 @@ pub enum Body {
     CheckpointArchived(CheckpointArchived),
     Compaction(Compaction),
     AllowSecret(AllowSecret),
-    /// A kind this version does not know (written by a newer one); kept, not projected.
+    /// A kind this version does not know (written by a newer one); kept, not projected, and
+    /// written back with the fields it was read with.
     #[serde(skip)]
     Unknown {
         kind: String,
+        /// The record's fields other than the envelope (`v`, `id`, `seq`, `at`, `kind`).
+        fields: serde_json::Map<String, serde_json::Value>,
     },
 }
 
@@ -367,7 +370,7 @@ impl Body {
             Body::CheckpointArchived(_) => "checkpoint-archived",
             Body::Compaction(_) => "compaction",
             Body::AllowSecret(_) => "allow-secret",
-            Body::Unknown { kind } => kind,
+            Body::Unknown { kind, .. } => kind,
         }
     }
 }
@@ -414,6 +417,21 @@ struct EnvelopeOut<'a> {
     body: &'a Body,
 }
 
+/// The stored form of a record of a kind this version does not know.
+#[derive(Serialize)]
+struct UnknownOut<'a> {
+    v: u32,
+    id: &'a str,
+    seq: u64,
+    at: &'a str,
+    kind: &'a str,
+    #[serde(flatten)]
+    fields: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+/// The keys every record has, outside its body.
+const ENVELOPE: [&str; 5] = ["v", "id", "seq", "at", "kind"];
+
 impl Record {
     /// Makes a new record with a fresh id.
     pub fn new(seq: u64, at: String, body: Body) -> Self {
@@ -430,16 +448,27 @@ impl Record {
         format!("{:06}-{}-{}.json", self.seq, self.body.kind(), self.id)
     }
 
-    /// Serializes to the stored form (compact JSON with a trailing newline).
+    /// Serializes to the stored form (compact JSON with a trailing newline). A record of a
+    /// kind this version does not know is written with the fields it was read with.
     pub fn to_json(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec(&EnvelopeOut {
-            v: SCHEMA_VERSION,
-            id: &self.id,
-            seq: self.seq,
-            at: &self.at,
-            body: &self.body,
-        })
-        .expect("records serialize: all keys are strings");
+        let written = match &self.body {
+            Body::Unknown { kind, fields } => serde_json::to_vec(&UnknownOut {
+                v: SCHEMA_VERSION,
+                id: &self.id,
+                seq: self.seq,
+                at: &self.at,
+                kind,
+                fields,
+            }),
+            body => serde_json::to_vec(&EnvelopeOut {
+                v: SCHEMA_VERSION,
+                id: &self.id,
+                seq: self.seq,
+                at: &self.at,
+                body,
+            }),
+        };
+        let mut out = written.expect("records serialize: all keys are strings");
         out.push(b'\n');
         out
     }
@@ -472,12 +501,21 @@ impl Record {
             .get("seq")
             .and_then(serde_json::Value::as_u64)
             .ok_or(RecordError::Missing { field: "seq" })?;
-        let body = match serde_json::from_value::<Body>(value) {
+        let body = match Body::deserialize(&value) {
             Ok(body) => body,
             Err(source) if KNOWN_KINDS.contains(&kind.as_str()) => {
                 return Err(RecordError::Json { source });
             }
-            Err(_) => Body::Unknown { kind },
+            Err(_) => Body::Unknown {
+                kind,
+                fields: match value {
+                    serde_json::Value::Object(fields) => fields
+                        .into_iter()
+                        .filter(|(key, _)| !ENVELOPE.contains(&key.as_str()))
+                        .collect(),
+                    _ => serde_json::Map::new(),
+                },
+            },
         };
         Ok(Record { id, seq, at, body })
     }
@@ -537,6 +575,19 @@ mod tests {
         assert_eq!(
             Record::from_json(json).expect("parses").body,
             Body::Pr { number: 7 }
+        );
+    }
+
+    #[test]
+    fn a_record_of_an_unknown_kind_writes_back_as_it_was_read() {
+        // Found by the `record_decode` fuzz target: `to_json` panicked on such a record.
+        let json =
+            br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"telepathy","mood":"calm","n":[1,2]}"#;
+        let record = Record::from_json(json).expect("parses");
+        assert_eq!(record.to_json(), [&json[..], b"\n"].concat());
+        assert_eq!(
+            Record::from_json(&record.to_json()).expect("parses"),
+            record
         );
     }
 

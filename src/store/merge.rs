@@ -18,7 +18,8 @@ use gix::objs::tree::{Entry, EntryMode};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::cas::{is_lock_held, retry_lost_races};
-use super::layout::{MANIFEST, RECORDS, RUNS_PREFIX, manifest_json, record_order, run_ref};
+use super::layout::{MANIFEST, RECORDS, RUNS_PREFIX, manifest_json, run_ref};
+use super::union::{Union, union};
 use super::{Error, Repo};
 use crate::model::{Body, Manifest, Record, RunId};
 
@@ -177,23 +178,15 @@ impl Repo {
         trees: [ObjectId; 2],
     ) -> Result<MergedTree, Error> {
         // Records: by file name; a name with two different blobs keeps the smaller one.
-        let mut claims: BTreeMap<String, BTreeSet<ObjectId>> = BTreeMap::new();
+        let mut claims = Vec::new();
         for tree in trees {
-            for (name, id) in self.tree_entries(tree, RECORDS)? {
-                claims.entry(name).or_default().insert(id);
-            }
+            claims.extend(self.tree_entries(tree, RECORDS)?);
         }
-        let mut kept: Vec<(String, ObjectId)> = Vec::with_capacity(claims.len());
-        let mut displaced: Vec<(String, ObjectId)> = Vec::new();
-        for (name, ids) in claims {
-            let mut ids = ids.into_iter();
-            let first = ids.next().expect("a claim holds at least one id");
-            for id in ids {
-                displaced.push((format!("{name}.conflict-{}", short(id)), id));
-            }
-            kept.push((name, first));
-        }
-        kept.sort_by(|a, b| record_order(&a.0, &b.0));
+        let Union { kept, displaced } = union(claims);
+        let displaced: Vec<(String, ObjectId)> = displaced
+            .into_iter()
+            .map(|(name, id)| (format!("{name}.conflict-{}", short(id)), id))
+            .collect();
         let mut records = Vec::with_capacity(kept.len());
         for (name, id) in &kept {
             let bytes = self.blob(*id)?;

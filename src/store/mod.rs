@@ -20,6 +20,7 @@ mod receipts;
 mod repo;
 mod runs;
 mod summaries;
+mod union;
 
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
