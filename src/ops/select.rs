@@ -58,14 +58,15 @@ fn newest_on_branch(
     wanted: impl Fn(bool) -> bool,
 ) -> Result<Option<RunId>, Error> {
     const READ_DIRECTLY: usize = 8;
-    let tips = repo.run_tips()?;
-    for (id, tip) in tips.iter().rev().take(READ_DIRECTLY) {
+    // One more than is read: whether any run lies past them.
+    let newest = repo.newest_run_tips(READ_DIRECTLY + 1)?;
+    for (id, tip) in newest.iter().rev().take(READ_DIRECTLY) {
         let m = repo.load_at(id, *tip)?.manifest;
         if m.branch == branch && wanted(m.is_finished()) {
             return Ok(Some(id.clone()));
         }
     }
-    if tips.len() <= READ_DIRECTLY {
+    if newest.len() <= READ_DIRECTLY {
         return Ok(None);
     }
     Ok(repo

@@ -314,6 +314,48 @@ impl Repo {
             .collect())
     }
 
+    /// The newest `n` runs with their tips, oldest first, without listing every run: run ids
+    /// sort by creation, so they are the loose run refs (few: `start` packs them) and the last
+    /// `n` entries of the run range of the sorted `packed-refs`, read backwards from its end
+    /// (a loose ref shadows a packed one, as everywhere in git). The same answer as the tail
+    /// of [`Repo::run_tips`], at a cost that does not grow with the number of runs.
+    pub fn newest_run_tips(&self, n: usize) -> Result<Vec<(RunId, ObjectId)>, Error> {
+        let mut tips: BTreeMap<RunId, ObjectId> = BTreeMap::new();
+        if !self.uses_files_ref_backend() {
+            tips = self.run_tips()?;
+        } else {
+            let packed = self
+                .repo
+                .refs
+                .cached_packed_buffer()
+                .map_err(Error::git("read packed-refs"))?;
+            if let Some(packed) = packed {
+                let newest_packed = packed_backwards(packed.as_ref().as_ref(), RUNS_PREFIX)
+                    .filter_map(|(name, id)| {
+                        Some((RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?, id))
+                    })
+                    .take(n);
+                tips.extend(newest_packed);
+            }
+            let mut loose = Vec::new();
+            collect_loose(
+                &self.common_dir().join(RUNS_PREFIX),
+                RUNS_PREFIX,
+                &mut loose,
+            );
+            for (name, path) in loose {
+                let run_id = name
+                    .strip_prefix(RUNS_PREFIX)
+                    .and_then(|id| RunId::parse(id).ok());
+                if let (Some(run_id), Some(id)) = (run_id, read_direct_ref(&path)) {
+                    tips.insert(run_id, id);
+                }
+            }
+        }
+        let skip = tips.len().saturating_sub(n);
+        Ok(tips.into_iter().skip(skip).collect())
+    }
+
     /// The object the ref `name` points to, if it exists and is direct.
     pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>, Error> {
         let reference = self
@@ -501,6 +543,10 @@ impl Repo {
             }
         }
         remove_empty_dirs(&self.common_dir().join(prefix));
+        // The emptied directory itself too, as git does: a directory that once held thousands
+        // of entries keeps its size, and every later listing reads it whole. A writer that
+        // needs it again creates it (gix and git both retry when it vanishes under them).
+        let _ = std::fs::remove_dir(self.common_dir().join(prefix));
         Ok(packed.len())
     }
 
@@ -720,6 +766,84 @@ fn read_packed_refs(path: &std::path::Path) -> Result<Vec<u8>, Error> {
     }
 }
 
+/// The entries of a sorted `packed-refs` body (no header line) whose names start with `prefix`,
+/// last first, as (name, target): the end of the prefix's range is found by binary search and
+/// only the entries walked are decoded, so the newest of many runs cost the same as of few.
+/// Peel lines (`^…`) belong to the entry above them; undecodable lines are skipped.
+fn packed_backwards<'a>(
+    buf: &'a [u8],
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a str, ObjectId)> + 'a {
+    // The start of the entry holding byte `pos` (a peel line's entry is the line above).
+    let entry_start = |mut pos: usize| loop {
+        let start = buf[..pos]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        if start > 0 && buf.get(start) == Some(&b'^') {
+            pos = start - 1;
+        } else {
+            return start;
+        }
+    };
+    // The end of the entry starting at `start`: past its line and its peel lines.
+    let entry_end = |start: usize| {
+        let mut end = start;
+        loop {
+            end = buf[end..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(buf.len(), |i| end + i + 1);
+            if buf.get(end) != Some(&b'^') {
+                return end;
+            }
+        }
+    };
+    let name_at = |start: usize| {
+        let line = &buf[start..];
+        let line = &line[..line.iter().position(|b| *b == b'\n').unwrap_or(line.len())];
+        let space = line.iter().position(|b| *b == b' ')?;
+        Some((&line[space + 1..], &line[..space]))
+    };
+    // The first entry past the range: the first whose name is not below `prefix` with its
+    // last byte raised (every name in the range sorts below that).
+    let mut upper = prefix.as_bytes().to_vec();
+    if let Some(last) = upper.last_mut() {
+        *last += 1;
+    }
+    let (mut lo, mut hi) = (0, buf.len());
+    while lo < hi {
+        let start = entry_start(lo + (hi - lo) / 2);
+        let below = name_at(start).is_none_or(|(name, _)| name < upper.as_slice());
+        if below {
+            lo = entry_end(start);
+        } else {
+            hi = start;
+        }
+    }
+    let mut pos = lo;
+    std::iter::from_fn(move || {
+        while pos > 0 {
+            let start = entry_start(pos - 1);
+            pos = start;
+            let Some((name, hex)) = name_at(start) else {
+                continue;
+            };
+            let Ok(name) = std::str::from_utf8(name) else {
+                continue;
+            };
+            if !name.starts_with(prefix) {
+                pos = 0;
+                return None;
+            }
+            if let Ok(id) = ObjectId::from_hex(hex) {
+                return Some((name, id));
+            }
+        }
+        None
+    })
+}
+
 /// The object id of a loose ref file holding one (not a symbolic ref, not a lock).
 fn read_direct_ref(path: &std::path::Path) -> Option<ObjectId> {
     let bytes = std::fs::read(path).ok()?;
@@ -901,5 +1025,116 @@ mod tests {
         .expect("utf-8");
         assert!(out.starts_with("# pack-refs with: sorted \n"), "{out}");
         assert!(out.ends_with(" refs/x\n"), "{out}");
+    }
+
+    /// A naive reading of the same entries: every line decoded, the prefix's last first.
+    fn packed_naive<'a>(buf: &'a str, prefix: &str) -> Vec<(&'a str, ObjectId)> {
+        let mut out: Vec<_> = buf
+            .lines()
+            .filter(|l| !l.starts_with('^') && !l.starts_with('#'))
+            .filter_map(|l| {
+                let (hex, name) = l.split_once(' ')?;
+                Some((name, ObjectId::from_hex(hex.as_bytes()).ok()?))
+            })
+            .filter(|(name, _)| name.starts_with(prefix))
+            .collect();
+        out.reverse();
+        out
+    }
+
+    #[test]
+    fn packed_entries_are_read_backwards_from_the_end_of_the_prefix_range() {
+        let names = [
+            "refs/heads/main",
+            "refs/pair/dropped/1",
+            "refs/pair/runs/20260101-000000-000aaa",
+            "refs/pair/runs/20260101-000001-000aab",
+            "refs/pair/runs/20260102-000000-000abc",
+            "refs/pair/runs0",
+            "refs/pair/runsx/1",
+            "refs/remotes/origin/main",
+            "refs/tags/v1",
+        ];
+        // Every subset (with and without peel lines, and a final newline) reads the same
+        // backwards as the naive forward decoding does.
+        for mask in 0u32..(1 << names.len()) {
+            for (peeled, final_newline) in [(false, true), (true, true), (true, false)] {
+                let mut buf = String::new();
+                for (i, name) in names.iter().enumerate() {
+                    if mask & (1 << i) != 0 {
+                        let hex = format!("{:040x}", i + 1);
+                        buf.push_str(&format!("{hex} {name}\n"));
+                        if peeled && i % 2 == 0 {
+                            buf.push_str(&format!("^{:040x}\n", 100 + i));
+                        }
+                    }
+                }
+                if !final_newline {
+                    buf.pop();
+                }
+                let got: Vec<_> = packed_backwards(buf.as_bytes(), RUNS_PREFIX).collect();
+                assert_eq!(got, packed_naive(&buf, RUNS_PREFIX), "{buf}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_newest_run_tips_are_the_tail_of_all_tips_packed_loose_or_both() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@e")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@e")
+                .output()
+                .expect("run git");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            String::from_utf8(out.stdout)
+                .expect("utf-8")
+                .trim()
+                .to_owned()
+        };
+        git(&["init", "-q"]);
+        let a = git(&[
+            "commit-tree",
+            "-m",
+            "a",
+            "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        ]);
+        let b = git(&[
+            "commit-tree",
+            "-m",
+            "b",
+            "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        ]);
+        let run = |i: usize| format!("refs/pair/runs/20260101-0000{i:02}-000abc");
+        for i in 0..12 {
+            git(&["update-ref", &run(i), &a]);
+        }
+        git(&["update-ref", "refs/tags/after", &a]);
+        git(&["pack-refs", "--all"]);
+        // Newer runs loose, and one packed run shadowed by a loose value.
+        for i in 12..15 {
+            git(&["update-ref", &run(i), &a]);
+        }
+        git(&["update-ref", &run(11), &b]);
+        let repo = Repo::open_isolated(dir.path()).expect("open");
+        let all: Vec<_> = repo.run_tips().expect("tips").into_iter().collect();
+        assert_eq!(all.len(), 15);
+        for n in [0, 1, 3, 4, 5, 15, 40] {
+            let want = all[all.len().saturating_sub(n)..].to_vec();
+            assert_eq!(repo.newest_run_tips(n).expect("newest"), want, "n = {n}");
+        }
+        let eleven = RunId::parse(&run(11)["refs/pair/runs/".len()..]).expect("id");
+        assert!(
+            repo.newest_run_tips(5)
+                .expect("newest")
+                .contains(&(eleven, ObjectId::from_hex(b.as_bytes()).expect("hex")))
+        );
     }
 }
