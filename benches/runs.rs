@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{command, env_usize, generate, median};
+use common::{command, env_usize, generate, median, peak_kib};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_git-pair")
@@ -56,23 +56,6 @@ fn timed(home: &Path, dir: &Path, program: &str, args: &[&str]) -> Duration {
     let elapsed = t.elapsed();
     assert!(status.success(), "{program} {args:?} failed");
     elapsed
-}
-
-/// Peak resident memory (KiB) of one run of the command, from `/usr/bin/time -f %M` (a
-/// child's own figure: measured from this process, a forked child would inherit ours).
-fn peak_kib(home: &Path, dir: &Path, program: &str, args: &[&str]) -> Option<u64> {
-    let mut all = vec!["-f", "%M", program];
-    all.extend_from_slice(args);
-    let out = command(home, dir, "/usr/bin/time", &all)
-        .stdout(Stdio::null())
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .last()?
-        .trim()
-        .parse()
-        .ok()
 }
 
 fn main() -> ExitCode {

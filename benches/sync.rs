@@ -17,7 +17,7 @@
 //!          also that other git-pair binary's push (e.g. one built before the push scan).
 //! Then, for information, `git pair push` of everything to an empty bare remote (which
 //! scans every run it publishes for secrets) against `git push --atomic` of the same refs.
-//! Targets: cold ≤ 2× git fetch, no-op ≤ 1.5× git fetch. Exit status 1 when one is missed.
+//! Targets: cold ≤ 1.2× git fetch (the figure the README promises), no-op ≤ 1.5× git fetch. Exit status 1 when one is missed.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
 
@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use common::{env_usize, generate, median, output, path, run};
+use common::{env_usize, generate, median, output, path, peak_kib, run};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_git-pair")
@@ -157,6 +157,19 @@ fn main() -> ExitCode {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+    // Peak memory of the cold pull and of the cold fetch, once more on fresh clones.
+    let (ours, theirs) = (work.path().join("ours-peak"), work.path().join("git-peak"));
+    for dir in [&ours, &theirs] {
+        run(
+            &home,
+            work.path(),
+            "git",
+            &["clone", "-q", path(&remote), path(dir)],
+        );
+    }
+    let kib = |k: Option<u64>| k.map_or("?".to_owned(), |k| k.to_string());
+    let peak_pull = kib(peak_kib(&home, &ours, bin(), &["pull"]));
+    let peak_fetch = kib(peak_kib(&home, &theirs, "git", &fetch_args));
     let (co, cg, no, ng, ngp) = (
         median(cold_ours),
         median(cold_git),
@@ -169,9 +182,12 @@ fn main() -> ExitCode {
     let noop_ratio = no.as_secs_f64() / ng.as_secs_f64();
     println!("pull of {runs} runs x {records} records (+{runs} notes), median of {iterations}:");
     println!(
-        "  empty clone:  git pair pull {:>8.1} ms   git fetch {:>8.1} ms   ratio {cold_ratio:.2} (target <= 2.0)",
+        "  empty clone:  git pair pull {:>8.1} ms   git fetch {:>8.1} ms   ratio {cold_ratio:.2} (target <= 1.2)",
         ms(co),
         ms(cg)
+    );
+    println!(
+        "  peak memory, empty clone:  git pair pull {peak_pull} KiB   git fetch {peak_fetch} KiB"
     );
     println!(
         "  nothing new:  git pair pull {:>8.1} ms   git fetch {:>8.1} ms   ratio {noop_ratio:.2} (target <= 1.5)",
@@ -213,7 +229,7 @@ fn main() -> ExitCode {
             po.as_secs_f64() / pb.as_secs_f64()
         );
     }
-    if cold_ratio <= 2.0 && noop_ratio <= 1.5 {
+    if cold_ratio <= 1.2 && noop_ratio <= 1.5 {
         println!("  targets met");
         ExitCode::SUCCESS
     } else {

@@ -123,3 +123,20 @@ pub fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
+
+/// Peak resident memory (KiB) of one run of the command, from `/usr/bin/time -f %M` (a
+/// child's own figure: measured from this process, a forked child would inherit ours).
+pub fn peak_kib(home: &Path, dir: &Path, program: &str, args: &[&str]) -> Option<u64> {
+    let mut all = vec!["-f", "%M", program];
+    all.extend_from_slice(args);
+    let out = command(home, dir, "/usr/bin/time", &all)
+        .stdout(Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
+}
