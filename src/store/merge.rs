@@ -324,6 +324,21 @@ impl Repo {
         if !self.uses_files_ref_backend() {
             tips = self.run_tips()?;
         } else {
+            // Loose refs first, then packed-refs: a ref packed meanwhile (written to
+            // packed-refs, then its loose file deleted) is seen in one or the other.
+            let mut loose = Vec::new();
+            collect_loose(
+                &self.common_dir().join(RUNS_PREFIX),
+                RUNS_PREFIX,
+                &mut loose,
+            );
+            let loose: Vec<(RunId, ObjectId)> = loose
+                .into_iter()
+                .filter_map(|(name, path)| {
+                    let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
+                    Some((run_id, read_direct_ref(&path)?))
+                })
+                .collect();
             let packed = self
                 .repo
                 .refs
@@ -337,20 +352,8 @@ impl Repo {
                     .take(n);
                 tips.extend(newest_packed);
             }
-            let mut loose = Vec::new();
-            collect_loose(
-                &self.common_dir().join(RUNS_PREFIX),
-                RUNS_PREFIX,
-                &mut loose,
-            );
-            for (name, path) in loose {
-                let run_id = name
-                    .strip_prefix(RUNS_PREFIX)
-                    .and_then(|id| RunId::parse(id).ok());
-                if let (Some(run_id), Some(id)) = (run_id, read_direct_ref(&path)) {
-                    tips.insert(run_id, id);
-                }
-            }
+            // A loose ref shadows its packed value.
+            tips.extend(loose);
         }
         let skip = tips.len().saturating_sub(n);
         Ok(tips.into_iter().skip(skip).collect())
