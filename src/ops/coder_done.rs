@@ -127,17 +127,26 @@ fn open_findings(ctx: &Context, state: &crate::store::RunState) -> Result<Vec<u3
     if state.manifest.last_verdict() != Some(crate::model::Verdict::ChangesRequested) {
         return Ok(Vec::new());
     }
-    let records = ctx.repo.records(state)?;
-    Ok(records
-        .iter()
-        .rev()
-        .find_map(|r| match &r.body {
-            Body::Review(review) if review.verdict.is_some() => {
-                Some(review.findings.iter().map(|f| f.n).collect())
-            }
-            _ => None,
-        })
-        .unwrap_or_default())
+    Ok(match last_verdict_review(ctx, state)? {
+        Some(review) => review.findings.iter().map(|f| f.n).collect(),
+        None => Vec::new(),
+    })
+}
+
+/// The newest review that reached a verdict, read newest first (not the whole history).
+fn last_verdict_review(
+    ctx: &Context,
+    state: &crate::store::RunState,
+) -> Result<Option<crate::model::Review>, Error> {
+    let record = ctx.repo.newest_record(
+        state,
+        "review",
+        |r| matches!(&r.body, Body::Review(review) if review.verdict.is_some()),
+    )?;
+    Ok(record.and_then(|r| match r.body {
+        Body::Review(review) => Some(review),
+        _ => None,
+    }))
 }
 
 /// Refuses responses to findings that do not exist and a count above the open findings.
@@ -192,11 +201,16 @@ fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<V
         ));
         return Ok(warnings);
     }
-    let records = ctx.repo.records(state)?;
-    let last_reviewed = records.iter().rev().find_map(|r| match &r.body {
-        Body::Review(review) if review.verdict.is_some() => Some(review),
-        _ => None,
-    });
+    let ever_reviewed = state
+        .manifest
+        .rounds
+        .iter()
+        .any(|e| e.role == crate::model::Role::Reviewer && e.verdict.is_some());
+    let last_reviewed = if ever_reviewed {
+        last_verdict_review(ctx, state)?
+    } else {
+        None
+    };
     if let Some(review) = last_reviewed.filter(|r| r.snapshot == work_tree) {
         warnings.push(format!(
             "warning: nothing changed since the snapshot reviewed in round {}: the reviewer would see the same change",

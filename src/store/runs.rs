@@ -233,24 +233,23 @@ impl Repo {
         entries.sort_by(|a, b| record_order(&a.0, &b.0));
         entries
             .into_iter()
-            .map(|(name, oid)| {
-                let size = usize::try_from(self.object_size(oid)?).unwrap_or(usize::MAX);
-                if size > crate::model::MAX_RECORD_BYTES {
-                    // A record that big was not written by git pair: refused unread.
-                    return Err(Error::CorruptRecord {
-                        run_id: run_id.to_string(),
-                        path: format!("{RECORDS}/{name}"),
-                        source: crate::model::RecordError::TooLarge { bytes: size },
-                    });
-                }
-                let bytes = self.blob(oid)?;
-                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
-                    run_id: run_id.to_string(),
-                    path: format!("{RECORDS}/{name}"),
-                    source,
-                })
-            })
+            .map(|(name, oid)| self.read_record(run_id, &name, oid))
             .collect()
+    }
+
+    /// Reads and decodes one record blob; one too big to have been written by git pair is
+    /// refused unread.
+    fn read_record(&self, run_id: &RunId, name: &str, oid: ObjectId) -> Result<Record, Error> {
+        let corrupt = |source| Error::CorruptRecord {
+            run_id: run_id.to_string(),
+            path: format!("{RECORDS}/{name}"),
+            source,
+        };
+        let size = usize::try_from(self.object_size(oid)?).unwrap_or(usize::MAX);
+        if size > crate::model::MAX_RECORD_BYTES {
+            return Err(corrupt(crate::model::RecordError::TooLarge { bytes: size }));
+        }
+        Record::from_json(&self.blob(oid)?).map_err(corrupt)
     }
 
     /// The newest record of `kind` (e.g. `review`) that `wanted` accepts, reading records
@@ -268,12 +267,7 @@ impl Repo {
             if record_kind(&name) != Some(kind) {
                 continue;
             }
-            let bytes = self.blob(oid)?;
-            let record = Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
-                run_id: state.run_id.to_string(),
-                path: format!("{RECORDS}/{name}"),
-                source,
-            })?;
+            let record = self.read_record(&state.run_id, &name, oid)?;
             if wanted(&record) {
                 return Ok(Some(record));
             }
