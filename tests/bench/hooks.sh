@@ -25,6 +25,9 @@ bin=$root/target/release/git-pair
 mkdir -p "$work/bin" && ln -sf "$bin" "$work/bin/git-pair"
 export PATH=$work/bin:$PATH
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$work/home LC_ALL=C
+# No automatic gc: one detached in the background repacks while the fixtures are copied.
+export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
+export GIT_CONFIG_KEY_1=maintenance.auto GIT_CONFIG_VALUE_1=false
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 mkdir -p "$HOME"
