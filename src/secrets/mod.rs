@@ -160,8 +160,12 @@ enum Source {
 fn builtin_table() -> &'static Table {
     static BUILTIN: OnceLock<Table> = OnceLock::new();
     BUILTIN.get_or_init(|| {
-        table::compile(BUILTIN_TABLE, "data/secrets.json (built in)")
-            .expect("the shipped secrets.json is valid (checked by a unit test)")
+        table::compile(
+            BUILTIN_TABLE,
+            "data/secrets.json (built in)",
+            table::When::OnFirstUse,
+        )
+        .expect("the shipped secrets.json is valid (checked by a unit test)")
     })
 }
 
@@ -229,7 +233,7 @@ impl Scanner {
 
     fn compile(text: &str, origin: &str) -> Result<Scanner, SecretsError> {
         Ok(Scanner {
-            source: Source::Loaded(table::compile(text, origin)?),
+            source: Source::Loaded(table::compile(text, origin, table::When::Now)?),
         })
     }
 
@@ -452,7 +456,7 @@ impl Scanner {
     ) {
         for &r in active.iter() {
             let rule = &self.table().rules[r];
-            let locs = locations[r].get_or_insert_with(|| rule.regex.capture_locations());
+            let locs = locations[r].get_or_insert_with(|| rule.regex.get().capture_locations());
             self.run_rule(r, rule, text, line.clone(), locs, found);
         }
         active.clear();
@@ -477,7 +481,12 @@ impl Scanner {
         let line_len = line.end - line.start;
         let mut at = 0;
         while at <= line_len {
-            if rule.regex.captures_read_at(locs, region, at).is_none() {
+            if rule
+                .regex
+                .get()
+                .captures_read_at(locs, region, at)
+                .is_none()
+            {
                 break;
             }
             let Some((m_start, m_end)) = locs.get(0) else {
@@ -512,6 +521,7 @@ impl Scanner {
         let placeholder = || {
             allow
                 .values
+                .get()
                 .as_ref()
                 .is_some_and(|set| set.is_match(secret))
         };
@@ -520,12 +530,13 @@ impl Scanner {
         }
         if rule
             .allow_values
+            .get()
             .as_ref()
             .is_some_and(|set| set.is_match(secret))
         {
             return false;
         }
-        if let (Some(keys), Some(key)) = (&rule.allow_context, key)
+        if let (Some(keys), Some(key)) = (rule.allow_context.get(), key)
             && keys.is_match(key)
         {
             return false;

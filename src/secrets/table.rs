@@ -2,6 +2,8 @@
 //! shape, its validation, and its compilation into rules, a keyword prefilter and an
 //! allowlist. Knows nothing about lines, diffs or findings.
 
+use std::sync::{Arc, OnceLock};
+
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 
@@ -85,7 +87,7 @@ pub(super) struct Rule {
     /// Lowercase.
     pub keywords: Vec<String>,
     pub kind: String,
-    pub regex: Regex,
+    pub regex: Lazy<Regex>,
     pub secret_group: usize,
     pub context_group: Option<usize>,
     pub min_entropy: Option<f64>,
@@ -93,8 +95,8 @@ pub(super) struct Rule {
     pub placeholders: bool,
     pub stopwords: bool,
     pub skip_base64_text: bool,
-    pub allow_values: Option<RegexSet>,
-    pub allow_context: Option<RegexSet>,
+    pub allow_values: Lazy<Option<RegexSet>>,
+    pub allow_context: Lazy<Option<RegexSet>>,
     /// Bytes past the start of the keyword's line the rule may see; `None`: the line only.
     pub window: Option<usize>,
 }
@@ -104,7 +106,7 @@ pub(super) struct Rule {
 pub(super) struct Allowlist {
     pub marker: Option<Vec<u8>>,
     pub repeated_chars: bool,
-    pub values: Option<RegexSet>,
+    pub values: Lazy<Option<RegexSet>>,
     /// Lowercase.
     pub stopwords: Vec<Vec<u8>>,
     pub paths: Option<Regex>,
@@ -151,6 +153,65 @@ impl Keywords {
     }
 }
 
+/// When a table's rule patterns are compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum When {
+    /// At load: a bad pattern is an error then (a `pair.secretsFile` override).
+    Now,
+    /// On first use: the shipped table, whose patterns a unit test compiles. A command that
+    /// scans one short text wakes a rule or two, and compiling every rule up front cost more
+    /// than the scan (about half of an 11 ms `coder-done`).
+    OnFirstUse,
+}
+
+/// Patterns compiled on first use, or at once (see [`When`]); clones share the result.
+#[derive(Clone)]
+pub(super) struct Lazy<T> {
+    patterns: Arc<[String]>,
+    build: fn(&[String]) -> Result<T, regex::Error>,
+    cell: Arc<OnceLock<T>>,
+}
+
+impl<T> Lazy<T> {
+    fn new(
+        patterns: Vec<String>,
+        build: fn(&[String]) -> Result<T, regex::Error>,
+        when: When,
+    ) -> Result<Lazy<T>, regex::Error> {
+        let lazy = Lazy {
+            patterns: patterns.into(),
+            build,
+            cell: Arc::new(OnceLock::new()),
+        };
+        if when == When::Now {
+            let built = build(&lazy.patterns)?;
+            let _ = lazy.cell.set(built);
+        }
+        Ok(lazy)
+    }
+
+    /// The compiled patterns.
+    pub fn get(&self) -> &T {
+        self.cell.get_or_init(|| {
+            (self.build)(&self.patterns)
+                .expect("the shipped table's patterns compile (checked by a unit test)")
+        })
+    }
+}
+
+impl<T> std::fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lazy")
+            .field("patterns", &self.patterns)
+            .field("compiled", &self.cell.get().is_some())
+            .finish()
+    }
+}
+
+fn one_regex(patterns: &[String]) -> Result<Regex, regex::Error> {
+    byte_regex(&patterns[0])
+}
+
 /// A validated, compiled table.
 #[derive(Debug, Clone)]
 pub(super) struct Table {
@@ -160,7 +221,7 @@ pub(super) struct Table {
 }
 
 /// Parses and compiles a table; `origin` names it in errors.
-pub(super) fn compile(text: &str, origin: &str) -> Result<Table, SecretsError> {
+pub(super) fn compile(text: &str, origin: &str, when: When) -> Result<Table, SecretsError> {
     let doc: TableDoc = serde_json::from_str(text).map_err(|source| SecretsError::Parse {
         origin: origin.to_owned(),
         source,
@@ -180,10 +241,10 @@ pub(super) fn compile(text: &str, origin: &str) -> Result<Table, SecretsError> {
         if rules.iter().any(|r: &Rule| r.id == rule.id) {
             return Err(invalid(format!("rule {:?} appears twice", rule.id)));
         }
-        rules.push(compile_rule(rule).map_err(invalid)?);
+        rules.push(compile_rule(rule, when).map_err(invalid)?);
     }
     let keywords = compile_keywords(&rules).map_err(invalid)?;
-    let allow = compile_allowlist(doc.allowlist).map_err(invalid)?;
+    let allow = compile_allowlist(doc.allowlist, when).map_err(invalid)?;
     Ok(Table {
         rules,
         keywords,
@@ -204,6 +265,7 @@ fn byte_regex(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// `None` for no patterns.
 fn byte_regex_set(patterns: &[String]) -> Result<Option<RegexSet>, regex::Error> {
     if patterns.is_empty() {
         return Ok(None);
@@ -215,7 +277,7 @@ fn byte_regex_set(patterns: &[String]) -> Result<Option<RegexSet>, regex::Error>
         .map(Some)
 }
 
-fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
+fn compile_rule(doc: RuleDoc, when: When) -> Result<Rule, String> {
     let id = doc.id;
     if !is_name(&id) {
         return Err(format!(
@@ -240,22 +302,25 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
             ));
         }
     }
-    let regex = byte_regex(&doc.regex).map_err(|e| format!("rule {id:?}: regex: {e}"))?;
-    let groups = regex.captures_len();
-    if doc.secret_group >= groups {
-        return Err(format!(
-            "rule {id:?}: secret_group {} but the regex has {} group(s)",
-            doc.secret_group,
-            groups - 1
-        ));
-    }
-    if let Some(k) = doc.context_group
-        && (k == 0 || k >= groups)
-    {
-        return Err(format!(
-            "rule {id:?}: context_group {k} is not a group of the regex (1..{})",
-            groups - 1
-        ));
+    let regex = Lazy::new(vec![doc.regex], one_regex, when)
+        .map_err(|e| format!("rule {id:?}: regex: {e}"))?;
+    if when == When::Now {
+        let groups = regex.get().captures_len();
+        if doc.secret_group >= groups {
+            return Err(format!(
+                "rule {id:?}: secret_group {} but the regex has {} group(s)",
+                doc.secret_group,
+                groups - 1
+            ));
+        }
+        if let Some(k) = doc.context_group
+            && (k == 0 || k >= groups)
+        {
+            return Err(format!(
+                "rule {id:?}: context_group {k} is not a group of the regex (1..{})",
+                groups - 1
+            ));
+        }
     }
     if !doc.allow_context.is_empty() && doc.context_group.is_none() {
         return Err(format!("rule {id:?}: allow_context needs context_group"));
@@ -274,9 +339,9 @@ fn compile_rule(doc: RuleDoc) -> Result<Rule, String> {
             "rule {id:?}: window_bytes must be 1 to {MAX_WINDOW}, got {w}"
         ));
     }
-    let allow_values =
-        byte_regex_set(&doc.allow_values).map_err(|e| format!("rule {id:?}: allow_values: {e}"))?;
-    let allow_context = byte_regex_set(&doc.allow_context)
+    let allow_values = Lazy::new(doc.allow_values, byte_regex_set, when)
+        .map_err(|e| format!("rule {id:?}: allow_values: {e}"))?;
+    let allow_context = Lazy::new(doc.allow_context, byte_regex_set, when)
         .map_err(|e| format!("rule {id:?}: allow_context: {e}"))?;
     Ok(Rule {
         keywords: doc
@@ -341,7 +406,7 @@ fn compile_keywords(rules: &[Rule]) -> Result<Keywords, String> {
     Ok(Keywords { regex, entries })
 }
 
-fn compile_allowlist(doc: AllowlistDoc) -> Result<Allowlist, String> {
+fn compile_allowlist(doc: AllowlistDoc, when: When) -> Result<Allowlist, String> {
     let marker = match doc.marker {
         Some(m) if m.trim().is_empty() => {
             return Err("allowlist.marker is empty".to_owned());
@@ -349,7 +414,8 @@ fn compile_allowlist(doc: AllowlistDoc) -> Result<Allowlist, String> {
         Some(m) => Some(m.into_bytes()),
         None => None,
     };
-    let values = byte_regex_set(&doc.values).map_err(|e| format!("allowlist.values: {e}"))?;
+    let values = Lazy::new(doc.values, byte_regex_set, when)
+        .map_err(|e| format!("allowlist.values: {e}"))?;
     let mut stopwords = Vec::with_capacity(doc.stopwords.len());
     for w in doc.stopwords {
         if w.is_empty() {

@@ -549,6 +549,19 @@ fn scanner() -> Scanner {
 }
 
 #[test]
+fn the_shipped_table_is_valid_when_compiled_at_once() {
+    // The shipped table is compiled pattern by pattern on first use, unvalidated: this is
+    // the validation a `pair.secretsFile` override gets at load.
+    let table = super::table::compile(
+        super::BUILTIN_TABLE,
+        "data/secrets.json",
+        super::table::When::Now,
+    )
+    .expect("the shipped table compiles");
+    assert!(table.rules.len() >= 16);
+}
+
+#[test]
 fn the_shipped_table_compiles_and_covers_every_kind_of_the_spec() {
     let s = scanner();
     let kinds = s.kinds();
