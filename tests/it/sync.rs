@@ -165,12 +165,10 @@ fn two_clones_converge_to_one_tree_in_either_order_and_keep_every_record() {
     b.assert_fsck_clean();
 }
 
-#[test]
-fn a_push_that_loses_the_race_to_another_push_pulls_merges_and_retries() {
-    let (net, run_id) = diverged(1, 1);
-    let (a, b) = (&net.clones[0], &net.clones[1]);
-    // B's pre-push hook runs after B fetched and the remote advertised its refs: make A
-    // push right then (once), so the remote's own compare-and-swap rejects B's update.
+/// Installs a pre-push hook in `b` that makes `a` push once, right after the remote
+/// advertised its refs to `b`: `b`'s push then races `a`'s. Returns the marker file the hook
+/// leaves when it ran.
+fn race_next_push(a: &TestEnv, b: &TestEnv) -> PathBuf {
     let marker = b.home.join("raced");
     let hook = format!(
         "#!/bin/sh\nif [ ! -e '{marker}' ]; then\n  touch '{marker}'\n  unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n  cd '{a}' && '{bin}' push >/dev/null || exit 1\nfi\n",
@@ -186,6 +184,45 @@ fn a_push_that_loses_the_race_to_another_push_pulls_merges_and_retries() {
         .arg(&hook_path)
         .status()
         .expect("chmod");
+    marker
+}
+
+#[test]
+fn two_clones_publishing_the_same_new_run_at_once_lose_nothing() {
+    // A run the remote does not have is pushed without a lease: git's own check of the
+    // advertised value must still make the loser pull, merge and retry.
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("shared task");
+    coder_done(a, "first round");
+    b.pair_json(&["pull", path(&a.repo)]);
+    coder_done(a, "A part");
+    coder_done(b, "B part");
+    assert!(
+        !net.remote_refs().contains("refs/pair/runs/"),
+        "not published yet"
+    );
+    let marker = race_next_push(a, b);
+
+    let pushed = b.pair_json(&["push"]);
+    assert!(marker.exists(), "the racing push ran");
+    assert_eq!(pushed["attempts"], 2, "{pushed}");
+    assert_eq!(pushed["runs"]["merged"], 1, "{pushed}");
+    a.pair_json(&["pull"]);
+    assert_eq!(tip(a, &run_id), tip(b, &run_id));
+    // start, the shared round, A's and B's parts.
+    assert_eq!(a.records(&run_id).len(), 4);
+    assert!(net.remote_refs().contains(&tip(a, &run_id)));
+    a.assert_fsck_clean();
+}
+
+#[test]
+fn a_push_that_loses_the_race_to_another_push_pulls_merges_and_retries() {
+    let (net, run_id) = diverged(1, 1);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // B's pre-push hook runs after B fetched and the remote advertised its refs: make A
+    // push right then (once), so the remote's own compare-and-swap rejects B's update.
+    let marker = race_next_push(a, b);
 
     let pushed = b.pair_json(&["push"]);
     assert!(marker.exists(), "the racing push ran");
