@@ -878,6 +878,21 @@ fn redaction_of_a_str_replaces_whole_characters() {
     );
 }
 
+#[test]
+fn a_secret_that_spells_part_of_its_own_marker_is_still_replaced() {
+    // Found by the secrets fuzz target: the output then holds `REDAC` only inside
+    // `[REDACTED:url-password]`, the redactor's own text; the password itself is gone.
+    let s = scanner();
+    let text = "db = \"postgres://app:REDAC@db.internal/x\"\n";
+    let (out, f) = s.redact("a", text);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].kind, "url-password");
+    assert_eq!(
+        out,
+        "db = \"postgres://app:[REDACTED:url-password]@db.internal/x\"\n"
+    );
+}
+
 fn diff_of(path: &str, lines: &[&str]) -> String {
     let mut d = format!(
         "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
