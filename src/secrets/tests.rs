@@ -883,8 +883,9 @@ fn a_secret_that_spells_part_of_its_own_marker_is_still_replaced() {
     // Found by the secrets fuzz target: the output then holds `REDAC` only inside
     // `[REDACTED:url-password]`, the redactor's own text; the password itself is gone.
     let s = scanner();
-    let text = "db = \"postgres://app:REDAC@db.internal/x\"\n";
-    let (out, f) = s.redact("a", text);
+    let password = ["RE", "DAC"].concat(); // assembled: this file holds no secret
+    let text = format!("db = \"postgres://app:{password}@db.internal/x\"\n");
+    let (out, f) = s.redact("a", &text);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].kind, "url-password");
     assert_eq!(
