@@ -12,7 +12,7 @@ use gix::ObjectId;
 use super::outgoing::Guard;
 use super::{Context, Error};
 use crate::model::RunId;
-use crate::sync::{Guarded, PushReport, Remote, Removed, Scope};
+use crate::sync::{PushReport, Remote, Removed, Scope};
 
 /// What `drop` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -116,15 +116,7 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
             let _one_at_a_time = repo.lock_sync(&remote.staging)?;
             progress(&format!("dropping run {run_id} on {}…", remote.name));
             let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
-            let scope = Scope::Dropping(run_id.clone());
-            let report = crate::sync::push(repo, &remote, &scope, &mut |pending| {
-                let replan = guard.check(&remote.name, pending)?;
-                Ok::<_, Error>(if replan {
-                    Guarded::Replan
-                } else {
-                    Guarded::Proceed
-                })
-            })?;
+            let report = guard.push(&remote, &Scope::Dropping(run_id.clone()))?;
             Some((remote.name, report))
         }
         None => None,

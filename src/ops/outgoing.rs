@@ -20,7 +20,7 @@ pub use super::published::{PushFinding, summarize};
 use crate::model::{AllowSecret, Allowance, Body, RunId};
 use crate::secrets::{MAX_SCANNED_BLOB, Scanner};
 use crate::store::{Append, BlobText, OutgoingReader, Place, Repo};
-use crate::sync::Pending;
+use crate::sync::{Guarded, Pending, PushReport, Remote, Scope};
 
 /// What the scans of one push covered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -62,6 +62,18 @@ impl<'a> Guard<'a> {
             clean: HashSet::new(),
             summary: ScanSummary::default(),
         }
+    }
+
+    /// Pushes `scope` to `remote`, this guard checking every plan before it is sent.
+    pub fn push(&mut self, remote: &Remote, scope: &Scope) -> Result<PushReport, Error> {
+        let repo = self.repo;
+        crate::sync::push(repo, remote, scope, &mut |pending| {
+            Ok::<_, Error>(if self.check(&remote.name, pending)? {
+                Guarded::Replan
+            } else {
+                Guarded::Proceed
+            })
+        })
     }
 
     /// Checks what a push would send. `Ok(true)`: allowances were recorded, plan again;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::outgoing::{Guard, ScanSummary};
 use super::{Context, Error};
-use crate::sync::{Guarded, PullReport, PushReport, Remote, Scope};
+use crate::sync::{PullReport, PushReport, Remote, Scope};
 
 /// What a pull or push did, and where the refreshed view is.
 #[derive(Debug)]
@@ -61,14 +61,7 @@ pub fn push(
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
     let mut guard = Guard::new(&ctx.repo, scanner, allow);
-    let report = crate::sync::push(&ctx.repo, &remote, &Scope::Everything, &mut |pending| {
-        let replan = guard.check(&remote.name, pending)?;
-        Ok::<_, Error>(if replan {
-            Guarded::Replan
-        } else {
-            Guarded::Proceed
-        })
-    })?;
+    let report = guard.push(&remote, &Scope::Everything)?;
     forget_removed(ctx, &report.pulled)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report.pulled);
     Ok(Synced {

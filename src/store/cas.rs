@@ -66,3 +66,12 @@ pub(crate) fn test_hold_before_ref_update() {
     }
     std::thread::sleep(std::time::Duration::from_millis(ms));
 }
+
+/// A ref name as gix's transactions take it; one git would refuse is an error naming it.
+pub(super) fn full_ref_name(name: &str) -> Result<gix::refs::FullName, Error> {
+    name.try_into()
+        .map_err(|e: gix::validate::reference::name::Error| Error::Git {
+            action: format!("use ref name {}", name.escape_debug()),
+            source: gix::Error::from_error(e),
+        })
+}

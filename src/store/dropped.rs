@@ -99,12 +99,7 @@ impl Repo {
         let edits = present
             .iter()
             .map(|(name, id)| {
-                let name = name.as_str().try_into().map_err(
-                    |e: gix::validate::reference::name::Error| Error::Git {
-                        action: format!("use ref name {}", name.escape_debug()),
-                        source: gix::Error::from_error(e),
-                    },
-                )?;
+                let name = super::cas::full_ref_name(name)?;
                 Ok(RefEdit {
                     change: Change::Delete {
                         expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(*id)),

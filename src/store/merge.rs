@@ -244,40 +244,38 @@ impl Repo {
         descendant: ObjectId,
         ancestor: ObjectId,
     ) -> Result<bool, Error> {
-        let trailer = format!("Pair-Run: {run_id}");
-        let mut seen = HashSet::new();
-        let mut queue = vec![descendant];
-        while let Some(id) = queue.pop() {
-            if id == ancestor {
-                return Ok(true);
-            }
-            if !seen.insert(id) {
-                continue;
-            }
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(Error::git("read a run commit"))?;
-            let message = commit
-                .message_raw()
-                .map_err(Error::git("read a run commit's message"))?;
-            if !message
-                .lines()
-                .any(|line| line.trim() == trailer.as_bytes())
-            {
-                continue;
-            }
-            queue.extend(commit.parent_ids().map(|p| p.detach()));
-        }
-        Ok(false)
+        let mut found = false;
+        self.walk_run_chain(run_id, descendant, |id, _| {
+            found = id == ancestor;
+            !found
+        })?;
+        Ok(found)
     }
 
     /// Every commit of the run's chain from `tip` (stopping at commits that are not the run's:
     /// its base and the project history behind it).
     pub fn run_commits(&self, run_id: &RunId, tip: ObjectId) -> Result<Vec<ObjectId>, Error> {
+        let mut out = Vec::new();
+        self.walk_run_chain(run_id, tip, |id, in_run| {
+            if in_run {
+                out.push(id);
+            }
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Visits each commit reached from `tip` once, with whether it is the run's (it carries
+    /// the run's `Pair-Run` trailer; one that does not ends its branch of the walk), until
+    /// `visit` returns false.
+    fn walk_run_chain(
+        &self,
+        run_id: &RunId,
+        tip: ObjectId,
+        mut visit: impl FnMut(ObjectId, bool) -> bool,
+    ) -> Result<(), Error> {
         let trailer = format!("Pair-Run: {run_id}");
         let mut seen = HashSet::new();
-        let mut out = Vec::new();
         let mut queue = vec![tip];
         while let Some(id) = queue.pop() {
             if !seen.insert(id) {
@@ -290,16 +288,17 @@ impl Repo {
             let message = commit
                 .message_raw()
                 .map_err(Error::git("read a run commit's message"))?;
-            if !message
+            let in_run = message
                 .lines()
-                .any(|line| line.trim() == trailer.as_bytes())
-            {
-                continue;
+                .any(|line| line.trim() == trailer.as_bytes());
+            if !visit(id, in_run) {
+                return Ok(());
             }
-            out.push(id);
-            queue.extend(commit.parent_ids().map(|p| p.detach()));
+            if in_run {
+                queue.extend(commit.parent_ids().map(|p| p.detach()));
+            }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every run ref with its tip, read in one pass.
@@ -411,12 +410,7 @@ impl Repo {
         let edits = refs
             .iter()
             .map(|(name, id)| {
-                let name = name.as_str().try_into().map_err(
-                    |e: gix::validate::reference::name::Error| Error::Git {
-                        action: format!("use ref name {}", name.escape_debug()),
-                        source: gix::Error::from_error(e),
-                    },
-                )?;
+                let name = super::cas::full_ref_name(name)?;
                 Ok(RefEdit {
                     change: Change::Update {
                         log: no_reflog(),
@@ -1139,5 +1133,71 @@ mod tests {
                 .expect("newest")
                 .contains(&(eleven, ObjectId::from_hex(b.as_bytes()).expect("hex")))
         );
+    }
+
+    #[test]
+    fn packing_the_run_refs_removes_their_emptied_directory_and_new_runs_still_land() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@e")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@e")
+                .output()
+                .expect("run git");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+            String::from_utf8(out.stdout)
+                .expect("utf-8")
+                .trim()
+                .to_owned()
+        };
+        git(&["init", "-q"]);
+        let a = git(&[
+            "commit-tree",
+            "-m",
+            "a",
+            "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        ]);
+        for i in 0..3 {
+            git(&[
+                "update-ref",
+                &format!("refs/pair/runs/20260101-00000{i}-000abc"),
+                &a,
+            ]);
+        }
+        let repo = Repo::open_isolated(dir.path()).expect("open");
+        assert_eq!(repo.pack_run_refs(1).expect("pack"), 3);
+        let runs_dir = dir.path().join(".git/refs/pair/runs");
+        assert!(!runs_dir.exists(), "the emptied directory is gone");
+        assert_eq!(
+            git(&["for-each-ref", "--format=%(refname)", "refs/pair/runs"])
+                .lines()
+                .count(),
+            3
+        );
+        // A new loose run ref recreates the directory, through git and through gix alike.
+        git(&["update-ref", "refs/pair/runs/20260101-000009-000abc", &a]);
+        let id = ObjectId::from_hex(a.as_bytes()).expect("hex");
+        let edits = vec![RefEdit {
+            change: Change::Update {
+                log: no_reflog(),
+                expected: PreviousValue::MustNotExist,
+                new: gix::refs::Target::Object(id),
+            },
+            name: super::super::cas::full_ref_name("refs/pair/runs/20260101-000010-000abc")
+                .expect("name"),
+            deref: false,
+        }];
+        assert_eq!(repo.pack_run_refs(1).expect("pack again"), 1);
+        assert!(!runs_dir.exists());
+        repo.gix()
+            .edit_references(edits)
+            .expect("gix creates the directory");
+        assert_eq!(repo.run_tips().expect("tips").len(), 5);
     }
 }

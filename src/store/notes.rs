@@ -91,20 +91,7 @@ pub fn normalize(text: &str) -> String {
 
 /// The note on `commit` in `refs/notes/pair`, if any.
 pub fn read(repo: &Repo, commit: ObjectId) -> Result<Option<String>, Error> {
-    let Some(tip) = tip(repo)? else {
-        return Ok(None);
-    };
-    let mut state = State::new(repo.commit_tree(tip)?, &repo.repo)
-        .map_err(Error::git("read the notes tree"))?;
-    let Some(blob) = state
-        .get(&commit, &repo.repo)
-        .map_err(Error::git("look up a note"))?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(
-        String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
-    ))
+    Reader::open(repo)?.get(repo, commit)
 }
 
 /// Reads many notes from one `refs/notes/pair` tip, opening the notes tree once.

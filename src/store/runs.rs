@@ -479,9 +479,15 @@ impl Repo {
         if crate::util::test_switch("GIT_PAIR_TEST_NO_WRITER_LOCK").is_some() {
             return Ok(None);
         }
+        self.hold_lock(run_id.as_str()).map(Some)
+    }
+
+    /// Opens `.git/pair/locks/<name>` and waits for its exclusive lock (released when the file
+    /// is closed, also by a killed process).
+    fn hold_lock(&self, name: &str) -> Result<std::fs::File, Error> {
         let dir = self.pair_dir().join("locks");
         std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
-        let path = dir.join(run_id.as_str());
+        let path = dir.join(name);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -489,7 +495,7 @@ impl Repo {
             .open(&path)
             .map_err(Error::io("open lock file", &path))?;
         file.lock().map_err(Error::io("lock", &path))?;
-        Ok(Some(file))
+        Ok(file)
     }
 
     /// Takes this tool's lock for sharing state with `remote_component` (`.git/pair/locks/`),
@@ -497,20 +503,11 @@ impl Repo {
     /// lock file in that remote's staging namespace was left by a killed process (only the
     /// holder writes there), so they are removed.
     pub fn lock_sync(&self, staging_prefix: &str) -> Result<std::fs::File, Error> {
-        let dir = self.pair_dir().join("locks");
-        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
         let name: String = staging_prefix
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let path = dir.join(format!("sync-{name}"));
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(Error::io("open lock file", &path))?;
-        file.lock().map_err(Error::io("lock", &path))?;
+        let file = self.hold_lock(&format!("sync-{name}"))?;
         remove_lock_files(&self.common_dir().join(staging_prefix));
         remove_if_older(
             &self.common_dir().join("packed-refs.lock"),
