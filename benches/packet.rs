@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use git_pair::diff::{self, Differ};
 use git_pair::packet;
-use git_pair::snapshot;
+use git_pair::worktree::snapshot;
 
 fn git(dir: &Path) -> Command {
     let mut cmd = Command::new("git");

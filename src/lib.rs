@@ -17,13 +17,12 @@
 //!   trust in a recorded check; pure).
 //! - `process`: the one place that spawns anything (reviewers, `gh`, `git` for transport).
 
-pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod cost;
-pub mod demo;
 pub mod diff;
-pub mod hooks;
+pub mod hook;
+pub mod install;
 pub mod model;
 pub mod ops;
 pub mod packet;
@@ -31,12 +30,7 @@ pub mod process;
 pub mod render;
 pub mod review;
 pub mod secrets;
-pub mod settings;
-pub mod skill;
-pub mod snapshot;
-pub mod spend;
 pub mod store;
 pub mod sync;
 pub mod util;
-pub mod view;
 pub mod worktree;

@@ -3,7 +3,7 @@
 //! `{"decision":"block","reason":"…"}`; a stop that follows a block is never blocked.
 #![no_main]
 
-use git_pair::hooks::agent_stop::{RunView, decide_with, parse_input};
+use git_pair::hook::agent_stop::{RunView, decide_with, parse_input};
 use libfuzzer_sys::fuzz_target;
 
 const ACTIONS: [&str; 10] = [

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{CommandError, Context, Report};
-use crate::checkpoint::Draft;
+use crate::model::checkpoint::rules::Draft;
 use crate::model::{Assessment, CheckRun, ContextUse, VerifyResult};
 use crate::ops::checkpoint as op;
 use crate::worktree::Checkout;

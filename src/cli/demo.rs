@@ -39,9 +39,9 @@ pub fn run(
     args: &Args,
     command: &dyn Fn(&[&str]) -> Result<Report, CommandError>,
 ) -> Result<Report, CommandError> {
-    let fail = |e: crate::demo::Error| CommandError::failed(format!("demo: {e}"));
+    let fail = |e: crate::ops::demo::Error| CommandError::failed(format!("demo: {e}"));
     let scratch = Scratch {
-        dir: crate::demo::create().map_err(fail)?,
+        dir: crate::ops::demo::create().map_err(fail)?,
         keep: args.keep,
     };
     let dir = scratch.dir.clone();
@@ -82,11 +82,12 @@ pub fn run(
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    crate::demo::write_file(&dir, "src/lib.rs", crate::demo::FIRST_ATTEMPT).map_err(fail)?;
+    crate::ops::demo::write_file(&dir, "src/lib.rs", crate::ops::demo::FIRST_ATTEMPT)
+        .map_err(fail)?;
     step(&["coder-done", "--summary", "Added greet(name)"])?;
     let first = step(&["review"])?;
-    crate::demo::write_file(&dir, "src/lib.rs", crate::demo::FIXED).map_err(fail)?;
-    crate::demo::write_file(&dir, "tests/greet.rs", crate::demo::TEST).map_err(fail)?;
+    crate::ops::demo::write_file(&dir, "src/lib.rs", crate::ops::demo::FIXED).map_err(fail)?;
+    crate::ops::demo::write_file(&dir, "tests/greet.rs", crate::ops::demo::TEST).map_err(fail)?;
     step(&[
         "coder-done",
         "--summary",

@@ -190,7 +190,7 @@ impl From<OpsError> for CommandError {
                 "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
             ),
             OpsError::Hooks(_) => CommandError::failed(message),
-            OpsError::Skill(crate::skill::Error::Edited { .. }) => CommandError::failed(message)
+            OpsError::Skill(crate::install::skill::Error::Edited { .. }) => CommandError::failed(message)
                 .with_hint("keep your edits, or replace them with: git pair skill install --force"),
             OpsError::Skill(_) => CommandError::failed(message),
             OpsError::NeverCommit { ref path, .. } => {
@@ -257,7 +257,7 @@ impl From<OpsError> for CommandError {
                 "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
             ),
             OpsError::CheckRefused(ref refusal) => {
-                use crate::checkpoint::CheckRefusal as R;
+                use crate::model::checkpoint::rules::CheckRefusal as R;
                 let err = CommandError::failed(message.clone());
                 match refusal {
                     R::NotConfirmed { id, command, .. } => {

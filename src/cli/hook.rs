@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
-use crate::hooks::agent_stop::Decision;
+use crate::hook::agent_stop::Decision;
 use crate::ops;
+use crate::ops::common::note::NoteState;
 use crate::ops::hook::{CommitMsg, PostCommit};
-use crate::ops::note::NoteState;
 
 /// Run one of git pair's hooks (the installed shims and the agent plugin call this).
 ///

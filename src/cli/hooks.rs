@@ -4,9 +4,9 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
-use crate::hooks::install::{Chain, HookReport, Installed, Kept, Uninstalled};
+use crate::install::hooks::{Chain, HookReport, Installed, Kept, Uninstalled};
 use crate::ops;
-use crate::ops::hooks::ConfigChange;
+use crate::ops::install::ConfigChange;
 
 /// Install or remove the git hooks that tie commits to reviews.
 ///
@@ -48,10 +48,10 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
 }
 
 fn install(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
-    let done = ops::hooks::install(ctx, gate)?;
+    let done = ops::install::install(ctx, gate)?;
     let mut human = format!("hooks in {}:\n", done.hooks_dir.display());
     for hook in &done.hooks.hooks {
-        let gated = gate && hook.hook == crate::hooks::install::Hook::PreCommit;
+        let gated = gate && hook.hook == crate::install::hooks::Hook::PreCommit;
         human.push_str(&format!(
             "  {:<12} {}{}\n",
             hook.hook.name(),
@@ -77,7 +77,7 @@ fn install(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
 }
 
 fn uninstall(ctx: &Context) -> Result<Report, CommandError> {
-    let done = ops::hooks::uninstall(ctx)?;
+    let done = ops::install::uninstall(ctx)?;
     let mut human = format!("hooks in {}:\n", done.hooks_dir.display());
     for hook in &done.hooks.hooks {
         human.push_str(&format!(

@@ -18,15 +18,15 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let run_id = ops::select::latest(ctx, None)?;
+    let run_id = ops::common::select::latest(ctx, None)?;
     let Some(path) = &args.update else {
-        let body = ops::pr::render_body(ctx, &run_id)?;
+        let body = ops::common::pr::render_body(ctx, &run_id)?;
         return Ok(Report::new(
             json!({ "run_id": run_id.as_str(), "body": body }),
             body,
         ));
     };
-    let updated = ops::pr::update_description(ctx, &run_id, path)?;
+    let updated = ops::common::pr::update_description(ctx, &run_id, path)?;
     Ok(Report::new(
         json!({ "run_id": run_id.as_str(), "path": path.display().to_string(), "body": updated }),
         updated,

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{CommandError, Context, Report};
+use crate::install::skill::{Agent, FileOutcome};
 use crate::ops;
-use crate::skill::{Agent, FileOutcome};
 
 /// Install the agent skill (without the plugin).
 ///

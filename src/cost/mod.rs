@@ -12,6 +12,7 @@ mod error;
 mod memo;
 mod pricing;
 mod scan;
+pub mod spend;
 mod tokens;
 
 use std::collections::BTreeMap;

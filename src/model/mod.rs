@@ -6,10 +6,11 @@
 //! union of records with the same code.
 
 mod approval;
-mod checkpoint;
+pub mod checkpoint;
 mod manifest;
 mod record;
 mod run_id;
+pub mod settings;
 
 pub use approval::{Approval, approvals, finish_matters};
 pub use checkpoint::{

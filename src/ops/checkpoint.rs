@@ -11,7 +11,7 @@ use std::time::Duration;
 use gix::ObjectId;
 
 use super::{Context, Error};
-use crate::checkpoint::{self as rules, Draft, Observed, Pressure};
+use crate::model::checkpoint::rules::{self as rules, Draft, Observed, Pressure};
 use crate::model::{
     Assessment, Body, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointState,
     CheckpointVerified, Compaction, Mismatch, RepoIdentity, RunId, VerifyResult,
@@ -59,7 +59,7 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> 
                 .collect(),
         });
     }
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let head = ctx.repo.head()?;
     let branch = head.branch_name().to_owned();
     let Some(head_commit) = head.commit() else {
@@ -101,7 +101,7 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> 
     // The flags first: nothing is snapshotted or run for a packet that cannot be stored.
     reject_secrets(rules::scan_text(&scanner, &packet))?;
 
-    let staged = crate::snapshot::stage_worktree_tree(ctx.repo.gix())?;
+    let staged = crate::worktree::snapshot::stage_worktree_tree(ctx.repo.gix())?;
     packet.repo.status = staged.tree().to_string();
     let head_tree = ctx.repo.commit_tree(head_commit)?;
     let changed: Vec<(String, ObjectId)> =
@@ -237,7 +237,7 @@ pub struct Found {
 /// destination may be on another branch than the run's until it restores.
 pub fn find(ctx: &Context, id: &str) -> Result<Found, Error> {
     let id = CheckpointId::parse(id)?;
-    let runs = match super::select::named(ctx, None)? {
+    let runs = match super::common::select::named(ctx, None)? {
         Some(run_id) => vec![run_id],
         None => ctx.repo.list_runs()?.into_iter().rev().collect(),
     };
@@ -306,7 +306,7 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<Verified, Error>
     let head = ctx.repo.head()?;
     let head_hex = head.commit().map(|c| c.to_string());
     // The state as found, before the check can change anything.
-    let status = crate::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+    let status = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
     let check = command.map(|c| run_check(&work_dir, &c, request.check_timeout));
     let mismatches = rules::compare(
         packet,
@@ -430,7 +430,7 @@ pub fn restore(ctx: &Context, id: &str) -> Result<Restored, Error> {
         }
     };
     crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
-    let status_matches = crate::snapshot::worktree_tree_id(ctx.repo.gix())? == snapshot;
+    let status_matches = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())? == snapshot;
     Ok(Restored {
         run_id: found.run_id,
         id,
@@ -469,7 +469,7 @@ pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
         if is_source && found.checkpoint_state == CheckpointState::VerifiedSourceActive {
             let head = ctx.repo.head()?;
             let head_hex = head.commit().map(|c| c.to_string());
-            let status = crate::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+            let status = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
             Some(rules::compare_repo(
                 packet,
                 &Observed {
@@ -532,7 +532,7 @@ pub struct Compacted {
 /// Counts an observed context compaction on the active run (storing nothing else) and says
 /// whether a handoff is due.
 pub fn compaction(ctx: &Context, authorized: bool) -> Result<Compacted, Error> {
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let appended = ctx.repo.append(&run_id, |_| {
         Ok(Append::record(
             Body::Compaction(Compaction {}),

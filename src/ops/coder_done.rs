@@ -2,8 +2,8 @@
 //! measures the run's sessions so their cost is stored with the record, and appends it.
 
 use super::{Context, Error};
+use crate::cost::spend::NewSession;
 use crate::model::{self, Body, Coder, Response};
-use crate::spend::NewSession;
 use crate::store::Append;
 
 /// What `coder-done` was asked to record.
@@ -37,7 +37,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
             session.escape_debug()
         )));
     }
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let state = ctx.load(&run_id)?;
     let mut warnings = Vec::new();
     // What is recorded is shared and shown (transcript, PR body): never a secret.
@@ -65,7 +65,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
             let session = request
                 .session
                 .clone()
-                .or_else(|| crate::spend::discover_coder_session(&state.manifest, &sources));
+                .or_else(|| crate::cost::spend::discover_coder_session(&state.manifest, &sources));
             let new: Vec<NewSession> = session
                 .iter()
                 .map(|id| NewSession {
@@ -74,7 +74,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
                     agent: state.manifest.coder.clone(),
                 })
                 .collect();
-            let spend = crate::spend::measure_including(&state.manifest, &new, &sources);
+            let spend = crate::cost::spend::measure_including(&state.manifest, &new, &sources);
             (session, Some(spend))
         }
         Err(e) => {
@@ -107,7 +107,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
         );
         append.round = Some(round);
         if let Some(spend) = &spend {
-            append.also = crate::spend::growth_records(&state.manifest, spend, round);
+            append.also = crate::cost::spend::growth_records(&state.manifest, spend, round);
         }
         Ok(append)
     })?;
@@ -184,7 +184,7 @@ fn check_answers(open: &[u32], request: &Request) -> Result<(), model::Refusal> 
 /// Warns when the work tree holds nothing new: it equals the run's base (nothing to review)
 /// or the snapshot the reviewer last saw (the same change would be reviewed again).
 fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<Vec<String>, Error> {
-    let work_tree = crate::snapshot::worktree_tree_id(ctx.repo.gix())?;
+    let work_tree = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?;
     let mut warnings = Vec::new();
     let base_tree = match state.manifest.base.as_deref() {
         Some(base) => gix::ObjectId::from_hex(base.as_bytes())

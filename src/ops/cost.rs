@@ -2,8 +2,8 @@
 //! selected run round by round, or one agent session priced whole.
 
 use super::{Context, Error};
+use crate::cost::spend::RunSpend;
 use crate::model::{Manifest, RunId};
-use crate::spend::RunSpend;
 
 /// One run's spend.
 #[derive(Debug, Clone)]
@@ -18,11 +18,11 @@ pub struct RunCost {
 /// Every run, newest first, with its spend.
 pub fn runs(ctx: &Context) -> Result<Vec<RunCost>, Error> {
     let sources = ctx.spend_sources()?;
-    let selected = super::select::active(ctx, None).ok();
+    let selected = super::common::select::active(ctx, None).ok();
     let mut out = Vec::new();
     for run_id in ctx.repo.list_runs()?.into_iter().rev() {
         let manifest = ctx.load_effective(&run_id)?.manifest;
-        let spend = crate::spend::measure(&manifest, &sources);
+        let spend = crate::cost::spend::measure(&manifest, &sources);
         out.push(RunCost {
             selected: selected.as_ref() == Some(&run_id),
             run_id,

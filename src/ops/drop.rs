@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use gix::ObjectId;
 
-use super::outgoing::Guard;
+use super::sync::scan::Guard;
 use super::{Context, Error};
 use crate::model::RunId;
 use crate::sync::{PushReport, Remote, Removed, Scope};
@@ -105,8 +105,8 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
     }
     let (blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
     let removed = crate::sync::remove_locally(repo, std::slice::from_ref(&run_id))?;
-    let mut files = crate::view::forget(repo, &run_id)?;
-    let pr_body = super::pr::body_path(ctx, &run_id);
+    let mut files = crate::ops::common::view::forget(repo, &run_id)?;
+    let pr_body = super::common::pr::body_path(ctx, &run_id);
     if std::fs::remove_file(&pr_body).is_ok() {
         files.push(pr_body);
     }

@@ -20,7 +20,7 @@ pub enum Error {
     #[error(transparent)]
     Packet(#[from] crate::packet::Error),
     #[error("cannot snapshot the work tree: {0}")]
-    Snapshot(#[from] crate::snapshot::Error),
+    Snapshot(#[from] crate::worktree::snapshot::Error),
     #[error("cannot compute the diff: {0}")]
     Diff(#[from] crate::diff::Error),
     #[error(transparent)]
@@ -30,11 +30,11 @@ pub enum Error {
     /// `push` found secrets in what it would publish; nothing was published.
     #[error(
         "refusing to push to '{remote}': {}",
-        crate::ops::published::summarize(findings)
+        crate::ops::sync::findings::summarize(findings)
     )]
     SecretsInPush {
         remote: String,
-        findings: Vec<crate::ops::published::PushFinding>,
+        findings: Vec<crate::ops::sync::findings::PushFinding>,
     },
     /// `drop` of the active run without `--force`.
     #[error("run {run_id} is the active run on branch '{branch}'; dropping it deletes it for good")]
@@ -99,9 +99,9 @@ pub enum Error {
     #[error("cannot verify range '{range}': {detail}")]
     BadRange { range: String, detail: String },
     #[error(transparent)]
-    Hooks(#[from] crate::hooks::install::Error),
+    Hooks(#[from] crate::install::hooks::Error),
     #[error(transparent)]
-    Skill(#[from] crate::skill::Error),
+    Skill(#[from] crate::install::skill::Error),
     /// The commit would add or change a path that must never be committed.
     #[error("commit refused: {path} must never be committed (pair.neverCommit: {pattern})")]
     NeverCommit { path: String, pattern: String },
@@ -130,7 +130,7 @@ pub enum Error {
     Dispatch(Box<Error>),
     // Checkpoints (SPEC §10).
     #[error(transparent)]
-    CheckpointInvalid(#[from] crate::checkpoint::Invalid),
+    CheckpointInvalid(#[from] crate::model::checkpoint::rules::Invalid),
     #[error(transparent)]
     CheckpointId(#[from] crate::model::CheckpointIdError),
     #[error("no checkpoint {id} in this repository's runs")]
@@ -155,7 +155,7 @@ pub enum Error {
     #[error("cannot load the secret patterns: {0}")]
     Secrets(#[from] crate::secrets::SecretsError),
     #[error(transparent)]
-    CheckRefused(#[from] crate::checkpoint::CheckRefusal),
+    CheckRefused(#[from] crate::model::checkpoint::rules::CheckRefusal),
     #[error(
         "checkpoint {id} is at commit {commit} (branch {branch}), which this repository does not have"
     )]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-pub use super::note::NoteState;
+pub use super::common::note::NoteState;
 use super::{Context, Error};
 use crate::model::{self, Body, Finish, RunId, Verdict};
 use crate::store::Append;
@@ -37,7 +37,7 @@ pub struct Report {
 /// Finishes the active run (or, on a finished run, only records `--pr`).
 pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
     // A finished run is no longer "active": --pr still reaches it (the newest run here).
-    let run_id = super::select::latest(ctx, None)?;
+    let run_id = super::common::select::latest(ctx, None)?;
     let state = ctx.load(&run_id)?;
     let verdict = request.verdict.unwrap_or(Verdict::Approved);
     let mut finished_now = false;
@@ -75,23 +75,23 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         finished_now = true;
     }
     if let Some(number) = request.pr {
-        super::pr::record_number(ctx, &run_id, number)?;
+        super::common::pr::record_number(ctx, &run_id, number)?;
     }
-    let path = super::pr::write_body(ctx, &run_id)?;
+    let path = super::common::pr::write_body(ctx, &run_id)?;
     let mut pr = ctx.load(&run_id)?.manifest.pr;
     let mut pr_already = None;
     if request.open_pr {
         match pr {
             Some(n) => pr_already = Some(n),
             None => {
-                if let Some(n) = super::pr::open(ctx, &run_id, &path, progress)? {
-                    super::pr::record_number(ctx, &run_id, n)?;
+                if let Some(n) = super::common::pr::open(ctx, &run_id, &path, progress)? {
+                    super::common::pr::record_number(ctx, &run_id, n)?;
                     pr = Some(n);
                 }
             }
         }
     }
-    let note = super::note::attach_to_head(ctx, &run_id)?;
+    let note = super::common::note::attach_to_head(ctx, &run_id)?;
     ctx.refresh_handoff(&run_id)?;
     let m = ctx.load(&run_id)?.manifest;
     Ok(Report {
@@ -108,7 +108,7 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
 
 /// Closes the active run with the outcome `abandoned` (`git pair abandon`).
 pub fn abandon(ctx: &Context, reason: Option<String>) -> Result<RunId, Error> {
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     abandon_run(ctx, &run_id, reason)?;
     ctx.refresh_handoff(&run_id)?;
     Ok(run_id)

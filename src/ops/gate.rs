@@ -36,10 +36,11 @@ pub enum Open {
 /// The newest APPROVED review of `run_id`, with its snapshot; `None` when nothing was approved.
 pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error> {
     let state = ctx.load(run_id)?;
-    let Some(review) = super::note::newest_review(ctx, &state, |v| v == Verdict::Approved)? else {
+    let Some(review) = super::common::note::newest_review(ctx, &state, |v| v == Verdict::Approved)?
+    else {
         return Ok(None);
     };
-    let Some(snapshot) = super::note::reviewed_tree(ctx, &state, &review)? else {
+    let Some(snapshot) = super::common::note::reviewed_tree(ctx, &state, &review)? else {
         return Ok(None);
     };
     Ok(Some(Approval {
@@ -58,7 +59,7 @@ pub fn check(ctx: &Context) -> Result<Open, Error> {
 
 /// [`check`] on an index already read (`None`: read it when needed).
 pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, Error> {
-    let run_id = match super::select::active(ctx, None) {
+    let run_id = match super::common::select::active(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { branch }) => return Ok(Open::NoActiveRun { branch }),
         Err(e) => return Err(e),
@@ -95,7 +96,7 @@ pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, 
 /// is that approved snapshot: a commit made now carries the approved work. Covers "finish,
 /// then commit" as well as committing while the run is active.
 pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
-    let run_id = match super::select::latest(ctx, None) {
+    let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => return Ok(None),
         Err(e) => return Err(e),

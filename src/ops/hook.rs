@@ -2,8 +2,8 @@
 //! - `pre-commit`: refuses never-commit paths; with `--gate`, the commit gate ([`super::gate`]).
 //! - `commit-msg`: adds `Pair-Run:` and `Reviewed-by:` trailers when the index is the approved
 //!   snapshot of the branch's newest run.
-//! - `post-commit`: writes the run's `refs/notes/pair` line on the new commit ([`super::note`]).
-//! - `agent-stop`: the agent Stop hook's decision ([`crate::hooks::agent_stop`]), over the run
+//! - `post-commit`: writes the run's `refs/notes/pair` line on the new commit ([`super::common::note`]).
+//! - `agent-stop`: the agent Stop hook's decision ([`crate::hook::agent_stop`]), over the run
 //!   state computed here, with the work tree snapshotted in memory only when a block depends on
 //!   it.
 //!
@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use super::{Context, Error};
-use crate::hooks::agent_stop::{self, Decision, HookInput, RunView};
-use crate::hooks::trailers;
+use crate::hook::agent_stop::{self, Decision, HookInput, RunView};
+use crate::hook::trailers;
 use crate::model::{NextAction, RunId};
 
 /// What `pre-commit` found (a refusal is an error).
@@ -105,19 +105,19 @@ pub enum PostCommit {
     /// The run's note on the new commit, as it stands.
     Note {
         run_id: RunId,
-        note: super::note::NoteState,
+        note: super::common::note::NoteState,
     },
 }
 
 /// Writes the branch's newest run's line on HEAD when HEAD's tree is the snapshot that run
 /// vouches for (an approved one; for a finished run, the one `finish` vouched for).
 pub fn post_commit(ctx: &Context) -> Result<PostCommit, Error> {
-    let run_id = match super::select::latest(ctx, None) {
+    let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => return Ok(PostCommit::NoRun),
         Err(e) => return Err(e),
     };
-    let note = super::note::attach_to_head(ctx, &run_id)?;
+    let note = super::common::note::attach_to_head(ctx, &run_id)?;
     Ok(PostCommit::Note { run_id, note })
 }
 
@@ -140,7 +140,7 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
     if ctx.repo.list_runs()?.is_empty() {
         return Ok(RunView::NoRun);
     }
-    let run_id = match super::select::active(&ctx, None) {
+    let run_id = match super::common::select::active(&ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => return Ok(RunView::NoRun),
         Err(e) => return Err(e),
@@ -162,8 +162,8 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
 /// Whether the work tree (as a review would snapshot it; nothing is written) differs from the
 /// last reviewed snapshot, or from the base before any review.
 fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bool, Error> {
-    let reviewed = match super::note::newest_review(ctx, state, |_| true)? {
-        Some(review) => super::note::reviewed_tree(ctx, state, &review)?,
+    let reviewed = match super::common::note::newest_review(ctx, state, |_| true)? {
+        Some(review) => super::common::note::reviewed_tree(ctx, state, &review)?,
         None => None,
     };
     let against = match reviewed {
@@ -173,7 +173,7 @@ fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bo
             None => return Ok(true),
         },
     };
-    Ok(!crate::snapshot::worktree_equals_tree(
+    Ok(!crate::worktree::snapshot::worktree_equals_tree(
         ctx.repo.gix(),
         against,
     )?)

@@ -6,20 +6,17 @@
 
 pub mod checkpoint;
 pub mod coder_done;
+pub mod common;
 pub mod cost;
+pub mod demo;
 pub mod drop;
 mod error;
 pub mod finish;
 pub mod gate;
 pub mod hook;
-pub mod hooks;
-pub mod note;
-pub mod outgoing;
-pub mod pr;
+pub mod install;
 pub mod probe;
-pub mod published;
 pub mod review;
-pub mod select;
 pub mod settings;
 pub mod show;
 pub mod skill;
@@ -88,13 +85,13 @@ impl Context {
     /// config`): what the loop's rules read.
     pub fn load_effective(&self, run_id: &RunId) -> Result<RunState, Error> {
         let mut state = self.repo.load(run_id)?;
-        state.manifest = crate::settings::apply(&state.manifest, &self.options);
+        state.manifest = crate::model::settings::apply(&state.manifest, &self.options);
         Ok(state)
     }
 
     /// Where agent logs and prices are, for measuring spend.
-    pub fn spend_sources(&self) -> Result<crate::spend::Sources, Error> {
-        Ok(crate::spend::Sources::new(
+    pub fn spend_sources(&self) -> Result<crate::cost::spend::Sources, Error> {
+        Ok(crate::cost::spend::Sources::new(
             self.options.pricing_file.as_deref(),
             &self.repo.pair_dir(),
         )?)
@@ -106,12 +103,17 @@ impl Context {
         if !self.options.handoff_file {
             return Ok(None);
         }
-        let path = crate::view::handoff_path(&self.repo)?;
-        if path == self.repo.work_dir()?.join(crate::view::HANDOFF_FILE) {
+        let path = crate::ops::common::view::handoff_path(&self.repo)?;
+        if path
+            == self
+                .repo
+                .work_dir()?
+                .join(crate::ops::common::view::HANDOFF_FILE)
+        {
             // Only a view in the work tree needs hiding from `git status`.
-            crate::view::ensure_excluded(&self.repo)?;
+            crate::ops::common::view::ensure_excluded(&self.repo)?;
         }
-        crate::view::refresh_handoff(&self.repo, run_id, &path)?;
+        crate::ops::common::view::refresh_handoff(&self.repo, run_id, &path)?;
         Ok(Some(path))
     }
 }

@@ -26,7 +26,7 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<Rep
     } else if !o.reviewers.is_empty() {
         o.reviewers.clone()
     } else {
-        let from_run = super::select::active(ctx, None)
+        let from_run = super::common::select::active(ctx, None)
             .ok()
             .and_then(|id| ctx.load_effective(&id).ok())
             .map(|s| s.manifest.reviewer);

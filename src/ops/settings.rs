@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::{Context, Error};
+pub use crate::model::settings::{Effective, Source, apply, effective, review_settings};
 use crate::model::{Body, RunId, SETTING_KEYS, SetSetting};
-pub use crate::settings::{Effective, Source, apply, effective, review_settings};
 use crate::store::Append;
 
 /// Parses `value` for the `set` key `key`, refusing what does not parse and reviewer names
@@ -103,7 +103,7 @@ pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effe
             None
         }
     };
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let appended = ctx.repo.append(&run_id, |state| {
         if state.manifest.is_finished() {
             return Err(crate::model::Refusal::Finished {

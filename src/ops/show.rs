@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, positional: Option<&str>) -> Result<RunState, Error> {
             "two runs named: {given} and --run {flag}; name one"
         )));
     }
-    let run_id = super::select::named(ctx, positional)?.ok_or_else(|| {
+    let run_id = super::common::select::named(ctx, positional)?.ok_or_else(|| {
         Error::Usage("name the run: git pair show <run> (git pair list shows them)".into())
     })?;
     ctx.load(&run_id)
@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, positional: Option<&str>) -> Result<RunState, Error> {
 
 /// The run's transcript (the HANDOFF view's content).
 pub fn transcript(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
-    Ok(crate::view::transcript(&ctx.repo, run_id)?)
+    Ok(crate::ops::common::view::transcript(&ctx.repo, run_id)?)
 }
 
 fn check_round(state: &RunState, round: u32) -> Result<(), Error> {
@@ -147,7 +147,7 @@ pub fn runs(ctx: &Context) -> Result<Vec<crate::store::RunSummary>, Error> {
 
 /// The active run's transcript, with the HANDOFF view rewritten when missing or stale.
 pub fn handoff(ctx: &Context) -> Result<(RunId, Option<std::path::PathBuf>, String), Error> {
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let path = ctx.refresh_handoff(&run_id)?;
     let text = transcript(ctx, &run_id)?;
     Ok((run_id, path, text))

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{Context, Error};
-use crate::skill::{self, Agent, Location};
+use crate::install::skill::{self, Agent, Location};
 
 /// Where the skill goes.
 pub enum Target<'a> {

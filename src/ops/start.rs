@@ -145,7 +145,7 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
     let (dirty, ahead) = std::thread::scope(|scope| {
         let ahead = scope.spawn(move || {
             let prepared = helper_repo.prepare_run(id, Some(base), append);
-            let unfinished = super::select::newest_unfinished(&helper_repo, branch);
+            let unfinished = super::common::select::newest_unfinished(&helper_repo, branch);
             (prepared, unfinished)
         });
         let dirty = crate::worktree::first_dirty(&ctx.repo);

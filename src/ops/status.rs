@@ -3,8 +3,8 @@
 //! review's process is alive. Every command that prints a next step takes it from here.
 
 use super::{Context, Error};
+use crate::cost::spend::RunSpend;
 use crate::model::{Manifest, NextAction, Observed, RunId, Runner};
-use crate::spend::RunSpend;
 
 /// A run's state as `status` shows it.
 #[derive(Debug, Clone)]
@@ -20,11 +20,11 @@ pub struct Report {
 
 /// The state of the run named on the command line, else the newest on this branch.
 pub fn status(ctx: &Context) -> Result<Report, Error> {
-    let run_id = super::select::latest(ctx, None)?;
+    let run_id = super::common::select::latest(ctx, None)?;
     let stored = ctx.load(&run_id)?.manifest;
     let settings = super::settings::effective(&stored, &ctx.options);
     let manifest = super::settings::apply(&stored, &ctx.options);
-    let spend = crate::spend::measure(&manifest, &ctx.spend_sources()?);
+    let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
     let next = manifest.next_action(observed(&manifest, Some(&spend)));
     Ok(Report {
         run_id,
@@ -42,7 +42,7 @@ pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
     let spend = manifest
         .budget_usd
         .and_then(|_| ctx.spend_sources().ok())
-        .map(|sources| crate::spend::measure(manifest, &sources));
+        .map(|sources| crate::cost::spend::measure(manifest, &sources));
     manifest.next_action(observed(manifest, spend.as_ref()))
 }
 
@@ -68,8 +68,8 @@ pub fn is_running_here(runner: &Runner) -> bool {
 
 /// The active run's spend against its budget (`budget-check`).
 pub fn budget(ctx: &Context) -> Result<(RunId, RunSpend), Error> {
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let manifest = ctx.load_effective(&run_id)?.manifest;
-    let spend = crate::spend::measure(&manifest, &ctx.spend_sources()?);
+    let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
     Ok((run_id, spend))
 }

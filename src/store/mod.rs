@@ -6,10 +6,10 @@
 //! a lost race reloads and re-applies the record. Objects are written before the ref moves,
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
 
+mod approvals_index;
 mod cas;
 mod dropped;
 mod error;
-mod gate;
 mod history;
 mod layout;
 mod local_config;
@@ -20,11 +20,10 @@ mod receipts;
 mod repo;
 mod runs;
 mod summaries;
-mod union;
 
+pub use approvals_index::RecordFiles;
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
-pub use gate::RecordFiles;
 pub use history::{CodeCommit, pair_run_trailers};
 pub use layout::{Material, Place, RUNS_PREFIX, run_ref};
 pub use local_config::{Added as ConfigAdded, ConfigKey};

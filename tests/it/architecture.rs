@@ -490,9 +490,10 @@ fn layers_call_one_way() {
                 name(to)
             );
             // Pure modules know nothing of git.
-            if ["model", "render", "cost", "secrets", "checkpoint"].contains(&f.as_str()) {
+            if ["model", "render", "cost", "secrets", "hook", "config"].contains(&f.as_str()) {
                 assert!(
-                    !["store", "snapshot", "sync", "ops"].contains(&t.as_str()),
+                    !["store", "worktree", "sync", "ops", "install", "process"]
+                        .contains(&t.as_str()),
                     "{} is pure but uses {}",
                     name(from),
                     name(to)

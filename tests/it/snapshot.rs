@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use git_pair::snapshot;
+use git_pair::worktree::snapshot;
 
 use crate::common::{self, git_command, git_ok, git_str, sh};
 

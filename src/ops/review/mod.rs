@@ -86,7 +86,7 @@ pub fn review(
     request: &Request,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Report, Error> {
-    let run_id = super::select::active(ctx, None)?;
+    let run_id = super::common::select::active(ctx, None)?;
     let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest)?;
     // The shipped pattern table compiles while the work tree is snapshotted and diffed.
     settings.scanner.warm_up();

@@ -56,7 +56,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         .expect("check_review needs a coder round");
 
     let gix_repo = repo.gix();
-    let snapshot = crate::snapshot::write_worktree_tree(gix_repo)?;
+    let snapshot = crate::worktree::snapshot::write_worktree_tree(gix_repo)?;
     let base = m
         .base
         .as_deref()

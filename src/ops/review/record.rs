@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
+use crate::cost::spend::NewSession;
 use crate::model::{
     Body, Finding, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, SecretAt, Severity,
     Verdict,
@@ -17,7 +18,6 @@ use crate::model::{
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};
 use crate::secrets::Scanner;
-use crate::spend::NewSession;
 use crate::store::{Append, Content, Material, Repo};
 
 /// Stores the dispatch record (and the packet it sends) before any reviewer is spawned.
@@ -83,7 +83,7 @@ pub fn record(
     dispatch_id: &str,
     results: Vec<MemberResult>,
     settings: &Settings,
-    sources: Option<&crate::spend::Sources>,
+    sources: Option<&crate::cost::spend::Sources>,
 ) -> Result<RoundOutcome, Error> {
     let scanner = &settings.scanner;
     let results: Vec<MemberResult> = results
@@ -260,7 +260,7 @@ pub fn record(
             .load(&plan.run_id)
             .map(|s| s.manifest)
             .unwrap_or_else(|_| crate::model::Manifest::empty());
-        crate::spend::measure_including(&manifest, &new, sources)
+        crate::cost::spend::measure_including(&manifest, &new, sources)
     });
     let round = plan.round;
     repo.append(&plan.run_id, |state| {
@@ -271,7 +271,7 @@ pub fn record(
             append.put(round, *material, content.clone());
         }
         if let Some(spend) = &spend {
-            append.also = crate::spend::growth_records(&state.manifest, spend, round)
+            append.also = crate::cost::spend::growth_records(&state.manifest, spend, round)
                 .into_iter()
                 .map(|mut b| {
                     if let Body::Cost(c) = &mut b {

@@ -2,8 +2,8 @@
 //! else the newest unfinished run whose branch is the current branch. Commands that also
 //! read a finished run (`status`, `finish`, `pr-body`) fall back to the newest run there.
 
-use super::{Context, Error};
 use crate::model::RunId;
+use crate::ops::{Context, Error};
 use crate::store::Repo;
 
 /// The run named by `explicit` (a positional argument) or `--run`, checked to exist.

@@ -11,8 +11,8 @@
 
 use gix::ObjectId;
 
-use super::{Context, Error};
 use crate::model::{Body, Review, RunId, Verdict};
+use crate::ops::{Context, Error};
 use crate::store::RunState;
 use crate::store::notes::{NoteLine, NoteWrite};
 

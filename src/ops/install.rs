@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{Context, Error};
-use crate::hooks::install::{self, Hook};
+use crate::install::hooks::{self, Hook};
 use crate::store::ConfigKey;
 
 /// The config key that makes git copy notes when commits are rewritten.
@@ -41,7 +41,7 @@ pub enum ConfigChange {
 pub struct Installed {
     pub hooks_dir: PathBuf,
     pub gate: bool,
-    pub hooks: install::InstallReport,
+    pub hooks: hooks::InstallReport,
     pub rewrite_ref: ConfigChange,
 }
 
@@ -49,7 +49,7 @@ pub struct Installed {
 #[derive(Debug, Clone)]
 pub struct Uninstalled {
     pub hooks_dir: PathBuf,
-    pub hooks: install::UninstallReport,
+    pub hooks: hooks::UninstallReport,
     pub rewrite_ref: ConfigChange,
 }
 
@@ -122,13 +122,13 @@ fn contexts(ctx: &Context) -> Result<(PathBuf, PathBuf), Error> {
 /// `notes.rewriteRef`. Running it twice changes nothing.
 pub fn install(ctx: &Context, gate: bool) -> Result<Installed, Error> {
     let (hooks_dir, backup_dir) = contexts(ctx)?;
-    let hooks = install::install(
-        &install::Context {
+    let hooks = hooks::install(
+        &hooks::Context {
             hooks_dir: &hooks_dir,
             backup_dir: &backup_dir,
         },
         &Hook::ALL,
-        install::Options { gate },
+        hooks::Options { gate },
     )?;
     let mut state = read_state(ctx)?;
     let rewrite_ref = if ctx.repo.config_has_value(REWRITE_REF, NOTES_REF) {
@@ -159,8 +159,8 @@ pub fn install(ctx: &Context, gate: bool) -> Result<Installed, Error> {
 /// added (never one the user set).
 pub fn uninstall(ctx: &Context) -> Result<Uninstalled, Error> {
     let (hooks_dir, backup_dir) = contexts(ctx)?;
-    let hooks = install::uninstall(
-        &install::Context {
+    let hooks = hooks::uninstall(
+        &hooks::Context {
             hooks_dir: &hooks_dir,
             backup_dir: &backup_dir,
         },

@@ -26,7 +26,7 @@ pub struct SkillFile {
 /// Every file of `skills/pair-loop/`, as built into this binary.
 pub const FILES: &[SkillFile] = &[SkillFile {
     path: "SKILL.md",
-    contents: include_str!("../skills/pair-loop/SKILL.md"),
+    contents: include_str!("../../skills/pair-loop/SKILL.md"),
 }];
 
 /// Beside the skill's files: what git pair wrote there (file → SHA-1), so that a later

@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use gix::ObjectId;
 use serde::Serialize;
 
-use super::Error;
-pub use super::published::{PushFinding, summarize};
+pub use super::findings::{PushFinding, summarize};
 use crate::model::{AllowSecret, Allowance, Body, RunId};
+use crate::ops::Error;
 use crate::secrets::{MAX_SCANNED_BLOB, Scanner};
 use crate::store::{Append, BlobText, OutgoingReader, Place, Repo};
 use crate::sync::{Guarded, Pending, PushReport, Remote, Scope};

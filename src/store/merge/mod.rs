@@ -9,6 +9,8 @@
 //! two machines merging the same pair of tips write the same commit. Never touches the
 //! network; never rewrites a record.
 
+mod union;
+
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use gix::ObjectId;
@@ -19,9 +21,9 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
 use super::cas::{is_lock_held, retry_lost_races};
 use super::layout::{MANIFEST, RECORDS, RUNS_PREFIX, manifest_json, run_ref};
-use super::union::{Union, union};
 use super::{Error, Repo};
 use crate::model::{Body, Manifest, Record, RunId};
+use union::{Union, union};
 
 /// Where the losing copy of a record file that two sides hold with different bytes goes
 /// (records are immutable, so this only happens to damaged or tampered state). Outside

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::layout::record_order;
+use crate::store::layout::record_order;
 
 /// What a union keeps and what it displaces.
 #[derive(Debug, Clone, PartialEq, Eq)]

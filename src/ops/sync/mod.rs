@@ -1,13 +1,16 @@
 //! Sharing state between machines (SPEC §8): `push` and `pull` through [`crate::sync`], then
 //! the HANDOFF view refreshed for this branch's active run when a pull moved any run. A push
-//! is guarded by the secret scan of what it would publish ([`super::outgoing`]); runs a pull
+//! is guarded by the secret scan of what it would publish ([`scan`]); runs a pull
 //! removed (dropped elsewhere) lose their rendered views too.
+
+pub mod findings;
+pub mod scan;
 
 use std::path::PathBuf;
 
-use super::outgoing::{Guard, ScanSummary};
 use super::{Context, Error};
 use crate::sync::{PullReport, PushReport, Remote, Scope};
+use scan::{Guard, ScanSummary};
 
 /// What a pull or push did, and where the refreshed view is.
 #[derive(Debug)]
@@ -56,7 +59,7 @@ pub fn push(
     let scanner = ctx.scanner()?;
     let allow = allow
         .iter()
-        .map(|a| super::outgoing::parse_allowance(a, &scanner))
+        .map(|a| scan::parse_allowance(a, &scanner))
         .collect::<Result<Vec<_>, _>>()?;
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
@@ -76,8 +79,8 @@ pub fn push(
 /// Removes the rendered views of runs a pull removed (their tombstone arrived).
 fn forget_removed(ctx: &Context, pulled: &PullReport) -> Result<(), Error> {
     for run_id in &pulled.removed {
-        crate::view::forget(&ctx.repo, run_id)?;
-        let _ = std::fs::remove_file(super::pr::body_path(ctx, run_id));
+        crate::ops::common::view::forget(&ctx.repo, run_id)?;
+        let _ = std::fs::remove_file(super::common::pr::body_path(ctx, run_id));
     }
     Ok(())
 }
@@ -89,7 +92,7 @@ fn refresh_handoff(ctx: &Context, pulled: &PullReport) -> (Option<PathBuf>, Opti
     if pulled.changed.is_empty() || !ctx.options.handoff_file || ctx.repo.work_dir().is_err() {
         return (None, None);
     }
-    let Ok(run_id) = super::select::active(ctx, None) else {
+    let Ok(run_id) = super::common::select::active(ctx, None) else {
         return (None, None);
     };
     let result = ctx.refresh_handoff(&run_id);

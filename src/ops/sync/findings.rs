@@ -1,6 +1,6 @@
 //! What `push` found in what it would publish (SPEC §14): where each secret is (run, round,
 //! path, line, kind), never what; and the one-line summary a refusal carries. Plain data,
-//! shared by the push scan ([`super::outgoing`]) and the operations' error type.
+//! shared by the push scan ([`super::scan`]) and the operations' error type.
 
 use serde::Serialize;
 

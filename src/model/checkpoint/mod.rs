@@ -3,6 +3,8 @@
 //! state a checkpoint is in after each of them. Pure data; the rules that build and judge a
 //! packet live in `crate::checkpoint`.
 
+pub mod rules;
+
 use serde::{Deserialize, Serialize};
 
 /// The id of a checkpoint: `ck-` and 12 lowercase hex characters, e.g. `ck-3f9a1c0b2d4e`.

@@ -8,12 +8,13 @@
 //! tree, through `git`, since gix cannot check out here).
 
 mod fast;
+pub mod snapshot;
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::status::UntrackedFiles;
 
-use crate::checkpoint::InProgress;
+use crate::model::checkpoint::rules::InProgress;
 use crate::store::{Error, Head, Repo};
 
 /// Why the work tree is not clean: the first offending path found.

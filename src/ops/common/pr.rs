@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{Context, Error};
 use crate::model::{Body, Refusal, RunId};
+use crate::ops::{Context, Error};
 use crate::store::Append;
 
 /// The PR body of a run, from its stored records and its spend as measured now.
@@ -13,7 +13,7 @@ pub fn render_body(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
     let state = ctx.load(run_id)?;
     let records = ctx.repo.records(&state)?;
     let spent = match ctx.spend_sources() {
-        Ok(sources) => crate::spend::measure(&state.manifest, &sources).usd(),
+        Ok(sources) => crate::cost::spend::measure(&state.manifest, &sources).usd(),
         Err(_) => (state.manifest.spent_usd > 0.0).then_some(state.manifest.spent_usd),
     };
     Ok(crate::render::pr_body::render(&records, spent))
@@ -28,7 +28,7 @@ pub fn body_path(ctx: &Context, run_id: &RunId) -> PathBuf {
 pub fn write_body(ctx: &Context, run_id: &RunId) -> Result<PathBuf, Error> {
     let body = render_body(ctx, run_id)?;
     let path = body_path(ctx, run_id);
-    crate::view::write_atomically(&path, body.as_bytes())?;
+    crate::ops::common::view::write_atomically(&path, body.as_bytes())?;
     Ok(path)
 }
 
@@ -42,7 +42,7 @@ pub fn update_description(ctx: &Context, run_id: &RunId, path: &Path) -> Result<
         source,
     })?;
     let updated = crate::render::pr_body::update(&existing, &body);
-    crate::view::write_atomically(path, updated.as_bytes())?;
+    crate::ops::common::view::write_atomically(path, updated.as_bytes())?;
     Ok(updated)
 }
 
