@@ -42,6 +42,19 @@ impl Report {
     }
 
     /// Adds a note for stderr.
+    /// A command's report from an operation's report: its `--json` object is `report`
+    /// serialized (the ops type IS the contract, field order = key order), its human text is
+    /// what `human` (a renderer in [`crate::render`]) writes.
+    pub fn rendered<T: serde::Serialize>(
+        report: &T,
+        human: fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Self {
+        let json = serde_json::to_value(report).expect("ops reports serialize to JSON");
+        let mut text = Vec::new();
+        human(report, &mut text).expect("writing to a Vec cannot fail");
+        Report::new(json, String::from_utf8_lossy(&text).into_owned())
+    }
+
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
