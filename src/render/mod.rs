@@ -4,5 +4,6 @@
 //! Pure: records and manifests in, text out. Nothing here reads git or writes files.
 
 pub mod checkpoint;
+pub mod common;
 pub mod handoff;
 pub mod pr_body;
