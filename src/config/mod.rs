@@ -1,11 +1,12 @@
 //! `pair.*` configuration: every key of SPEC §12 read once into [`Options`], validated, with
-//! defaults. Booleans and integers are git's (gix's typed config values). Pure: values come
+//! defaults. Booleans and integers are git's ([`crate::util::git_value`]). Pure: values come
 //! through a lookup function, so parsing is tested without git.
 
 use std::path::PathBuf;
 
-/// Paths a reviewer must never see, whatever the configuration adds.
-pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = crate::packet::ALWAYS_EXCLUDED;
+/// Paths a reviewer must never see, whatever the configuration adds (the packet checks them
+/// on their own, so a `!pattern` in `pair.review.exclude` cannot re-include them).
+pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
 
 /// The settings in force, after defaults; command-line flags override them in the command layer.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,8 +233,7 @@ fn bad(key: &str, value: &str, expected: &'static str) -> Error {
 /// without `=` has no integer value.
 fn positive_u32(key: &str, value: Option<String>) -> Result<u32, Error> {
     let value = value.unwrap_or_default();
-    gix::config::Integer::from_bytes::<u32>(value.as_str())
-        .ok()
+    crate::util::git_value::integer_u32(&value)
         .filter(|&n| n > 0)
         .ok_or_else(|| bad(key, &value, "a positive integer"))
 }
@@ -261,22 +261,42 @@ fn ratio(key: &str, value: &str) -> Result<f64, Error> {
 fn boolean(key: &str, value: Option<String>) -> Result<bool, Error> {
     match value {
         None => Ok(true),
-        Some(value) => gix::config::Boolean::try_from(value.as_str())
-            .map(bool::from)
-            .map_err(|_| bad(key, &value, "a boolean (true/false)")),
+        Some(value) => crate::util::git_value::boolean(&value)
+            .ok_or_else(|| bad(key, &value, "a boolean (true/false)")),
     }
 }
 
 /// Parses a reviewer command given as a JSON array of strings, by the one rule
-/// ([`crate::review::probe::parse_reviewer_command`]), as a config value error.
+/// ([`reviewer_command`]), as a config value error.
 fn parse_argv(key: &str, value: &str) -> Result<Vec<String>, Error> {
-    crate::review::probe::parse_reviewer_command(value).map_err(|_| {
+    reviewer_command(value).map_err(|_| {
         bad(
             key,
             value,
             "a non-empty JSON array of strings, e.g. [\"my-reviewer\", \"--strict\"]",
         )
     })
+}
+
+/// The one rule for a reviewer command (`pair.reviewerCommand`, `--reviewer-cmd`): a
+/// non-empty JSON array of strings whose first (the program) is non-empty. The error is the
+/// reason, for the caller to name the value.
+pub fn reviewer_command(text: &str) -> Result<Vec<String>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let items = value.as_array().ok_or_else(|| {
+        "not a JSON array (write it like [\"my-reviewer\", \"--flag\"])".to_owned()
+    })?;
+    let argv: Vec<String> = items
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect::<Option<_>>()
+        .ok_or_else(|| "every element must be a string".to_owned())?;
+    match argv.first() {
+        None => Err("the array is empty".to_owned()),
+        Some(program) if program.trim().is_empty() => Err("the program name is empty".to_owned()),
+        Some(_) => Ok(argv),
+    }
 }
 
 #[cfg(test)]

@@ -152,7 +152,7 @@ const LIST_MAX: usize = 16 * 1024;
 
 /// Paths a reviewer never sees, whatever `pair.review.exclude` adds: they are checked on their
 /// own, so a `!pattern` there cannot re-include them.
-pub const ALWAYS_EXCLUDED: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
+pub const ALWAYS_EXCLUDED: [&str; 2] = crate::config::DEFAULT_REVIEW_EXCLUDE;
 
 /// Checks `paths` (old and new path of every changed file) against [`ALWAYS_EXCLUDED`] and the
 /// exclude patterns, which are read as one `.gitignore` file (`!` re-includes, the last match

@@ -82,27 +82,13 @@ pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeRep
     Err(nothing_binds(report))
 }
 
-/// Validates a reviewer command: a non-empty JSON array of strings whose first is non-empty.
+/// Validates a reviewer command by the one rule ([`crate::config::reviewer_command`]): a
+/// non-empty JSON array of strings whose first is non-empty.
 pub fn parse_reviewer_command(text: &str) -> Result<Vec<String>, Error> {
-    let invalid = |reason: &str| Error::InvalidReviewerCommand {
+    crate::config::reviewer_command(text).map_err(|reason| Error::InvalidReviewerCommand {
         value: text.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| invalid(&format!("not JSON ({e})")))?;
-    let items = value
-        .as_array()
-        .ok_or_else(|| invalid("not a JSON array (write it like [\"my-reviewer\", \"--flag\"])"))?;
-    let argv: Vec<String> = items
-        .iter()
-        .map(|v| v.as_str().map(str::to_owned))
-        .collect::<Option<_>>()
-        .ok_or_else(|| invalid("every element must be a string"))?;
-    match argv.first() {
-        None => Err(invalid("the array is empty")),
-        Some(program) if program.trim().is_empty() => Err(invalid("the program name is empty")),
-        Some(_) => Ok(argv),
-    }
+        reason,
+    })
 }
 
 fn probe_one(

@@ -1,8 +1,9 @@
 //! Small pure helpers shared by every module: UTC time stamps and unique ids.
 //!
-//! Nothing here touches git, the terminal or the network.
+//! Nothing here touches a repository, the terminal or the network.
 
 pub mod fs;
+pub mod git_value;
 pub mod time;
 
 use std::sync::atomic::{AtomicU64, Ordering};

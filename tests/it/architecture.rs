@@ -519,3 +519,70 @@ fn the_checker_sees_edges() {
             .any(|t| name(t).starts_with("ops"))
     );
 }
+
+/// The pure layers know nothing of git: no `gix::` item is named in `model`, `render`,
+/// `cost`, `secrets`, `hook` or `config` — except `model::ids`, the one place an object id is
+/// wrapped. (Values of git's syntax come through `util::git_value`.)
+#[test]
+fn pure_modules_name_no_gix_item() {
+    let pure = ["model", "render", "cost", "secrets", "hook", "config"];
+    let allowed: [&[&str]; 1] = [&["model", "ids"]];
+    let mut offenders = Vec::new();
+    for (module, source) in modules() {
+        let Some(top) = module.first() else { continue };
+        if !pure.contains(&top.as_str()) || allowed.iter().any(|a| module == *a) {
+            continue;
+        }
+        for (n, line) in source.code.lines().enumerate() {
+            if names_gix(line) {
+                offenders.push(format!(
+                    "{} (code line {}): {}",
+                    name(&module),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "pure modules naming gix:\n{}",
+        offenders.join("\n")
+    );
+    // The detector sees what it looks for: the store names gix on many lines.
+    let store = &modules()[&vec!["store".to_owned(), "repo".to_owned()]];
+    assert!(
+        store.code.lines().any(names_gix),
+        "the gix detector is blind"
+    );
+}
+
+/// Whether `line` names a `gix::` path (`gix::ObjectId`, `use gix::{…}`), not `gix_hash`.
+fn names_gix(line: &str) -> bool {
+    line.match_indices("gix").any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let word_start = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        word_start && line[at + 3..].starts_with("::")
+    })
+}
+
+/// `config` turns `pair.*` values into `Options` and nothing more: it imports neither the
+/// reviewer machinery nor the packet.
+#[test]
+fn config_imports_neither_review_nor_packet() {
+    let edges = graph();
+    for (from, targets) in &edges {
+        if from.first().map(String::as_str) != Some("config") {
+            continue;
+        }
+        for to in targets {
+            let top = to.first().map(String::as_str).unwrap_or_default();
+            assert!(
+                top != "review" && top != "packet",
+                "{} uses {}",
+                name(from),
+                name(to)
+            );
+        }
+    }
+}

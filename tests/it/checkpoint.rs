@@ -39,24 +39,7 @@ fn head(env: &TestEnv) -> String {
 
 /// `git add -A && git write-tree` on a scratch index: the snapshot git itself would take.
 fn git_snapshot(env: &TestEnv) -> String {
-    let index = env.home.join("scratch-index");
-    let _ = std::fs::remove_file(&index);
-    std::fs::copy(env.repo.join(".git/index"), &index).expect("copy index");
-    let run = |args: &[&str]| {
-        let mut git = std::process::Command::new("git");
-        git.args(args).current_dir(&env.repo);
-        env.configure(&mut git);
-        git.env("GIT_INDEX_FILE", &index);
-        let out = git.output().expect("git");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8")
-    };
-    run(&["add", "-A"]);
-    run(&["write-tree"]).trim().to_owned()
+    crate::common::git_worktree_tree(&env.repo)
 }
 
 fn status_checkpoint(env: &TestEnv) -> serde_json::Value {

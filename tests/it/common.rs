@@ -474,3 +474,81 @@ pub fn assert_same_bytes(ours: &[u8], git: &[u8], what: &str) {
         show(&git_lines)
     );
 }
+
+/// Polls `cond` every 20 ms until it holds (true) or `within` passes (false): the one way a
+/// test waits for another process, instead of sleeping a fixed time.
+pub fn eventually(within: std::time::Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + within;
+    loop {
+        if cond() {
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` is alive; a zombie (state `Z`) or dead one (`X`) is not.
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        !matches!(after.trim_start().chars().next(), Some('Z' | 'X') | None)
+    })
+}
+
+/// A pid a test stub wrote to `path`, once it is there.
+pub fn read_pid(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// A small deterministic generator (xorshift64*, no rand crate), so a failing seed can be
+/// replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// git's own answer for the work tree as a tree object: `git add -A` into a scratch copy of
+/// the index (the real one is untouched), then `git write-tree`.
+pub fn git_worktree_tree(repo: &Path) -> String {
+    let git_dir = repo.join(".git");
+    let tmp = git_dir.join("scratch-test-index");
+    let real = git_dir.join("index");
+    if real.exists() {
+        std::fs::copy(&real, &tmp).expect("copy index");
+    } else {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let run = |args: &[&str]| {
+        let out = git_command(repo)
+            .env("GIT_INDEX_FILE", &tmp)
+            .args(args)
+            .output()
+            .expect("git can be spawned");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("UTF-8")
+            .trim()
+            .to_owned()
+    };
+    run(&["add", "-A"]);
+    let tree = run(&["write-tree"]);
+    std::fs::remove_file(&tmp).expect("remove the scratch index");
+    tree
+}

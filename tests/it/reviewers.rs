@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::common::{alive, eventually, read_pid};
 use git_pair::process::find_executable;
 use git_pair::process::{self, Cancel, Limits, Spawn};
 use git_pair::review::{
@@ -85,31 +86,6 @@ fn input() -> ReviewInput<'static> {
         resume_session_id: None,
         file_sizes: &[],
     }
-}
-
-fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + within;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .and_then(|(_, rest)| rest.chars().next())
-            .is_some_and(|state| state != 'Z' && state != 'X')
-    })
-}
-
-fn read_pid(path: &Path) -> Option<u32> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
 #[test]

@@ -7,36 +7,8 @@ use git_pair::worktree::snapshot;
 
 use crate::common::{self, git_command, git_ok, git_str, sh};
 
-/// git's answer: `git add -A` into a copy of the index, then `git write-tree`.
 fn git_snapshot(repo: &Path) -> String {
-    let git_dir = repo.join(".git");
-    let tmp = git_dir.join("snapshot-test-index");
-    let real = git_dir.join("index");
-    if real.exists() {
-        std::fs::copy(&real, &tmp).expect("copy index");
-    } else {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    let run = |args: &[&str]| {
-        let out = git_command(repo)
-            .env("GIT_INDEX_FILE", &tmp)
-            .args(args)
-            .output()
-            .expect("git can be spawned");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout)
-            .expect("UTF-8")
-            .trim()
-            .to_owned()
-    };
-    run(&["add", "-A"]);
-    let tree = run(&["write-tree"]);
-    std::fs::remove_file(&tmp).expect("remove temporary index");
-    tree
+    common::git_worktree_tree(repo)
 }
 
 fn worktree_state(repo: &Path) -> (Option<Vec<u8>>, String) {

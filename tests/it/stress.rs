@@ -8,23 +8,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{TestEnv, fixtures};
-
-/// A small deterministic generator (xorshift64*), so a failing seed can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::common::{Rng, TestEnv, alive, eventually, fixtures};
 
 fn seed() -> u64 {
     std::env::var("STRESS_SEED")
@@ -82,28 +66,6 @@ fn stress_sixteen_writers_twenty_records_each_lose_nothing() {
         }
     }
     env.assert_fsck_clean();
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| {
-            let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-            !after.trim_start().starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + within;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Drives the active run to `done` from wherever it is, with an approving stub reviewer.

@@ -9,7 +9,7 @@ use gix::ObjectId;
 use git_pair::model::{Body, Coder, ReviewDispatch, RunId};
 use git_pair::store::{Append, Content, Repo, notes};
 
-use crate::common::{TestEnv, assert_one_error_line};
+use crate::common::{Rng, TestEnv, assert_one_error_line};
 
 /// A bare remote and clones of it, each a hermetic [`TestEnv`] (also used by `secrets`).
 pub(crate) struct Net {
@@ -682,22 +682,6 @@ fn sorted_lines(text: &str) -> Vec<String> {
     lines
 }
 
-/// xorshift64*: a tiny deterministic generator (no rand crate).
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// 3 clones, 1 remote, 100 random steps per seed (record via coder-done, start a new run,
 /// push, pull), then one push round and one pull round: every clone holds the same refs and
 /// every record created anywhere, once.
@@ -710,7 +694,7 @@ fn random_push_pull_sequences_converge_and_lose_nothing() {
 
 pub(crate) fn random_sequence(seed: u64, steps: usize) {
     let net = Net::new(3);
-    let mut rng = XorShift(seed);
+    let mut rng = Rng(seed);
     let mut created = 0usize;
     let mut merged = 0u64;
     let mut log = Vec::new();

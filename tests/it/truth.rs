@@ -3,11 +3,10 @@
 //! at a time, a killed review leaves no reviewer behind, and every command agrees on the next
 //! step.
 
-use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{TestEnv, assert_one_error_line, fixtures};
+use crate::common::{TestEnv, alive, assert_one_error_line, eventually, fixtures, read_pid};
 
 fn cmd(script: &str) -> String {
     format!(
@@ -19,34 +18,6 @@ fn cmd(script: &str) -> String {
 fn review(env: &TestEnv, script: &str) -> crate::common::Output {
     let command = cmd(script);
     env.pair(&["review", "--reviewer-cmd", command.as_str(), "--json"])
-}
-
-/// Polls `cond` until it holds or `within` passes.
-fn eventually(within: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + within;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn alive(pid: u32) -> bool {
-    // A zombie is dead for this purpose: /proc shows its state as Z.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| {
-            let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-            !after.trim_start().starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-fn read_pid(path: &Path) -> Option<u32> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
 #[test]
