@@ -731,7 +731,10 @@ mod tests {
                 }
                 Edit::ToggleExecutable(i) => {
                     if is_file(i) {
-                        let mode = std::fs::metadata(file(i)).expect("stat").permissions().mode();
+                        let mode = std::fs::metadata(file(i))
+                            .expect("stat")
+                            .permissions()
+                            .mode();
                         std::fs::set_permissions(
                             file(i),
                             std::fs::Permissions::from_mode(mode ^ 0o111),
@@ -750,8 +753,7 @@ mod tests {
                 }
                 Edit::Ignored(d) => write(root, &format!("{}out.log", DIRS[d]), "log\n"),
                 Edit::EmptyDir(d) => {
-                    std::fs::create_dir_all(root.join(format!("{}empty", DIRS[d])))
-                        .expect("mkdir");
+                    std::fs::create_dir_all(root.join(format!("{}empty", DIRS[d]))).expect("mkdir");
                 }
             }
         }

@@ -34,7 +34,10 @@ const BASENAMES: [&str; 3] = ["a.txt", "b.txt", "c.md"];
 
 fn sources() -> impl Strategy<Value = Vec<(usize, Vec<u8>)>> {
     proptest::collection::vec(
-        (0..BASENAMES.len(), proptest::collection::vec(0u8..40, 1..30)),
+        (
+            0..BASENAMES.len(),
+            proptest::collection::vec(0u8..40, 1..30),
+        ),
         1..5,
     )
 }
