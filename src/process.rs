@@ -196,6 +196,33 @@ pub fn run_observed(
 ) -> Finished {
     let _sigint = cancel.on_sigint.then(SigintGuard::install);
     let started = Instant::now();
+    let mut child = match command_for(spawn).spawn() {
+        Ok(child) => child,
+        Err(e) => return spawn_failed(spawn, &e, started),
+    };
+    let pid = child.id();
+    on_start(Started {
+        pid,
+        start_time: start_time(pid),
+    });
+    let group = (!spawn.share_terminal).then_some(pid);
+    let pipes = Pipes::start(&mut child, spawn, limits);
+    let (end, status) = wait_for_end(&mut child, group, &pipes.stdout, limits, cancel, started);
+    let duration = started.elapsed();
+    if end == End::Exited {
+        // The reviewer is done; whatever it left running in its group (a daemon holding our
+        // pipes open, a stray shell) goes with it. Its pid was reaped a moment ago and pids
+        // are handed out cyclically, so the group id cannot name anyone else yet.
+        if let Some(group) = group {
+            signal_group(group, Signal::KILL);
+        }
+    }
+    pipes.finish(limits, end, status, duration)
+}
+
+/// The command for `spawn`: piped stdout and stderr, a null stdin unless there is input,
+/// its own process group unless it shares the terminal, dying with git pair.
+fn command_for(spawn: &Spawn) -> Command {
     let mut command = Command::new(&spawn.program);
     command
         .args(&spawn.args)
@@ -216,54 +243,111 @@ pub fn run_observed(
     if let Some(cwd) = &spawn.cwd {
         command.current_dir(cwd);
     }
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            return Finished {
-                end: End::SpawnFailed {
-                    message: format!("cannot run {}: {e}", spawn.program.display()),
-                },
-                status: None,
-                stdout: Vec::new(),
-                stdout_bytes: 0,
-                stdout_truncated: false,
-                stderr_tail: Vec::new(),
-                stderr_bytes: 0,
-                duration: started.elapsed(),
-            };
+    command
+}
+
+/// What a process that could not be started comes back as.
+fn spawn_failed(spawn: &Spawn, error: &std::io::Error, started: Instant) -> Finished {
+    Finished {
+        end: End::SpawnFailed {
+            message: format!("cannot run {}: {error}", spawn.program.display()),
+        },
+        status: None,
+        stdout: Vec::new(),
+        stdout_bytes: 0,
+        stdout_truncated: false,
+        stderr_tail: Vec::new(),
+        stderr_bytes: 0,
+        duration: started.elapsed(),
+    }
+}
+
+/// A running process's pipes: stdout and stderr read into captures, stdin written, each on a
+/// thread of its own.
+struct Pipes {
+    stdout: Arc<Mutex<Capture>>,
+    stderr: Arc<Mutex<Capture>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Pipes {
+    fn start(child: &mut Child, spawn: &Spawn, limits: &Limits) -> Pipes {
+        let stdout = Arc::new(Mutex::new(Capture::default()));
+        let stderr = Arc::new(Mutex::new(Capture::default()));
+        let mut threads: Vec<JoinHandle<()>> = Vec::new();
+        if let Some(out) = child.stdout.take() {
+            threads.push(read_into(
+                out,
+                Arc::clone(&stdout),
+                Keep::Head(limits.stdout_cap),
+            ));
         }
-    };
-    let pid = child.id();
-    on_start(Started {
-        pid,
-        start_time: start_time(pid),
-    });
-    let group = (!spawn.share_terminal).then_some(pid);
-    let stdout = Arc::new(Mutex::new(Capture::default()));
-    let stderr = Arc::new(Mutex::new(Capture::default()));
-    let mut threads: Vec<JoinHandle<()>> = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        threads.push(read_into(
-            out,
-            Arc::clone(&stdout),
-            Keep::Head(limits.stdout_cap),
-        ));
-    }
-    if let Some(err) = child.stderr.take() {
-        threads.push(read_into(
-            err,
-            Arc::clone(&stderr),
-            Keep::Tail(limits.stderr_tail),
-        ));
-    }
-    if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), spawn.stdin.clone()) {
-        // A reviewer that never reads its stdin must not block us: write from a thread and
-        // ignore EPIPE.
-        threads.push(std::thread::spawn(move || {
-            let _ = pipe.write_all(&bytes);
-        }));
+        if let Some(err) = child.stderr.take() {
+            threads.push(read_into(
+                err,
+                Arc::clone(&stderr),
+                Keep::Tail(limits.stderr_tail),
+            ));
+        }
+        if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), spawn.stdin.clone()) {
+            // A reviewer that never reads its stdin must not block us: write from a thread and
+            // ignore EPIPE.
+            threads.push(std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            }));
+        }
+        Pipes {
+            stdout,
+            stderr,
+            threads,
+        }
     }
 
+    /// Waits (bounded) for the readers to reach EOF, then takes what they captured into the
+    /// process's [`Finished`].
+    fn finish(
+        self,
+        limits: &Limits,
+        end: End,
+        status: Option<ExitInfo>,
+        duration: Duration,
+    ) -> Finished {
+        // Pipes reach EOF once every holder is dead; one that escaped the group (setsid) must
+        // not hold us forever.
+        let drain_deadline = Instant::now() + limits.kill_grace.max(Duration::from_millis(500));
+        while self.threads.iter().any(|t| !t.is_finished()) && Instant::now() < drain_deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for t in self.threads {
+            if t.is_finished() {
+                let _ = t.join();
+            }
+        }
+        let (stdout, stdout_bytes, stdout_truncated) = take(&self.stdout, None);
+        let (stderr_tail, stderr_bytes, _) = take(&self.stderr, Some(limits.stderr_tail));
+        Finished {
+            end,
+            status,
+            stdout,
+            stdout_bytes,
+            stdout_truncated,
+            stderr_tail,
+            stderr_bytes,
+            duration,
+        }
+    }
+}
+
+/// Polls the child until it exits, gives up (its output shows a hopeless retry loop), is
+/// cancelled or runs out of time; in all but the first case its group is terminated.
+fn wait_for_end(
+    child: &mut Child,
+    group: Option<u32>,
+    stdout: &Mutex<Capture>,
+    limits: &Limits,
+    cancel: &Cancel,
+    started: Instant,
+) -> (End, Option<ExitInfo>) {
     let deadline = started + limits.timeout;
     let mut pause = Duration::from_millis(1);
     let mut watch = limits.give_up.as_ref().map(|g| Watch {
@@ -272,70 +356,38 @@ pub fn run_observed(
         seen: 0,
         next_check: started,
     });
-    let (end, status) = loop {
-        if let Some(line) = watch.as_mut().and_then(|w| w.hopeless(&stdout)) {
-            break (
+    loop {
+        if let Some(line) = watch.as_mut().and_then(|w| w.hopeless(stdout)) {
+            return (
                 End::GaveUp { line },
-                terminate_group(group, &mut child, limits.kill_grace),
+                terminate_group(group, child, limits.kill_grace),
             );
         }
         if cancel.is_cancelled() {
-            break (
+            return (
                 End::Cancelled,
-                terminate_group(group, &mut child, limits.kill_grace),
+                terminate_group(group, child, limits.kill_grace),
             );
         }
         match child.try_wait() {
-            Ok(Some(status)) => break (End::Exited, Some(ExitInfo::from_status(status))),
+            Ok(Some(status)) => return (End::Exited, Some(ExitInfo::from_status(status))),
             Ok(None) => {}
             Err(_) => {
-                break (
+                return (
                     End::Exited,
-                    terminate_group(group, &mut child, limits.kill_grace),
+                    terminate_group(group, child, limits.kill_grace),
                 );
             }
         }
         let now = Instant::now();
         if now >= deadline {
-            break (
+            return (
                 End::TimedOut,
-                terminate_group(group, &mut child, limits.kill_grace),
+                terminate_group(group, child, limits.kill_grace),
             );
         }
         std::thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(Duration::from_millis(25));
-    };
-    let duration = started.elapsed();
-    if end == End::Exited {
-        // The reviewer is done; whatever it left running in its group (a daemon holding our
-        // pipes open, a stray shell) goes with it. Its pid was reaped a moment ago and pids
-        // are handed out cyclically, so the group id cannot name anyone else yet.
-        if let Some(group) = group {
-            signal_group(group, Signal::KILL);
-        }
-    }
-    // Pipes reach EOF once every holder is dead; one that escaped the group (setsid) must
-    // not hold us forever.
-    let drain_deadline = Instant::now() + limits.kill_grace.max(Duration::from_millis(500));
-    while threads.iter().any(|t| !t.is_finished()) && Instant::now() < drain_deadline {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    for t in threads {
-        if t.is_finished() {
-            let _ = t.join();
-        }
-    }
-    let (stdout, stdout_bytes, stdout_truncated) = take(&stdout, None);
-    let (stderr_tail, stderr_bytes, _) = take(&stderr, Some(limits.stderr_tail));
-    Finished {
-        end,
-        status,
-        stdout,
-        stdout_bytes,
-        stdout_truncated,
-        stderr_tail,
-        stderr_bytes,
-        duration,
     }
 }
 

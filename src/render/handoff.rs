@@ -7,7 +7,10 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Body, Manifest, Record};
+use crate::model::{
+    Abandon, AllowSecret, Body, CheckpointVerified, Coder, Finding, Finish, Manifest, Record,
+    Review, SetSetting,
+};
 use crate::util::time;
 
 /// The title and the one-line summary of the run.
@@ -32,114 +35,12 @@ pub fn section(record: &Record, after: &Manifest) -> String {
     match &record.body {
         Body::Coder(coder) => {
             let round = after.current_coder_round().unwrap_or(1);
-            let _ = writeln!(out, "\n## Round {round} — CODER ({}) · {when}", coder.tool);
-            out.push_str(coder.summary.trim_end());
-            out.push('\n');
-            if let Some(n) = coder.findings_addressed {
-                let _ = writeln!(out, "Findings addressed: {n}");
-            }
-            for response in &coder.responses {
-                let status = serde_json::to_value(response.status)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
-                let _ = match &response.reason {
-                    Some(reason) => writeln!(
-                        out,
-                        "- finding {}: {status} — {}",
-                        response.finding,
-                        one_line(reason)
-                    ),
-                    None => writeln!(out, "- finding {}: {status}", response.finding),
-                };
-            }
+            coder_section(&mut out, coder, round, &when);
         }
-        Body::Review(review) => {
-            let _ = writeln!(
-                out,
-                "\n## Round {} — REVIEWER ({}) · {when}",
-                review.round, review.tool
-            );
-            match review.verdict {
-                Some(verdict) => {
-                    if !review.findings.is_empty() {
-                        out.push_str("### Findings\n");
-                        for f in &review.findings {
-                            let severity = f
-                                .severity
-                                .map(|s| format!(" [severity: {s}]"))
-                                .unwrap_or_default();
-                            if f.location.is_empty() {
-                                let _ = writeln!(
-                                    out,
-                                    "{}. [{}]{severity} {}",
-                                    f.n,
-                                    f.category,
-                                    one_line(&f.text)
-                                );
-                            } else {
-                                let _ = writeln!(
-                                    out,
-                                    "{}. [{}]{severity} {} — {}",
-                                    f.n,
-                                    f.category,
-                                    f.location,
-                                    one_line(&f.text)
-                                );
-                            }
-                        }
-                    }
-                    if let Some(warning) = &review.coverage_warning {
-                        let _ = writeln!(out, "Coverage: {warning}");
-                    }
-                    let _ = writeln!(out, "VERDICT: {}", verdict.as_str());
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "Review failed ({}): no verdict recorded, no round used.",
-                        review.outcome
-                    );
-                    if let Some(error) = &review.error {
-                        let _ = writeln!(out, "{}", one_line(error));
-                    }
-                }
-            }
-        }
-        Body::Finish(finish) => {
-            let _ = writeln!(out, "\n## Finished · {when}");
-            let _ = writeln!(
-                out,
-                "Outcome: {}{}",
-                finish.verdict.as_str(),
-                if finish.override_ {
-                    " (override: finished with --force)"
-                } else {
-                    ""
-                }
-            );
-            if let Some(pr) = finish.pr.or(after.pr) {
-                let _ = writeln!(out, "PR: #{pr}");
-            }
-        }
-        Body::Set(set) => {
-            let _ = match &set.value {
-                Some(value) => {
-                    writeln!(out, "\nSetting: {} = {value} (run's own) · {when}", set.key)
-                }
-                None => writeln!(
-                    out,
-                    "\nSetting: {} follows git config again · {when}",
-                    set.key
-                ),
-            };
-        }
-        Body::Abandon(abandon) => {
-            let _ = writeln!(out, "\n## Abandoned · {when}");
-            if let Some(reason) = &abandon.reason {
-                let _ = writeln!(out, "Reason: {}", one_line(reason));
-            }
-        }
+        Body::Review(review) => review_section(&mut out, review, &when),
+        Body::Finish(finish) => finish_section(&mut out, finish, after, &when),
+        Body::Set(set) => set_line(&mut out, set, &when),
+        Body::Abandon(abandon) => abandon_section(&mut out, abandon, &when),
         Body::Pr { number } => {
             let _ = writeln!(out, "\nPR: #{number} · {when}");
         }
@@ -152,23 +53,7 @@ pub fn section(record: &Record, after: &Manifest) -> String {
                 one_line(&checkpoint.next)
             );
         }
-        Body::CheckpointVerified(verified) => {
-            let _ = writeln!(
-                out,
-                "\nCheckpoint {}: {} · {when}",
-                verified.checkpoint,
-                verified.result.as_str()
-            );
-            for m in &verified.mismatches {
-                let _ = writeln!(
-                    out,
-                    "- {}: expected {}, found {}",
-                    m.field,
-                    one_line(&m.expected),
-                    one_line(&m.found)
-                );
-            }
-        }
+        Body::CheckpointVerified(verified) => verified_section(&mut out, verified, &when),
         Body::CheckpointArchived(archived) => {
             let _ = writeln!(
                 out,
@@ -183,17 +68,158 @@ pub fn section(record: &Record, after: &Manifest) -> String {
                 after.compactions
             );
         }
-        Body::AllowSecret(allow) => {
-            let allowed: Vec<String> = allow.allowed.iter().map(ToString::to_string).collect();
-            let _ = writeln!(
-                out,
-                "\nSecret allowed for push (known false positive): {} · {when}",
-                one_line(&allowed.join(", "))
-            );
-        }
+        Body::AllowSecret(allow) => allow_secret_line(&mut out, allow, &when),
         Body::Start(_) | Body::ReviewDispatch(_) | Body::Cost(_) | Body::Unknown { .. } => {}
     }
     out
+}
+
+/// A coder round: the summary, how many findings it addressed, and each response.
+fn coder_section(out: &mut String, coder: &Coder, round: u32, when: &str) {
+    let _ = writeln!(out, "\n## Round {round} — CODER ({}) · {when}", coder.tool);
+    out.push_str(coder.summary.trim_end());
+    out.push('\n');
+    if let Some(n) = coder.findings_addressed {
+        let _ = writeln!(out, "Findings addressed: {n}");
+    }
+    for response in &coder.responses {
+        let status = serde_json::to_value(response.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let _ = match &response.reason {
+            Some(reason) => writeln!(
+                out,
+                "- finding {}: {status} — {}",
+                response.finding,
+                one_line(reason)
+            ),
+            None => writeln!(out, "- finding {}: {status}", response.finding),
+        };
+    }
+}
+
+/// A review round: its findings, coverage warning and verdict, or why it has no verdict.
+fn review_section(out: &mut String, review: &Review, when: &str) {
+    let _ = writeln!(
+        out,
+        "\n## Round {} — REVIEWER ({}) · {when}",
+        review.round, review.tool
+    );
+    let Some(verdict) = review.verdict else {
+        let _ = writeln!(
+            out,
+            "Review failed ({}): no verdict recorded, no round used.",
+            review.outcome
+        );
+        if let Some(error) = &review.error {
+            let _ = writeln!(out, "{}", one_line(error));
+        }
+        return;
+    };
+    if !review.findings.is_empty() {
+        out.push_str("### Findings\n");
+        for f in &review.findings {
+            finding_line(out, f);
+        }
+    }
+    if let Some(warning) = &review.coverage_warning {
+        let _ = writeln!(out, "Coverage: {warning}");
+    }
+    let _ = writeln!(out, "VERDICT: {}", verdict.as_str());
+}
+
+/// `N. [category] [severity: s] location — text`, without the parts a finding lacks.
+fn finding_line(out: &mut String, f: &Finding) {
+    let severity = f
+        .severity
+        .map(|s| format!(" [severity: {s}]"))
+        .unwrap_or_default();
+    if f.location.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}. [{}]{severity} {}",
+            f.n,
+            f.category,
+            one_line(&f.text)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}. [{}]{severity} {} — {}",
+            f.n,
+            f.category,
+            f.location,
+            one_line(&f.text)
+        );
+    }
+}
+
+/// The run's end: its outcome (and whether it was forced) and its PR.
+fn finish_section(out: &mut String, finish: &Finish, after: &Manifest, when: &str) {
+    let _ = writeln!(out, "\n## Finished · {when}");
+    let _ = writeln!(
+        out,
+        "Outcome: {}{}",
+        finish.verdict.as_str(),
+        if finish.override_ {
+            " (override: finished with --force)"
+        } else {
+            ""
+        }
+    );
+    if let Some(pr) = finish.pr.or(after.pr) {
+        let _ = writeln!(out, "PR: #{pr}");
+    }
+}
+
+/// A checkpoint's verification: the result and each mismatch found.
+fn verified_section(out: &mut String, verified: &CheckpointVerified, when: &str) {
+    let _ = writeln!(
+        out,
+        "\nCheckpoint {}: {} · {when}",
+        verified.checkpoint,
+        verified.result.as_str()
+    );
+    for m in &verified.mismatches {
+        let _ = writeln!(
+            out,
+            "- {}: expected {}, found {}",
+            m.field,
+            one_line(&m.expected),
+            one_line(&m.found)
+        );
+    }
+}
+
+/// A run setting set (the run's own value) or cleared (git config again).
+fn set_line(out: &mut String, set: &SetSetting, when: &str) {
+    let _ = match &set.value {
+        Some(value) => writeln!(out, "\nSetting: {} = {value} (run's own) · {when}", set.key),
+        None => writeln!(
+            out,
+            "\nSetting: {} follows git config again · {when}",
+            set.key
+        ),
+    };
+}
+
+/// The run abandoned, with the reason given.
+fn abandon_section(out: &mut String, abandon: &Abandon, when: &str) {
+    let _ = writeln!(out, "\n## Abandoned · {when}");
+    if let Some(reason) = &abandon.reason {
+        let _ = writeln!(out, "Reason: {}", one_line(reason));
+    }
+}
+
+/// Secrets allowed for push as known false positives.
+fn allow_secret_line(out: &mut String, allow: &AllowSecret, when: &str) {
+    let allowed: Vec<String> = allow.allowed.iter().map(ToString::to_string).collect();
+    let _ = writeln!(
+        out,
+        "\nSecret allowed for push (known false positive): {} · {when}",
+        one_line(&allowed.join(", "))
+    );
 }
 
 /// The whole transcript of `records` (in stored order).
@@ -216,7 +242,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Coder, Finding, Review, Start, Verdict};
+    use crate::model::{Start, Verdict};
 
     fn rec(seq: u64, at: &str, body: Body) -> Record {
         Record::new(seq, at.into(), body)

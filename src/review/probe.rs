@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::process::{self, Cancel, End, Limits, Spawn, find_executable};
 use crate::review::Error;
 use crate::review::binding::{BoundRealization, Candidate, CapabilityCheck, ProbeReport};
-use crate::review::surface::{Realization, RealizationKind, Surfaces};
+use crate::review::surface::{ProbeSpec, Realization, RealizationKind, Surfaces};
 
 /// What to probe for.
 #[derive(Debug, Clone, Default)]
@@ -108,149 +108,193 @@ fn probe_one(
         binds: false,
         reason: String::new(),
     };
-    let bound =
-        |program: Option<PathBuf>, command_args: Vec<String>, capabilities| BoundRealization {
-            name: name.to_owned(),
-            realization: realization.clone(),
-            program,
-            command_args,
-            capabilities,
-            fallback_used: false,
-        };
-    match realization.kind {
-        RealizationKind::Builtin => {
-            candidate.binds = true;
-            candidate.reason = "in-process, always available".into();
-            (candidate, Some(bound(None, Vec::new(), BTreeSet::new())))
-        }
-        RealizationKind::Command => {
-            let Some(argv) = command else {
-                candidate.reason = "no reviewer command is configured".into();
-                return (candidate, None);
-            };
-            candidate.binary = Some(argv[0].clone());
-            match find_executable(&argv[0], path_env) {
-                Some(path) => {
-                    candidate.path = Some(path.clone());
-                    candidate.binds = true;
-                    candidate.reason = format!("reviewer command found at {}", path.display());
-                    (
-                        candidate,
-                        Some(bound(Some(path), argv[1..].to_vec(), BTreeSet::new())),
-                    )
-                }
-                None => {
-                    candidate.reason =
-                        format!("reviewer command `{}` not found or not executable", argv[0]);
-                    (candidate, None)
-                }
-            }
-        }
-        RealizationKind::External => {
-            let (Some(binary), Some(spec)) = (&realization.binary, &realization.probe) else {
-                candidate.reason = "no binary or probe in the data".into();
-                return (candidate, None);
-            };
-            let Some(path) = find_executable(binary, path_env) else {
-                candidate.reason = format!("`{binary}` is not on PATH");
-                return (candidate, None);
-            };
-            candidate.path = Some(path.clone());
-            candidate.probe_argv = std::iter::once(path.display().to_string())
-                .chain(spec.argv.iter().cloned())
-                .collect();
-            let finished = process::run(
-                &Spawn {
-                    program: path.clone(),
-                    args: spec.argv.clone(),
-                    env: path_env
-                        .map(|p| vec![(OsString::from("PATH"), p.to_os_string())])
-                        .unwrap_or_default(),
-                    cwd: None,
-                    stdin: None,
-                    share_terminal: false,
-                },
-                &Limits {
-                    timeout: Duration::from_secs(spec.timeout_secs),
-                    kill_grace: Duration::from_secs(1),
-                    stdout_cap: 4 * 1024 * 1024,
-                    stderr_tail: 256 * 1024,
-                    give_up: None,
-                },
-                // Ctrl-C during a probe must abort git pair, not fail this candidate over to
-                // the next one: leave SIGINT alone.
-                &Cancel::default(),
-            );
-            candidate.probe_result = Some(match &finished.end {
-                End::Exited => finished
-                    .status
-                    .map_or_else(|| "exited".to_owned(), |s| s.to_string()),
-                End::TimedOut => format!("timed out after {} s", spec.timeout_secs),
-                End::Cancelled => "cancelled".to_owned(),
-                End::SpawnFailed { message } => message.clone(),
-                End::GaveUp { line } => format!("gave up: {line}"),
-            });
-            let mut output = String::from_utf8_lossy(&finished.stdout).into_owned();
-            output.push('\n');
-            output.push_str(&String::from_utf8_lossy(&finished.stderr_tail));
-            let mut proven = BTreeSet::new();
-            for (cap, needles) in &spec.capabilities {
-                let missing: Vec<String> = needles
-                    .iter()
-                    .filter(|n| !output.contains(n.as_str()))
-                    .cloned()
-                    .collect();
-                if missing.is_empty() {
-                    proven.insert(cap.clone());
-                }
-                candidate.capabilities.push(CapabilityCheck {
-                    name: cap.clone(),
-                    required: spec.required.contains(cap),
-                    proven: missing.is_empty(),
-                    missing,
-                });
-            }
-            let unproven: Vec<String> = candidate
-                .capabilities
-                .iter()
-                .filter(|c| c.required && !c.proven)
-                .map(|c| format!("{} (no {})", c.name, quote_list(&c.missing)))
-                .collect();
-            if !matches!(finished.end, End::Exited) {
-                candidate.reason = format!(
-                    "probe `{}` did not finish: {}",
-                    spec.argv.join(" "),
-                    candidate.probe_result.clone().unwrap_or_default()
-                );
-                return (candidate, None);
-            }
-            if !unproven.is_empty() {
-                candidate.reason = format!(
-                    "`{binary} {}` does not show required capabilities: {}",
-                    spec.argv.join(" "),
-                    unproven.join(", ")
-                );
-                return (candidate, None);
-            }
-            let optional: Vec<&str> = proven
-                .iter()
-                .filter(|c| !spec.required.contains(*c))
-                .map(String::as_str)
-                .collect();
-            candidate.binds = true;
-            candidate.reason = format!(
-                "{} proves {} required capabilities{}",
-                path.display(),
-                spec.required.len(),
-                if optional.is_empty() {
-                    String::new()
-                } else {
-                    format!(" and {}", optional.join(", "))
-                }
-            );
-            (candidate, Some(bound(Some(path), Vec::new(), proven)))
-        }
+    let binding = match realization.kind {
+        RealizationKind::Builtin => Some(bind_builtin(&mut candidate)),
+        RealizationKind::Command => bind_command(&mut candidate, command, path_env),
+        RealizationKind::External => bind_external(&mut candidate, realization, path_env),
+    };
+    let bound = binding.map(|(program, command_args, capabilities)| BoundRealization {
+        name: name.to_owned(),
+        realization: realization.clone(),
+        program,
+        command_args,
+        capabilities,
+        fallback_used: false,
+    });
+    (candidate, bound)
+}
+
+/// What a candidate binds with: the program found (none for the built-in reviewer), the
+/// reviewer command's arguments after it, and the capabilities its probe proved.
+type Binding = (Option<PathBuf>, Vec<String>, BTreeSet<String>);
+
+/// The built-in reviewer runs in-process: it always binds, with no program.
+fn bind_builtin(candidate: &mut Candidate) -> Binding {
+    candidate.binds = true;
+    candidate.reason = "in-process, always available".into();
+    (None, Vec::new(), BTreeSet::new())
+}
+
+/// A reviewer command binds when one is configured and its program is on `PATH`; it proves no
+/// capability (its contract is plain text).
+fn bind_command(
+    candidate: &mut Candidate,
+    command: Option<&[String]>,
+    path_env: Option<&OsStr>,
+) -> Option<Binding> {
+    let Some(argv) = command else {
+        candidate.reason = "no reviewer command is configured".into();
+        return None;
+    };
+    candidate.binary = Some(argv[0].clone());
+    let Some(path) = find_executable(&argv[0], path_env) else {
+        candidate.reason = format!("reviewer command `{}` not found or not executable", argv[0]);
+        return None;
+    };
+    candidate.path = Some(path.clone());
+    candidate.binds = true;
+    candidate.reason = format!("reviewer command found at {}", path.display());
+    Some((Some(path), argv[1..].to_vec(), BTreeSet::new()))
+}
+
+/// An external CLI binds when its binary is on `PATH`, its probe command finishes, and the
+/// probe's output proves every required capability.
+fn bind_external(
+    candidate: &mut Candidate,
+    realization: &Realization,
+    path_env: Option<&OsStr>,
+) -> Option<Binding> {
+    let (Some(binary), Some(spec)) = (&realization.binary, &realization.probe) else {
+        candidate.reason = "no binary or probe in the data".into();
+        return None;
+    };
+    let Some(path) = find_executable(binary, path_env) else {
+        candidate.reason = format!("`{binary}` is not on PATH");
+        return None;
+    };
+    candidate.path = Some(path.clone());
+    candidate.probe_argv = std::iter::once(path.display().to_string())
+        .chain(spec.argv.iter().cloned())
+        .collect();
+    let finished = run_probe_command(&path, spec, path_env);
+    candidate.probe_result = Some(probe_result(&finished.end, finished.status, spec));
+    let mut output = String::from_utf8_lossy(&finished.stdout).into_owned();
+    output.push('\n');
+    output.push_str(&String::from_utf8_lossy(&finished.stderr_tail));
+    let proven = check_capabilities(candidate, spec, &output);
+    if !matches!(finished.end, End::Exited) {
+        candidate.reason = format!(
+            "probe `{}` did not finish: {}",
+            spec.argv.join(" "),
+            candidate.probe_result.clone().unwrap_or_default()
+        );
+        return None;
     }
+    let unproven: Vec<String> = candidate
+        .capabilities
+        .iter()
+        .filter(|c| c.required && !c.proven)
+        .map(|c| format!("{} (no {})", c.name, quote_list(&c.missing)))
+        .collect();
+    if !unproven.is_empty() {
+        candidate.reason = format!(
+            "`{binary} {}` does not show required capabilities: {}",
+            spec.argv.join(" "),
+            unproven.join(", ")
+        );
+        return None;
+    }
+    candidate.binds = true;
+    candidate.reason = binds_reason(&path, spec, &proven);
+    Some((Some(path), Vec::new(), proven))
+}
+
+/// Runs the probe command (bounded, its `PATH` the one searched).
+fn run_probe_command(
+    path: &std::path::Path,
+    spec: &ProbeSpec,
+    path_env: Option<&OsStr>,
+) -> process::Finished {
+    process::run(
+        &Spawn {
+            program: path.to_path_buf(),
+            args: spec.argv.clone(),
+            env: path_env
+                .map(|p| vec![(OsString::from("PATH"), p.to_os_string())])
+                .unwrap_or_default(),
+            cwd: None,
+            stdin: None,
+            share_terminal: false,
+        },
+        &Limits {
+            timeout: Duration::from_secs(spec.timeout_secs),
+            kill_grace: Duration::from_secs(1),
+            stdout_cap: 4 * 1024 * 1024,
+            stderr_tail: 256 * 1024,
+            give_up: None,
+        },
+        // Ctrl-C during a probe must abort git pair, not fail this candidate over to the
+        // next one: leave SIGINT alone.
+        &Cancel::default(),
+    )
+}
+
+/// How the probe command ended, in one phrase (`exit status 0`, `timed out after 20 s`, …).
+fn probe_result(end: &End, status: Option<process::ExitInfo>, spec: &ProbeSpec) -> String {
+    match end {
+        End::Exited => status.map_or_else(|| "exited".to_owned(), |s| s.to_string()),
+        End::TimedOut => format!("timed out after {} s", spec.timeout_secs),
+        End::Cancelled => "cancelled".to_owned(),
+        End::SpawnFailed { message } => message.clone(),
+        End::GaveUp { line } => format!("gave up: {line}"),
+    }
+}
+
+/// Checks every capability of `spec` against the probe's `output` (each check recorded on the
+/// candidate, in data order); returns the ones proven.
+fn check_capabilities(
+    candidate: &mut Candidate,
+    spec: &ProbeSpec,
+    output: &str,
+) -> BTreeSet<String> {
+    let mut proven = BTreeSet::new();
+    for (cap, needles) in &spec.capabilities {
+        let missing: Vec<String> = needles
+            .iter()
+            .filter(|n| !output.contains(n.as_str()))
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            proven.insert(cap.clone());
+        }
+        candidate.capabilities.push(CapabilityCheck {
+            name: cap.clone(),
+            required: spec.required.contains(cap),
+            proven: missing.is_empty(),
+            missing,
+        });
+    }
+    proven
+}
+
+/// Why a probed external CLI binds: where it is, how many required capabilities it proves,
+/// and which optional ones.
+fn binds_reason(path: &std::path::Path, spec: &ProbeSpec, proven: &BTreeSet<String>) -> String {
+    let optional: Vec<&str> = proven
+        .iter()
+        .filter(|c| !spec.required.contains(*c))
+        .map(String::as_str)
+        .collect();
+    format!(
+        "{} proves {} required capabilities{}",
+        path.display(),
+        spec.required.len(),
+        if optional.is_empty() {
+            String::new()
+        } else {
+            format!(" and {}", optional.join(", "))
+        }
+    )
 }
 
 fn quote_list(items: &[String]) -> String {

@@ -639,4 +639,156 @@ mod tests {
             })
         );
     }
+
+    /// Random tracked trees with random edits, for the property below.
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Directories and names chosen so that paths sort in git's tricky orders (`d.txt`
+        /// between `d` and `d/`, `d-x/` before `d/`) and files share directories.
+        const DIRS: [&str; 4] = ["", "d/", "d/e/", "d-x/"];
+        const NAMES: [&str; 4] = ["a.txt", "d.txt", "c", "Z"];
+        const CONTENTS: [&str; 3] = ["one\n", "two\n", "three lines\nof\ntext\n"];
+
+        #[derive(Debug, Clone)]
+        pub(super) enum Edit {
+            /// Rewrites a tracked file (maybe with the content it had).
+            Rewrite(usize, usize),
+            Delete(usize),
+            ToggleExecutable(usize),
+            ReplaceBySymlink(usize),
+            Untracked(usize, usize),
+            /// A file the `.gitignore` ignores.
+            Ignored(usize),
+            EmptyDir(usize),
+        }
+
+        pub(super) fn files() -> impl Strategy<Value = Vec<(String, usize)>> {
+            proptest::collection::btree_map(
+                (0..DIRS.len(), 0..NAMES.len())
+                    .prop_map(|(d, n)| format!("{}{}", DIRS[d], NAMES[n])),
+                0..CONTENTS.len(),
+                1..8,
+            )
+            .prop_map(|m| m.into_iter().collect())
+        }
+
+        pub(super) fn edits() -> impl Strategy<Value = Vec<Edit>> {
+            let edit = prop_oneof![
+                (0usize..8, 0..CONTENTS.len()).prop_map(|(i, c)| Edit::Rewrite(i, c)),
+                (0usize..8).prop_map(Edit::Delete),
+                (0usize..8).prop_map(Edit::ToggleExecutable),
+                (0usize..8).prop_map(Edit::ReplaceBySymlink),
+                (0..DIRS.len(), 0..2usize).prop_map(|(d, n)| Edit::Untracked(d, n)),
+                (0..DIRS.len()).prop_map(Edit::Ignored),
+                (0..DIRS.len()).prop_map(Edit::EmptyDir),
+            ];
+            proptest::collection::vec(edit, 0..3)
+        }
+
+        /// `files` committed and settled (see `settled_repo`).
+        pub(super) fn repo(files: &[(String, usize)]) -> tempfile::TempDir {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let root = dir.path();
+            git(root, &["init", "-q", "-b", "main"]);
+            write(root, ".gitignore", "*.log\nbuild/\n");
+            for (path, content) in files {
+                write(root, path, CONTENTS[*content]);
+            }
+            git(root, &["add", "-A"]);
+            git(root, &["commit", "-q", "-m", "base"]);
+            let past = SystemTime::now() - Duration::from_secs(100);
+            set_mtime(&root.join(".gitignore"), past);
+            for (path, _) in files {
+                set_mtime(&root.join(path), past);
+            }
+            git(root, &["update-index", "-q", "--refresh"]);
+            set_mtime(
+                &root.join(".git/index"),
+                SystemTime::now() + Duration::from_secs(100),
+            );
+            dir
+        }
+
+        pub(super) fn apply(root: &Path, files: &[(String, usize)], edit: &Edit) {
+            use std::os::unix::fs::PermissionsExt as _;
+            let file = |i: usize| root.join(&files[i % files.len()].0);
+            // An earlier edit may have removed or replaced the file: then this one is moot.
+            let is_file = |i: usize| {
+                std::fs::symlink_metadata(file(i)).is_ok_and(|m| m.file_type().is_file())
+            };
+            match *edit {
+                Edit::Rewrite(i, c) => {
+                    if is_file(i) {
+                        std::fs::write(file(i), CONTENTS[c]).expect("rewrite");
+                    }
+                }
+                Edit::Delete(i) => {
+                    if is_file(i) {
+                        std::fs::remove_file(file(i)).expect("rm");
+                    }
+                }
+                Edit::ToggleExecutable(i) => {
+                    if is_file(i) {
+                        let mode = std::fs::metadata(file(i))
+                            .expect("stat")
+                            .permissions()
+                            .mode();
+                        std::fs::set_permissions(
+                            file(i),
+                            std::fs::Permissions::from_mode(mode ^ 0o111),
+                        )
+                        .expect("chmod");
+                    }
+                }
+                Edit::ReplaceBySymlink(i) => {
+                    if is_file(i) {
+                        std::fs::remove_file(file(i)).expect("rm");
+                        std::os::unix::fs::symlink("elsewhere", file(i)).expect("ln");
+                    }
+                }
+                Edit::Untracked(d, n) => {
+                    write(root, &format!("{}new-{n}.txt", DIRS[d]), "new\n");
+                }
+                Edit::Ignored(d) => write(root, &format!("{}out.log", DIRS[d]), "log\n"),
+                Edit::EmptyDir(d) => {
+                    std::fs::create_dir_all(root.join(format!("{}empty", DIRS[d]))).expect("mkdir");
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        // Each case builds a repository with git: a few dozen keep the run to seconds.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+        /// The fast path is sound: whatever the tree and its edits, when it proves the tree
+        /// clean, gix's full status (the slow path) and `git status` find nothing either; and
+        /// a settled tree nobody touched is proven clean.
+        #[test]
+        fn proven_clean_means_gix_and_git_see_no_change(
+            files in random::files(),
+            edits in random::edits(),
+        ) {
+            let dir = random::repo(&files);
+            let root = dir.path();
+            for edit in &edits {
+                random::apply(root, &files, edit);
+            }
+            let repo = Repo::open_isolated(root).expect("open");
+            let index = repo.gix().index_or_empty().expect("index");
+            let fast = super::is_clean(repo.gix(), &index);
+            let slow = crate::worktree::first_unstaged(repo.gix(), index).expect("status");
+            // (git may rewrite the index here, so it is asked last.)
+            let porcelain = git(root, &["status", "--porcelain", "--untracked-files=all"]);
+            if fast {
+                proptest::prop_assert_eq!(slow, None, "{:?}", edits);
+                proptest::prop_assert_eq!(porcelain, "", "{:?}", edits);
+            }
+            if edits.is_empty() {
+                proptest::prop_assert!(fast, "an untouched settled tree is proven clean");
+            }
+        }
+    }
 }

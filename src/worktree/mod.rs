@@ -52,6 +52,15 @@ pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
     if fast::is_clean(&repo, &index) {
         return Ok(None);
     }
+    first_unstaged(&repo, index)
+}
+
+/// The slow path of [`first_dirty`]: gix's full index ↔ work-tree status, stopping at the
+/// first unstaged change or untracked file that is not ignored.
+fn first_unstaged(
+    repo: &gix::Repository,
+    index: gix::worktree::Index,
+) -> Result<Option<Dirty>, Error> {
     let iter = repo
         .status(gix::progress::Discard)
         .map_err(Error::git("prepare a status check"))?

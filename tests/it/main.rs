@@ -8,6 +8,7 @@ mod common;
 mod concurrency;
 mod cost;
 mod diff;
+mod fast_paths;
 mod finish;
 mod hooks;
 mod loop_state;
