@@ -5,5 +5,10 @@
 
 pub mod checkpoint;
 pub mod common;
+pub mod drop;
 pub mod handoff;
+pub mod hook;
+pub mod hooks;
 pub mod pr_body;
+pub mod skill;
+pub mod sync;
