@@ -4,8 +4,12 @@
 //! Pure data: no git, no files, no terminal; `#[serde(skip)]` marks what only the human view
 //! needs.
 
+pub mod checkpoint;
+pub mod demo;
 pub mod drop;
 pub mod hook;
 pub mod hooks;
+pub mod probe;
+pub mod review;
 pub mod skill;
 pub mod sync;
