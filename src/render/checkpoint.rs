@@ -143,96 +143,6 @@ pub fn destination_prompt(packet: &Checkpoint, run_id: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Assessment, CheckRun, CheckpointId, RepoIdentity};
-
-    fn packet_with(language: &str) -> Checkpoint {
-        Checkpoint {
-            checkpoint: CheckpointId::parse("ck-0123456789ab").expect("id"),
-            repo: RepoIdentity {
-                path: "/src/app".into(),
-                head: "a".repeat(40),
-                branch: "main".into(),
-                status: "b".repeat(40),
-                host: "laptop".into(),
-            },
-            check: Some(CheckRun {
-                command: "cargo test".into(),
-                exit_code: Some(0),
-                end: "exited".into(),
-                output_tail: "test result: ok".into(),
-                duration_ms: 5,
-            }),
-            goal: Some("ship the parser".into()),
-            next: "add the error cases".into(),
-            criteria: vec!["all tests pass".into()],
-            verified: vec!["happy path tested".into()],
-            unverified: vec!["windows line endings".into()],
-            language: language.into(),
-            locale: "unspecified".into(),
-            time_zone: "unspecified".into(),
-            context: None,
-            authorized: true,
-            compactions: 2,
-            assessment: Assessment::HandoffReady,
-            reasons: vec!["authorized".into()],
-        }
-    }
-
-    #[test]
-    fn the_prompt_restores_verifies_archives_then_continues_in_the_recorded_language() {
-        let prompt = destination_prompt(&packet_with("繁體中文（台灣）"), "20261129-231500-a1b2c3");
-        assert!(prompt.contains("Reply language: 繁體中文（台灣） (as recorded, verbatim). Locale: unspecified. Time zone: unspecified."));
-        let order = [
-            "git pair checkpoint restore ck-0123456789ab",
-            "git pair checkpoint verify ck-0123456789ab",
-            "git pair checkpoint archive ck-0123456789ab",
-            "4. Continue with the next action: add the error cases",
-        ];
-        let positions: Vec<usize> = order
-            .iter()
-            .map(|s| {
-                prompt
-                    .find(s)
-                    .unwrap_or_else(|| panic!("{s} missing:\n{prompt}"))
-            })
-            .collect();
-        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{prompt}");
-        assert!(prompt.contains("never runs by itself"));
-        assert!(
-            !prompt.contains("--check 'cargo test'"),
-            "never tells the agent to confirm it"
-        );
-        assert!(
-            prompt.contains("Unverified (check before relying on it):\n  - windows line endings")
-        );
-    }
-
-    #[test]
-    fn the_packet_shows_every_field() {
-        let text = packet(
-            &packet_with("English"),
-            "20261129-231500-a1b2c3",
-            "2026-11-29 23:15 UTC",
-            CheckpointState::Unverified,
-        );
-        for needle in [
-            "checkpoint ck-0123456789ab (run 20261129-231500-a1b2c3)",
-            "assessment: handoff-ready",
-            "state: UNVERIFIED",
-            "check: cargo test → exit 0",
-            "  | test result: ok",
-            "reply language: English · locale: unspecified · time zone: unspecified",
-            "next: add the error cases",
-            "acceptance criteria:\n  - all tests pass",
-        ] {
-            assert!(text.contains(needle), "{needle} missing:\n{text}");
-        }
-    }
-}
-
 /// `git pair checkpoint create`'s text.
 pub fn created(report: &Created, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let id = &report.id;
@@ -368,4 +278,94 @@ pub fn compacted(report: &Compacted, out: &mut dyn std::io::Write) -> std::io::R
             Assessment::Continue => "next: continue working",
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Assessment, CheckRun, CheckpointId, RepoIdentity};
+
+    fn packet_with(language: &str) -> Checkpoint {
+        Checkpoint {
+            checkpoint: CheckpointId::parse("ck-0123456789ab").expect("id"),
+            repo: RepoIdentity {
+                path: "/src/app".into(),
+                head: "a".repeat(40),
+                branch: "main".into(),
+                status: "b".repeat(40),
+                host: "laptop".into(),
+            },
+            check: Some(CheckRun {
+                command: "cargo test".into(),
+                exit_code: Some(0),
+                end: "exited".into(),
+                output_tail: "test result: ok".into(),
+                duration_ms: 5,
+            }),
+            goal: Some("ship the parser".into()),
+            next: "add the error cases".into(),
+            criteria: vec!["all tests pass".into()],
+            verified: vec!["happy path tested".into()],
+            unverified: vec!["windows line endings".into()],
+            language: language.into(),
+            locale: "unspecified".into(),
+            time_zone: "unspecified".into(),
+            context: None,
+            authorized: true,
+            compactions: 2,
+            assessment: Assessment::HandoffReady,
+            reasons: vec!["authorized".into()],
+        }
+    }
+
+    #[test]
+    fn the_prompt_restores_verifies_archives_then_continues_in_the_recorded_language() {
+        let prompt = destination_prompt(&packet_with("繁體中文（台灣）"), "20261129-231500-a1b2c3");
+        assert!(prompt.contains("Reply language: 繁體中文（台灣） (as recorded, verbatim). Locale: unspecified. Time zone: unspecified."));
+        let order = [
+            "git pair checkpoint restore ck-0123456789ab",
+            "git pair checkpoint verify ck-0123456789ab",
+            "git pair checkpoint archive ck-0123456789ab",
+            "4. Continue with the next action: add the error cases",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .map(|s| {
+                prompt
+                    .find(s)
+                    .unwrap_or_else(|| panic!("{s} missing:\n{prompt}"))
+            })
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{prompt}");
+        assert!(prompt.contains("never runs by itself"));
+        assert!(
+            !prompt.contains("--check 'cargo test'"),
+            "never tells the agent to confirm it"
+        );
+        assert!(
+            prompt.contains("Unverified (check before relying on it):\n  - windows line endings")
+        );
+    }
+
+    #[test]
+    fn the_packet_shows_every_field() {
+        let text = packet(
+            &packet_with("English"),
+            "20261129-231500-a1b2c3",
+            "2026-11-29 23:15 UTC",
+            CheckpointState::Unverified,
+        );
+        for needle in [
+            "checkpoint ck-0123456789ab (run 20261129-231500-a1b2c3)",
+            "assessment: handoff-ready",
+            "state: UNVERIFIED",
+            "check: cargo test → exit 0",
+            "  | test result: ok",
+            "reply language: English · locale: unspecified · time zone: unspecified",
+            "next: add the error cases",
+            "acceptance criteria:\n  - all tests pass",
+        ] {
+            assert!(text.contains(needle), "{needle} missing:\n{text}");
+        }
+    }
 }
