@@ -4,13 +4,11 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use super::{CommandError, Context, Report};
+use crate::model::ContextUse;
 use crate::model::checkpoint::rules::Draft;
-use crate::model::{Assessment, CheckRun, ContextUse, VerifyResult};
 use crate::ops::checkpoint as op;
-use crate::worktree::Checkout;
+use crate::render::checkpoint as render;
 
 /// Hand a task to a fresh agent context or another machine, safely.
 ///
@@ -213,69 +211,12 @@ fn create(ctx: &Context, a: &CreateArgs) -> Result<Report, CommandError> {
             check_timeout: Duration::from_secs(a.check_timeout),
         },
     )?;
-    let p = &created.packet;
-    let id = &p.checkpoint;
-    let json = json!({
-        "id": id.as_str(),
-        "assessment": p.assessment.as_str(),
-        "bytes": created.bytes,
-        "run_id": created.run_id.as_str(),
-        "reasons": p.reasons,
-        "status": p.repo.status,
-        "check": p.check.as_ref().map(check_json),
-    });
-    let mut human = format!(
-        "Checkpoint {id} recorded in run {} ({} bytes)\nassessment: {}\n",
-        created.run_id,
-        created.bytes,
-        p.assessment.as_str()
-    );
-    for reason in &p.reasons {
-        human.push_str(&format!("  - {reason}\n"));
-    }
-    if let Some(check) = &p.check {
-        human.push_str(&format!("check: {} → {}\n", check.command, check.outcome()));
-    }
-    human.push_str(&match p.assessment {
-        Assessment::HandoffReady => format!(
-            "next: hand over — give a fresh agent the prompt of git pair checkpoint show {id} --prompt (another machine: git pair push first)\n"
-        ),
-        _ => "next: continue working in this context\n".to_owned(),
-    });
-    Ok(Report::new(json, human))
-}
-
-fn check_json(check: &CheckRun) -> Value {
-    json!({
-        "command": check.command,
-        "exit_code": check.exit_code,
-        "end": check.end,
-        "outcome": check.outcome(),
-    })
+    Ok(Report::rendered(&created, render::created))
 }
 
 fn show(ctx: &Context, a: &ShowArgs) -> Result<Report, CommandError> {
-    let found = op::show(ctx, &a.id)?;
-    let p = &found.packet;
-    let prompt = crate::render::checkpoint::destination_prompt(p, found.run_id.as_str());
-    let mut json = json!({
-        "id": p.checkpoint.as_str(),
-        "run_id": found.run_id.as_str(),
-        "at": found.at,
-        "state": found.checkpoint_state.as_str(),
-        "assessment": p.assessment.as_str(),
-        "packet": serde_json::to_value(p).expect("a checkpoint serializes"),
-    });
-    if a.prompt {
-        json["prompt"] = Value::String(prompt.clone());
-        return Ok(Report::new(json, prompt));
-    }
-    let at = crate::util::time::parse_rfc3339_secs(&found.at)
-        .map(crate::util::time::human)
-        .unwrap_or_else(|| found.at.clone());
-    let human =
-        crate::render::checkpoint::packet(p, found.run_id.as_str(), &at, found.checkpoint_state);
-    Ok(Report::new(json, human))
+    let shown = op::show(ctx, &a.id, a.prompt)?;
+    Ok(Report::rendered(&shown, render::shown))
 }
 
 fn verify(ctx: &Context, a: &VerifyArgs) -> Result<Report, CommandError> {
@@ -288,133 +229,30 @@ fn verify(ctx: &Context, a: &VerifyArgs) -> Result<Report, CommandError> {
             check_timeout: Duration::from_secs(a.check_timeout),
         },
     )?;
-    let id = &verified.id;
-    let mut human = format!("{}\n", verified.result.as_str());
-    for m in &verified.mismatches {
-        human.push_str(&format!(
-            "{}: expected {}, found {}\n",
-            m.field, m.expected, m.found
-        ));
-    }
-    let mut json = json!({
-        "result": verified.result.as_str(),
-        "mismatches": verified.mismatches,
-        "id": id.as_str(),
-        "run_id": verified.run_id.as_str(),
-        "check": verified.check.as_ref().map(check_json),
-        "recorded": true,
-    });
-    let mut report;
-    match verified.result {
-        VerifyResult::Verified => {
-            human.push_str(&format!(
-                "next: git pair checkpoint archive {id}, then continue with the next action (git pair checkpoint show {id})\n"
-            ));
-            report = Report::new(json, human);
-        }
-        VerifyResult::Regression => {
-            let message = format!(
-                "handoff regression: {} field(s) differ from checkpoint {id} (the verification is recorded)",
-                verified.mismatches.len()
-            );
-            json["error"] = Value::String(message.clone());
-            let only_path = verified.mismatches.iter().all(|m| m.field == "path");
-            let hint = if only_path {
-                format!("in another work tree: git pair checkpoint verify {id} --allow-other-path")
-            } else {
-                format!(
-                    "on a clean work tree, git pair checkpoint restore {id} rebuilds the recorded state; otherwise tell the human what differs"
-                )
-            };
-            report = Report::new(json, human);
-            report = report
-                .note(format!("error: {message}"))
-                .note(format!("hint: {hint}"));
-            report.exit = super::error::EXIT_FAILURE;
-        }
+    let mut report = Report::rendered(&verified, render::verified);
+    // A regression is a result (recorded, printed in full), and still a failed command.
+    if let Some(message) = &verified.error {
+        report = report
+            .note(format!("error: {message}"))
+            .note(format!("hint: {}", render::regression_hint(&verified)));
+        report.exit = super::error::EXIT_FAILURE;
     }
     Ok(report)
 }
 
 fn restore(ctx: &Context, a: &RestoreArgs) -> Result<Report, CommandError> {
     let restored = op::restore(ctx, &a.id)?;
-    let id = &restored.id;
-    let (kind, on) = match &restored.checkout {
-        Checkout::Branch(name) => ("branch", name.clone()),
-        Checkout::NewBranch(name) => ("new-branch", name.clone()),
-        Checkout::Detached => ("detached", "HEAD".to_owned()),
-    };
-    let json = json!({
-        "id": id.as_str(),
-        "run_id": restored.run_id.as_str(),
-        "head": restored.head,
-        "branch": on,
-        "checkout": kind,
-        "status_matches": restored.status_matches,
-    });
-    let short = restored.head.get(..12).unwrap_or(&restored.head);
-    let mut human = match &restored.checkout {
-        Checkout::Branch(name) => format!("Checked out {name} at {short}"),
-        Checkout::NewBranch(name) => format!("Created and checked out {name} at {short}"),
-        Checkout::Detached => format!("Detached HEAD at {short}"),
-    };
-    human.push_str(&format!(
-        "; checkpoint {id}'s work tree laid down as uncommitted changes\nnext: git pair checkpoint verify {id} --allow-other-path\n"
-    ));
-    let mut report = Report::new(json, human);
-    if let Some(branch) = &restored.branch_elsewhere {
-        report = report.note(format!(
-            "note: branch {branch} exists here at another commit, so HEAD is detached; verify will report the branch"
-        ));
-    }
-    if !restored.status_matches {
-        report = report.note(
-            "warning: the work tree's fingerprint differs from the checkpoint's after restoring (ignore rules or filters differ here?); verify will show it",
-        );
-    }
+    let mut report = Report::rendered(&restored, render::restored);
+    report.notes.extend(render::restore_notes(&restored));
     Ok(report)
 }
 
 fn archive(ctx: &Context, a: &ArchiveArgs) -> Result<Report, CommandError> {
     let archived = op::archive(ctx, &a.id)?;
-    let id = &archived.id;
-    let state = crate::model::CheckpointState::Archived.as_str();
-    let json = json!({
-        "state": state,
-        "id": id.as_str(),
-        "run_id": archived.run_id.as_str(),
-        "already": archived.already,
-    });
-    let human = format!(
-        "{state}\ncheckpoint {id}'s source context is retired{} (recoverable: git pair checkpoint show {id})\n",
-        if archived.already { " (already)" } else { "" }
-    );
-    Ok(Report::new(json, human))
+    Ok(Report::rendered(&archived, render::archived))
 }
 
 fn compaction(ctx: &Context, a: &CompactionArgs) -> Result<Report, CommandError> {
-    let c = op::compaction(ctx, a.authorized)?;
-    let json = json!({
-        "count": c.count,
-        "assessment": c.assessment.as_str(),
-        "reasons": c.reasons,
-        "run_id": c.run_id.as_str(),
-    });
-    let mut human = format!(
-        "CONTEXT HANDOFF HEALTH CHECK\ncompactions observed: {} (run {})\nassessment: {}\n",
-        c.count,
-        c.run_id,
-        c.assessment.as_str()
-    );
-    for reason in &c.reasons {
-        human.push_str(&format!("  - {reason}\n"));
-    }
-    human.push_str(match c.assessment {
-        Assessment::HandoffReady => {
-            "next: git pair checkpoint create --authorized --next \"…\" and hand over\n"
-        }
-        Assessment::HandoffDeferred => "next: finish what git is in the middle of first\n",
-        Assessment::Continue => "next: continue working\n",
-    });
-    Ok(Report::new(json, human))
+    let compacted = op::compaction(ctx, a.authorized)?;
+    Ok(Report::rendered(&compacted, render::compacted))
 }

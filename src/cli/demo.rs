@@ -1,10 +1,7 @@
 //! `git pair demo`: a whole loop in a throwaway repository with the built-in reviewer.
 
-use std::fmt::Write as _;
-
-use serde_json::json;
-
 use super::{CommandError, Report};
+use crate::model::report::demo::{Demo, Step};
 
 /// Run a complete loop in a temporary repository, offline, with the built-in reviewer.
 ///
@@ -46,29 +43,17 @@ pub fn run(
     };
     let dir = scratch.dir.clone();
     let dir_text = dir.display().to_string();
-    let mut transcript = String::new();
+    let mut steps = Vec::new();
     let mut step = |args: &[&str]| -> Result<Report, CommandError> {
-        let shown = args
-            .iter()
-            .map(|a| {
-                if a.contains(' ') {
-                    format!("\"{a}\"")
-                } else {
-                    (*a).to_owned()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        let _ = writeln!(transcript, "$ git pair {shown}");
         let argv: Vec<&str> = ["-C", dir_text.as_str()]
             .into_iter()
             .chain(args.iter().copied())
             .collect();
         let report = command(&argv)?;
-        for line in report.human.lines() {
-            let _ = writeln!(transcript, "  {line}");
-        }
-        let _ = writeln!(transcript);
+        steps.push(Step {
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            output: report.human.clone(),
+        });
         Ok(report)
     };
     let started = step(&[
@@ -97,40 +82,21 @@ pub fn run(
     ])?;
     let second = step(&["review"])?;
     let finished = step(&["finish"])?;
-    let body_path = finished.json["pr_body_path"]
+    let pr_body_path = finished.json["pr_body_path"]
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let body = std::fs::read_to_string(&body_path)
+    let pr_body = std::fs::read_to_string(&pr_body_path)
         .map_err(|e| CommandError::failed(format!("demo: cannot read the PR body: {e}")))?;
-    let mut human = transcript;
-    let _ = writeln!(human, "===== PR body ({body_path}) =====\n{body}");
-    if args.keep {
-        let _ = writeln!(
-            human,
-            "===== where the state lives =====\n\
-             repository: {dir_text}\n\
-             run:        refs/pair/runs/{run_id}   (git -C {dir_text} log refs/pair/runs/{run_id})\n\
-             transcript: {dir_text}/HANDOFF.md (a view, never committed)\n\
-             PR body:    {body_path}\n\
-             remove it:  rm -rf {dir_text}"
-        );
-    } else {
-        let _ = writeln!(
-            human,
-            "===== where the state lived =====\n\
-             run:        refs/pair/runs/{run_id} in a throwaway repository, now removed\n\
-             look around: git pair demo --keep"
-        );
-    }
-    Ok(Report::new(
-        json!({
-            "repo": dir_text,
-            "kept": args.keep,
-            "run_id": run_id,
-            "verdicts": [first.json["verdict"], second.json["verdict"]],
-            "pr_body_path": body_path,
-        }),
-        human,
-    ))
+    let verdict = |r: &Report| r.json["verdict"].as_str().map(str::to_owned);
+    let demo = Demo {
+        repo: dir_text,
+        kept: args.keep,
+        run_id,
+        verdicts: vec![verdict(&first), verdict(&second)],
+        pr_body_path,
+        steps,
+        pr_body,
+    };
+    Ok(Report::rendered(&demo, crate::render::demo::human))
 }

@@ -1,7 +1,5 @@
 //! `git pair drop <run>`: remove a run for good, locally and on a remote, leaving a tombstone.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report, Ui};
 use crate::ops;
 
@@ -37,76 +35,5 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         reason: args.reason.clone(),
     };
     let dropped = ops::drop::drop(ctx, &request, &|message| ui.progress(message))?;
-    let run_id = dropped.run_id.as_str();
-    let files: Vec<String> = dropped
-        .files
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
-    let remote_json = dropped.remote.as_ref().map(|(name, report)| {
-        json!({
-            "remote": name,
-            "deleted": report.removed_runs.iter().any(|r| r == &dropped.run_id),
-            "tombstone_pushed": report.pushed_tombstones > 0,
-            "notes_pushed": report.pushed_notes,
-        })
-    });
-    let json = json!({
-        "run_id": run_id,
-        "was_local": dropped.was_local,
-        "tombstone": dropped.tombstone.0,
-        "tombstone_created": dropped.tombstone_created,
-        "removed_refs": dropped.removed.refs,
-        "removed_note_lines": dropped.removed.note_lines,
-        "removed_files": files,
-        "remote": remote_json,
-    });
-    let mut human = if dropped.was_local {
-        format!("Dropped run {run_id}\n")
-    } else {
-        format!("Run {run_id} was not here; dropping it elsewhere\n")
-    };
-    for name in &dropped.removed.refs {
-        human.push_str(&format!("  removed ref {name}\n"));
-    }
-    if dropped.removed.note_lines > 0 {
-        human.push_str(&format!(
-            "  removed {} line{} from refs/notes/pair\n",
-            dropped.removed.note_lines,
-            if dropped.removed.note_lines == 1 {
-                ""
-            } else {
-                "s"
-            }
-        ));
-    }
-    for file in &files {
-        human.push_str(&format!("  removed {file}\n"));
-    }
-    human.push_str(&format!(
-        "  tombstone {} ({})\n",
-        dropped.tombstone.0,
-        if dropped.tombstone_created {
-            "left now"
-        } else {
-            "already there"
-        }
-    ));
-    match &dropped.remote {
-        Some((name, report)) => {
-            if report.removed_runs.iter().any(|r| r == &dropped.run_id) {
-                human.push_str(&format!("  deleted on {name}\n"));
-            } else {
-                human.push_str(&format!("  {name} did not have it\n"));
-            }
-            if report.pushed_tombstones > 0 {
-                human.push_str(&format!("  tombstone pushed to {name}\n"));
-            }
-        }
-        None => human.push_str(
-            "  (the next git pair push deletes it on the remote too; or now: --remote <remote>)\n",
-        ),
-    }
-    human.push_str("To remove its objects from this repository now: git gc --prune=now\n");
-    Ok(Report::new(json, human))
+    Ok(Report::rendered(&dropped, crate::render::drop::human))
 }

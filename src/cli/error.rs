@@ -2,6 +2,7 @@
 //! `error:` line, a kind (the user can fix it, or something inside failed), an exit code, an
 //! optional hint naming the next command, and for `--json` whatever partial result applies.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::Refusal;
@@ -92,239 +93,346 @@ impl CommandError {
         self
     }
 
-    /// The `--json` error object.
-    pub fn to_json(&self) -> serde_json::Map<String, Value> {
-        let mut map = self.partial.as_deref().cloned().unwrap_or_default();
-        map.insert("error".into(), Value::String(self.message.clone()));
-        map.insert("kind".into(), Value::String(self.kind.as_str().into()));
-        if let Some(hint) = &self.hint {
-            map.insert("hint".into(), Value::String(hint.clone()));
+    /// The `--json` error object: the partial result's keys, then `error`, `kind`, `hint`.
+    pub fn to_json(&self) -> ErrorReport<'_> {
+        ErrorReport {
+            partial: self.partial.as_deref(),
+            error: &self.message,
+            kind: self.kind.as_str(),
+            hint: self.hint.as_deref(),
         }
-        map
     }
 }
 
+/// A failed command's `--json` object; field order is key order.
+#[derive(Debug, Serialize)]
+pub struct ErrorReport<'a> {
+    /// What the command found before failing (e.g. a failed review's outcome).
+    #[serde(flatten)]
+    pub partial: Option<&'a serde_json::Map<String, Value>>,
+    /// The one `error:` line.
+    pub error: &'a str,
+    /// `user` or `internal`.
+    pub kind: &'a str,
+    /// The next command that would help.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'a str>,
+}
+
 impl From<OpsError> for CommandError {
+    /// Routes each domain's errors to the function that words them; what no domain claims
+    /// is worded by [`run_error`].
     fn from(err: OpsError) -> Self {
-        let message = err.to_string();
         match err {
             OpsError::Store(e) => e.into(),
             OpsError::Config(e) => e.into(),
-            OpsError::RunId(_) => {
-                CommandError::failed(message).with_hint("list the runs with: git pair list")
-            }
             OpsError::Refused(refusal) => refusal.into(),
             OpsError::Sync(e) => e.into(),
             OpsError::Reviewer(e) => e.into(),
-            OpsError::Packet(crate::packet::Error::Blind { .. }) => CommandError::failed(message)
-                .with_hint(
-                    "no reviewer was started; remove the path from the change, or adjust pair.review.exclude",
-                ),
-            OpsError::Packet(_) => CommandError::failed(message),
-            OpsError::Snapshot(_) | OpsError::Diff(_) | OpsError::Render { .. } => {
-                CommandError::internal(message)
-            }
-            OpsError::Template(_) => CommandError::failed(message)
-                .with_hint("fix the template file, or unset pair.promptTemplate"),
-            OpsError::Cost(_) => CommandError::failed(message)
-                .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
-            OpsError::SecretsInPush { ref findings, .. } => {
-                let run = findings.iter().find_map(|f| f.run.clone());
-                let first = findings.first().map(|f| f.allowance().to_string());
-                let mut hint = "nothing was published. ".to_owned();
-                if let Some(run) = &run {
-                    hint.push_str(&format!(
-                        "If the secret is real, remove the run for good: git pair drop {run} --force (then start a fresh run; rotate the secret if it was ever shared); "
-                    ));
-                }
-                if let Some(first) = &first {
-                    hint.push_str(&format!(
-                        "if it is a known false positive: git pair push --allow-secret {first} (recorded in the run)"
-                    ));
-                }
-                let listed: Vec<serde_json::Value> = findings
-                    .iter()
-                    .map(|f| serde_json::to_value(f).expect("findings serialize"))
-                    .collect();
-                CommandError::failed(message)
-                    .with_hint(hint)
-                    .with_partial("secrets", listed)
-            }
-            OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
-                "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
-            ),
-            OpsError::Usage(_) => CommandError::usage(message),
-            OpsError::NoSuchDirectory { .. } => CommandError::failed(message),
-            OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(
-                "start one with: git pair start --task \"…\" (or pass --run <id>; git pair list shows runs)",
-            ),
-            OpsError::UnbornHead { .. } => CommandError::failed(message)
-                .with_hint("make a first commit, then start the run"),
-            OpsError::Dirty { .. } => CommandError::failed(message)
-                .with_hint("commit or stash your changes, then run git pair start again"),
-            OpsError::ReadFile { .. } | OpsError::BadFile { .. } => CommandError::failed(message),
-            OpsError::NoSuchRound { ref run_id, .. } => {
-                let hint = format!("see the rounds with: git pair show {run_id}");
-                CommandError::failed(message).with_hint(hint)
-            }
-            OpsError::MissingMaterial { .. } => CommandError::failed(message)
-                .with_hint("it is stored when the round is reviewed: git pair review"),
-            OpsError::NoSnapshot { ref run_id, .. } => {
-                let hint = format!("see the reviewed rounds with: git pair show {run_id}");
-                CommandError::failed(message).with_hint(hint)
-            }
-            OpsError::Gh {
-                body,
-                source: crate::process::ToolError::NotFound,
-            } => CommandError::failed("--open-pr needs the GitHub CLI (gh), which is not installed")
-                .with_hint(format!(
-                    "install gh, or open the PR yourself with the body in {body}"
-                )),
-            OpsError::Gh { .. } => CommandError::failed(message),
-            OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
-                .with_hint("only --pr N (recording the PR number) applies to a finished run"),
-            OpsError::NoReviewRecords { .. } => CommandError::failed(message).with_hint(format!(
-                "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
-            )),
-            OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
-                "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
-            ),
-            OpsError::Hooks(_) => CommandError::failed(message),
-            OpsError::Skill(crate::install::skill::Error::Edited { .. }) => CommandError::failed(message)
-                .with_hint("keep your edits, or replace them with: git pair skill install --force"),
-            OpsError::Skill(_) => CommandError::failed(message),
-            OpsError::NeverCommit { ref path, .. } => {
-                let hint = format!(
-                    "unstage it with: git restore --staged -- {path} (or bypass deliberately: git commit --no-verify)"
-                );
-                CommandError::failed(message).with_hint(hint)
-            }
-            OpsError::GateClosed {
-                run_id,
-                approved_round,
-                paths,
-                more,
-            } => CommandError::failed(message)
-                .with_hint(
-                    "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), or bypass the gate deliberately with git commit --no-verify",
-                )
-                .with_partial("open", false)
-                .with_partial("run_id", run_id)
-                .with_partial("reason", if approved_round.is_some() { "differs" } else { "not-approved" })
-                .with_partial("round", approved_round)
-                .with_partial(
-                    "paths",
-                    paths
-                        .into_iter()
-                        .map(|(path, change)| serde_json::json!({"path": path, "change": change}))
-                        .collect::<Vec<_>>(),
-                )
-                .with_partial("more", more),
-            OpsError::WriteFile { .. } => CommandError::failed(message),
-            OpsError::NoHome => CommandError::failed(message)
-                .with_hint("set HOME, or install into this repository with --project"),
-            OpsError::Dispatch(_) => CommandError::internal(message),
-            OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
-                CommandError::usage(message)
-            }
-            OpsError::CheckpointInvalid(_) => CommandError::failed(message).with_hint(
-                "shorten it (point at files or commits instead of pasting them), then create the checkpoint again",
-            ),
-            OpsError::CheckpointId(_) | OpsError::UnknownCheckpoint { .. } => {
-                CommandError::failed(message).with_hint(
-                    "a checkpoint made on another machine arrives with git pair pull; git pair status --json shows the latest one",
-                )
-            }
-            OpsError::CheckpointDeferred { reasons, ways_on } => {
-                let hint = format!("{}; then create the checkpoint again", ways_on.join("; "));
-                CommandError::failed(message)
-                    .with_hint(hint)
-                    .with_partial("id", Value::Null)
-                    .with_partial("assessment", "handoff-deferred")
-                    .with_partial("bytes", 0)
-                    .with_partial("reasons", reasons)
-            }
-            OpsError::CheckpointSecret { kinds, found } => CommandError::failed(message)
-                .with_hint(
-                    "remove it from the flag or the file (the snapshot carries every uncommitted change), then create the checkpoint again; a known false positive can carry the marker git-pair:allow-secret on its line",
-                )
-                .with_partial("kinds", kinds)
-                .with_partial("found", found),
-            OpsError::CheckpointUnscannable { .. } => CommandError::failed(message).with_hint(
-                "commit part of the change first (only what differs from HEAD is scanned), then create the checkpoint again",
-            ),
-            OpsError::Secrets(_) => CommandError::failed(message).with_hint(
-                "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
-            ),
-            OpsError::CheckRefused(ref refusal) => {
-                use crate::model::checkpoint::rules::CheckRefusal as R;
-                let err = CommandError::failed(message.clone());
-                match refusal {
-                    R::NotConfirmed { id, command, .. } => {
-                        let quoted = shell_quote(command);
-                        err.with_hint(format!(
-                            "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
-                        ))
-                        .with_partial("check", command.clone())
-                        .with_partial("ran", false)
-                    }
-                    R::Different { .. } => err.with_hint(
-                        "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
-                    ),
-                    R::NothingRecorded { .. } => err.with_hint("leave --check out"),
-                }
-            }
-            OpsError::CheckpointCommitMissing { ref branch, .. } => {
-                let fetch = if branch == "HEAD" {
-                    "git fetch <remote>".to_owned()
-                } else {
-                    format!("git fetch <remote> {branch}, e.g. git fetch origin {branch}")
-                };
-                CommandError::failed(message).with_hint(format!(
-                    "fetch it first ({fetch}), or push it from the machine that made the checkpoint; then run restore again"
-                ))
-            }
-            OpsError::DirtyForRestore { .. } => CommandError::failed(message).with_hint(
-                "commit or stash your changes (git stash -u), then run git pair checkpoint restore again",
-            ),
-            OpsError::InProgress { ref way_on, .. } => {
-                let hint = format!("{way_on}, then try again");
-                CommandError::failed(message).with_hint(hint)
-            }
-            OpsError::Restore(crate::worktree::RestoreError::InTheWay { .. }) => {
-                CommandError::failed(message)
-                    .with_hint("move that file out of the way, then run restore again")
-            }
-            OpsError::Restore(crate::worktree::RestoreError::Git { .. }) => {
-                CommandError::failed(message)
-            }
-            OpsError::Restore(_) => CommandError::internal(message),
-            OpsError::ArchiveRefused {
-                ref id,
-                state,
-                ref missing,
-            } => {
-                let hint = format!(
-                    "verify it where the task continues first: git pair checkpoint verify {id}"
-                );
-                CommandError::failed(message)
-                    .with_hint(hint)
-                    .with_partial("state", state.as_str())
-                    .with_partial("missing", missing.clone())
-            }
-            OpsError::SourceStillActive { changes, .. } => CommandError::failed(message)
-                .with_hint(
-                    "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one",
-                )
-                .with_partial(
-                    "state",
-                    crate::model::CheckpointState::VerifiedSourceActive.as_str(),
-                )
-                .with_partial(
-                    "changes",
-                    serde_json::to_value(changes).expect("mismatches serialize"),
-                ),
+            e @ (OpsError::Packet(_)
+            | OpsError::Template(_)
+            | OpsError::Dispatch(_)
+            | OpsError::MissingMaterial { .. }
+            | OpsError::NoSnapshot { .. }) => review_error(e),
+            e @ (OpsError::SecretsInPush { .. }
+            | OpsError::DropActive { .. }
+            | OpsError::NoReviewRecords { .. }
+            | OpsError::BadRange { .. }) => sync_error(e),
+            e @ (OpsError::CheckpointInvalid(_)
+            | OpsError::CheckpointId(_)
+            | OpsError::UnknownCheckpoint { .. }
+            | OpsError::CheckpointDeferred { .. }
+            | OpsError::CheckpointSecret { .. }
+            | OpsError::CheckpointUnscannable { .. }
+            | OpsError::Secrets(_)
+            | OpsError::CheckRefused(_)) => checkpoint_error(e),
+            e @ (OpsError::CheckpointCommitMissing { .. }
+            | OpsError::DirtyForRestore { .. }
+            | OpsError::InProgress { .. }
+            | OpsError::Restore(_)
+            | OpsError::ArchiveRefused { .. }
+            | OpsError::SourceStillActive { .. }) => restore_error(e),
+            e @ (OpsError::Skill(_)
+            | OpsError::NeverCommit { .. }
+            | OpsError::GateClosed { .. }
+            | OpsError::NoHome) => install_error(e),
+            other => run_error(other),
         }
+    }
+}
+
+/// Errors of selecting a run and of the commands around it (start, show, diff, finish, cost),
+/// and every error worded by its message alone.
+fn run_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::RunId(_) => {
+            CommandError::failed(message).with_hint("list the runs with: git pair list")
+        }
+        OpsError::Snapshot(_) | OpsError::Diff(_) | OpsError::Render { .. } => {
+            CommandError::internal(message)
+        }
+        OpsError::Cost(_) => CommandError::failed(message)
+            .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
+        OpsError::Usage(_) => CommandError::usage(message),
+        OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(
+            "start one with: git pair start --task \"…\" (or pass --run <id>; git pair list shows runs)",
+        ),
+        OpsError::UnbornHead { .. } => {
+            CommandError::failed(message).with_hint("make a first commit, then start the run")
+        }
+        OpsError::Dirty { .. } => CommandError::failed(message)
+            .with_hint("commit or stash your changes, then run git pair start again"),
+        OpsError::NoSuchRound { ref run_id, .. } => {
+            let hint = format!("see the rounds with: git pair show {run_id}");
+            CommandError::failed(message).with_hint(hint)
+        }
+        OpsError::Gh {
+            body,
+            source: crate::process::ToolError::NotFound,
+        } => CommandError::failed("--open-pr needs the GitHub CLI (gh), which is not installed")
+            .with_hint(format!(
+                "install gh, or open the PR yourself with the body in {body}"
+            )),
+        OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
+            .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+        // NoSuchDirectory, ReadFile, BadFile, Gh (other), Hooks, WriteFile, and the variants
+        // the domain functions route here from their own catch-all: the message says it all.
+        _ => CommandError::failed(message),
+    }
+}
+
+/// Errors of building and recording a review round.
+fn review_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::Packet(crate::packet::Error::Blind { .. }) => CommandError::failed(message)
+            .with_hint(
+                "no reviewer was started; remove the path from the change, or adjust pair.review.exclude",
+            ),
+        OpsError::Packet(_) => CommandError::failed(message),
+        OpsError::Template(_) => CommandError::failed(message)
+            .with_hint("fix the template file, or unset pair.promptTemplate"),
+        OpsError::Dispatch(_) => CommandError::internal(message),
+        OpsError::MissingMaterial { .. } => CommandError::failed(message)
+            .with_hint("it is stored when the round is reviewed: git pair review"),
+        OpsError::NoSnapshot { ref run_id, .. } => {
+            let hint = format!("see the reviewed rounds with: git pair show {run_id}");
+            CommandError::failed(message).with_hint(hint)
+        }
+        other => run_error(other),
+    }
+}
+
+/// Errors of publishing, dropping and verifying runs against a remote or a range.
+fn sync_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::SecretsInPush { ref findings, .. } => {
+            let run = findings.iter().find_map(|f| f.run.clone());
+            let first = findings.first().map(|f| f.allowance().to_string());
+            let mut hint = "nothing was published. ".to_owned();
+            if let Some(run) = &run {
+                hint.push_str(&format!(
+                    "If the secret is real, remove the run for good: git pair drop {run} --force (then start a fresh run; rotate the secret if it was ever shared); "
+                ));
+            }
+            if let Some(first) = &first {
+                hint.push_str(&format!(
+                    "if it is a known false positive: git pair push --allow-secret {first} (recorded in the run)"
+                ));
+            }
+            let listed: Vec<Value> = findings
+                .iter()
+                .map(|f| serde_json::to_value(f).expect("findings serialize"))
+                .collect();
+            CommandError::failed(message)
+                .with_hint(hint)
+                .with_partial("secrets", listed)
+        }
+        OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
+            "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
+        ),
+        OpsError::NoReviewRecords { .. } => CommandError::failed(message).with_hint(format!(
+            "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
+        )),
+        OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
+            "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
+        ),
+        other => run_error(other),
+    }
+}
+
+/// Errors of installing hooks and skills, and of what the commit hooks refuse.
+fn install_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::Skill(crate::install::skill::Error::Edited { .. }) => {
+            CommandError::failed(message).with_hint(
+                "keep your edits, or replace them with: git pair skill install --force",
+            )
+        }
+        OpsError::NeverCommit { ref path, .. } => {
+            let hint = format!(
+                "unstage it with: git restore --staged -- {path} (or bypass deliberately: git commit --no-verify)"
+            );
+            CommandError::failed(message).with_hint(hint)
+        }
+        OpsError::GateClosed {
+            run_id,
+            approved_round,
+            paths,
+            more,
+        } => CommandError::failed(message)
+            .with_hint(
+                "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), or bypass the gate deliberately with git commit --no-verify",
+            )
+            .with_partial("open", false)
+            .with_partial("run_id", run_id)
+            .with_partial("reason", if approved_round.is_some() { "differs" } else { "not-approved" })
+            .with_partial("round", approved_round)
+            .with_partial(
+                "paths",
+                paths
+                    .into_iter()
+                    .map(|(path, change)| {
+                        serde_json::to_value(PathChange { path, change })
+                            .expect("a path change serializes")
+                    })
+                    .collect::<Vec<_>>(),
+            )
+            .with_partial("more", more),
+        OpsError::NoHome => CommandError::failed(message)
+            .with_hint("set HOME, or install into this repository with --project"),
+        other => run_error(other),
+    }
+}
+
+/// One path the commit gate found different from the approved snapshot, for `--json`.
+#[derive(Serialize)]
+struct PathChange {
+    path: String,
+    change: &'static str,
+}
+
+/// Errors of creating, showing and verifying a checkpoint.
+fn checkpoint_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::CheckpointInvalid(ref invalid) if invalid.is_usage() => {
+            CommandError::usage(message)
+        }
+        OpsError::CheckpointInvalid(_) => CommandError::failed(message).with_hint(
+            "shorten it (point at files or commits instead of pasting them), then create the checkpoint again",
+        ),
+        OpsError::CheckpointId(_) | OpsError::UnknownCheckpoint { .. } => {
+            CommandError::failed(message).with_hint(
+                "a checkpoint made on another machine arrives with git pair pull; git pair status --json shows the latest one",
+            )
+        }
+        OpsError::CheckpointDeferred { reasons, ways_on } => {
+            let hint = format!("{}; then create the checkpoint again", ways_on.join("; "));
+            CommandError::failed(message)
+                .with_hint(hint)
+                .with_partial("id", Value::Null)
+                .with_partial("assessment", "handoff-deferred")
+                .with_partial("bytes", 0)
+                .with_partial("reasons", reasons)
+        }
+        OpsError::CheckpointSecret { kinds, found } => CommandError::failed(message)
+            .with_hint(
+                "remove it from the flag or the file (the snapshot carries every uncommitted change), then create the checkpoint again; a known false positive can carry the marker git-pair:allow-secret on its line",
+            )
+            .with_partial("kinds", kinds)
+            .with_partial("found", found),
+        OpsError::CheckpointUnscannable { .. } => CommandError::failed(message).with_hint(
+            "commit part of the change first (only what differs from HEAD is scanned), then create the checkpoint again",
+        ),
+        OpsError::Secrets(_) => CommandError::failed(message).with_hint(
+            "fix the file (its format is git pair's data/secrets.json), or use the shipped table: git config --unset pair.secretsFile",
+        ),
+        OpsError::CheckRefused(ref refusal) => check_refused(refusal, message),
+        other => run_error(other),
+    }
+}
+
+/// A recorded check that verify would not run.
+fn check_refused(
+    refusal: &crate::model::checkpoint::rules::CheckRefusal,
+    message: String,
+) -> CommandError {
+    use crate::model::checkpoint::rules::CheckRefusal as R;
+    let err = CommandError::failed(message);
+    match refusal {
+        R::NotConfirmed { id, command, .. } => {
+            let quoted = shell_quote(command);
+            err.with_hint(format!(
+                "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
+            ))
+            .with_partial("check", command.clone())
+            .with_partial("ran", false)
+        }
+        R::Different { .. } => err.with_hint(
+            "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
+        ),
+        R::NothingRecorded { .. } => err.with_hint("leave --check out"),
+    }
+}
+
+/// Errors of restoring and archiving a checkpoint.
+fn restore_error(err: OpsError) -> CommandError {
+    let message = err.to_string();
+    match err {
+        OpsError::CheckpointCommitMissing { ref branch, .. } => {
+            let fetch = if branch == "HEAD" {
+                "git fetch <remote>".to_owned()
+            } else {
+                format!("git fetch <remote> {branch}, e.g. git fetch origin {branch}")
+            };
+            CommandError::failed(message).with_hint(format!(
+                "fetch it first ({fetch}), or push it from the machine that made the checkpoint; then run restore again"
+            ))
+        }
+        OpsError::DirtyForRestore { .. } => CommandError::failed(message).with_hint(
+            "commit or stash your changes (git stash -u), then run git pair checkpoint restore again",
+        ),
+        OpsError::InProgress { ref way_on, .. } => {
+            let hint = format!("{way_on}, then try again");
+            CommandError::failed(message).with_hint(hint)
+        }
+        OpsError::Restore(crate::worktree::RestoreError::InTheWay { .. }) => {
+            CommandError::failed(message)
+                .with_hint("move that file out of the way, then run restore again")
+        }
+        OpsError::Restore(crate::worktree::RestoreError::Git { .. }) => {
+            CommandError::failed(message)
+        }
+        OpsError::Restore(_) => CommandError::internal(message),
+        OpsError::ArchiveRefused {
+            ref id,
+            state,
+            ref missing,
+        } => {
+            let hint =
+                format!("verify it where the task continues first: git pair checkpoint verify {id}");
+            CommandError::failed(message)
+                .with_hint(hint)
+                .with_partial("state", state.as_str())
+                .with_partial("missing", missing.clone())
+        }
+        OpsError::SourceStillActive { changes, .. } => CommandError::failed(message)
+            .with_hint(
+                "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one",
+            )
+            .with_partial(
+                "state",
+                crate::model::CheckpointState::VerifiedSourceActive.as_str(),
+            )
+            .with_partial(
+                "changes",
+                serde_json::to_value(changes).expect("mismatches serialize"),
+            ),
+        other => run_error(other),
     }
 }
 

@@ -8,13 +8,10 @@
 use std::io::Read as _;
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
-use crate::hook::agent_stop::Decision;
+use crate::model::report::hook::{AgentStop, Warning};
 use crate::ops;
-use crate::ops::common::note::NoteState;
-use crate::ops::hook::{CommitMsg, PostCommit};
+use crate::render::hook as render;
 
 /// Run one of git pair's hooks (the installed shims and the agent plugin call this).
 ///
@@ -83,64 +80,31 @@ pub fn run(
 
 fn pre_commit(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
     let done = ops::hook::pre_commit(ctx, gate)?;
-    let gate = match &done.gate {
-        None => json!(null),
-        Some(ops::gate::Open::NoActiveRun { .. }) => json!("no-active-run"),
-        Some(ops::gate::Open::Approved(_)) => json!("approved"),
-    };
     // Quiet on success: a hook that passes says nothing.
-    Ok(Report::new(json!({"ok": true, "gate": gate}), ""))
+    Ok(Report::rendered(&done, render::nothing))
 }
 
 fn commit_msg(ctx: &Context, file: &std::path::Path) -> Result<Report, CommandError> {
-    Ok(match ops::hook::commit_msg(ctx, file)? {
-        CommitMsg::Added { run_id, round } => Report::new(
-            json!({"trailers": "added", "run_id": run_id.as_str(), "round": round}),
-            "",
-        )
-        .note(format!(
-            "git pair: added Pair-Run and Reviewed-by trailers (run {run_id}, round {round})"
-        )),
-        CommitMsg::AlreadyThere { run_id, round } => Report::new(
-            json!({"trailers": "already-there", "run_id": run_id.as_str(), "round": round}),
-            "",
-        ),
-        CommitMsg::NotApproved => Report::new(json!({"trailers": null}), ""),
-    })
+    let done = ops::hook::commit_msg(ctx, file)?;
+    let mut report = Report::rendered(&done, render::nothing);
+    report.notes.extend(render::commit_msg_note(&done));
+    Ok(report)
 }
 
 fn post_commit(ctx: &Context) -> Result<Report, CommandError> {
-    Ok(match ops::hook::post_commit(ctx)? {
-        PostCommit::NoRun => Report::new(json!({"note": null}), ""),
-        PostCommit::Note { run_id, note } => {
-            let (state, commit) = match &note {
-                NoteState::Attached(c) => ("attached", Some(c.to_string())),
-                NoteState::AlreadyAttached(c) => ("already-attached", Some(c.to_string())),
-                NoteState::NotYet => ("not-approved-work", None),
-                NoteState::NothingReviewed => ("nothing-reviewed", None),
-            };
-            let report = Report::new(
-                json!({"note": state, "run_id": run_id.as_str(), "commit": commit}),
-                "",
-            );
-            match note {
-                NoteState::Attached(c) => report.note(format!(
-                    "git pair: review note of run {run_id} written on {} (refs/notes/pair)",
-                    &c.to_string()[..12]
-                )),
-                _ => report,
-            }
-        }
-    })
+    let done = ops::hook::post_commit(ctx)?;
+    let mut report = Report::rendered(&done, render::nothing);
+    report.notes.extend(render::post_commit_note(&done));
+    Ok(report)
 }
 
 /// A hook that must not fail the git command: an error becomes a warning, exit 0.
 fn never_fails(hook: &str, result: Result<Report, CommandError>) -> Report {
     result.unwrap_or_else(|err| {
-        Report::new(json!({"warning": err.message}), "").note(format!(
-            "warning: git pair {hook} hook: {} (the commit is not affected)",
-            err.message
-        ))
+        let warning = Warning {
+            warning: err.message,
+        };
+        Report::rendered(&warning, render::nothing).note(render::warning_note(hook, &warning))
     })
 }
 
@@ -170,12 +134,8 @@ fn agent_stop(directory: &[PathBuf]) -> Report {
         }
         Context::open(&dir, None)
     });
-    let json = match &decision {
-        Decision::Allow(_) => json!({}),
-        Decision::Block { reason } => json!({"decision": "block", "reason": reason}),
-    };
-    let mut report = Report::new(json, decision.stdout());
+    let mut report = Report::rendered(&decision, render::agent_stop);
     // Allowing prints nothing at all on stdout, even with --json.
-    report.silent = matches!(decision, Decision::Allow(_));
+    report.silent = matches!(decision, AgentStop::Allow {});
     report
 }

@@ -1,11 +1,8 @@
 //! `git pair pull [REMOTE]`: fetch a remote's git pair state and merge it into the local runs.
 
-use serde_json::json;
-
-use super::render::{counts_json, integration_name, removed_json, removed_lines, runs_phrase};
 use super::{CommandError, Context, Report, Ui};
 use crate::ops;
-use crate::sync::{self, PullReport};
+use crate::sync;
 
 /// Fetch runs and notes from a remote and merge them into the local ones.
 ///
@@ -25,38 +22,7 @@ pub struct Args {
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let pulled = ops::sync::pull(ctx, &args.remote, &|message| ui.progress(message))?;
-    let remote = &pulled.remote.name;
-    let json = json!({
-        "remote": remote,
-        "runs": counts_json(&pulled.report.runs),
-        "notes": integration_name(pulled.report.notes),
-        "remote_runs": pulled.report.remote_runs,
-        "removed": removed_json(&pulled.report),
-        "handoff_path": pulled.handoff_path.as_ref().map(|p| p.display().to_string()),
-    });
-    let mut human = pull_summary(remote, &pulled.report);
-    human.push_str(&removed_lines(remote, &pulled.report));
-    let mut report = Report::new(json, human);
-    if let Some(warning) = pulled.handoff_warning {
-        report = report.note(warning);
-    }
+    let mut report = Report::rendered(&pulled, crate::render::sync::pull);
+    report.notes.extend(pulled.handoff_warning);
     Ok(report)
-}
-
-fn pull_summary(remote: &str, pulled: &PullReport) -> String {
-    if pulled.remote_runs == 0 && pulled.notes.is_none() && pulled.tombstones == 0 {
-        return format!("{remote} has no git pair state yet; nothing to pull\n");
-    }
-    match runs_phrase(&pulled.runs, pulled.notes) {
-        Some(phrase) => format!("Pulled from {remote}: {phrase}\n"),
-        None => format!(
-            "Already up to date with {remote} ({} {})\n",
-            pulled.remote_runs,
-            if pulled.remote_runs == 1 {
-                "run"
-            } else {
-                "runs"
-            }
-        ),
-    }
 }

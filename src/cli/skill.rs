@@ -1,10 +1,8 @@
 //! `git pair skill install [--claude|--codex] [--project] [--force]`: the `pair-loop` skill
 //! where the agents read skills, without the plugin.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
-use crate::install::skill::{Agent, FileOutcome};
+use crate::install::skill::Agent;
 use crate::ops;
 
 /// Install the agent skill (without the plugin).
@@ -63,30 +61,5 @@ pub fn run(
     } else {
         ops::skill::install(ops::skill::Target::User, &request)?
     };
-    let mut human = String::new();
-    for skill in &installed {
-        let agent = match skill.agent {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-        };
-        let changed = skill
-            .files
-            .iter()
-            .filter(|f| f.outcome != FileOutcome::Unchanged)
-            .count();
-        let what = if changed == 0 {
-            "up to date"
-        } else {
-            "installed"
-        };
-        human.push_str(&format!(
-            "{agent}: skill pair-loop {what} in {}\n",
-            skill.dir.display()
-        ));
-    }
-    let json = json!({
-        "project": project,
-        "installed": serde_json::to_value(&installed).expect("skill reports serialize"),
-    });
-    Ok(Report::new(json, human))
+    Ok(Report::rendered(&installed, crate::render::skill::human))
 }

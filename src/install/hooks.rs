@@ -74,37 +74,11 @@ impl Error {
     }
 }
 
-/// A git hook git pair installs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Hook {
-    PreCommit,
-    CommitMsg,
-    PostCommit,
-}
+pub use crate::model::report::hooks::{Chain, Hook, HookReport, Installed, Kept, Uninstalled};
 
-impl Hook {
-    /// Every hook, in the order git runs them.
-    pub const ALL: [Hook; 3] = [Hook::PreCommit, Hook::CommitMsg, Hook::PostCommit];
-
-    /// The hook's file name, which is also its name in `git pair hook <name>`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hook::PreCommit => "pre-commit",
-            Hook::CommitMsg => "commit-msg",
-            Hook::PostCommit => "post-commit",
-        }
-    }
-
-    /// The hook with this file name.
-    pub fn from_name(name: &str) -> Option<Hook> {
-        Hook::ALL.into_iter().find(|hook| hook.name() == name)
-    }
-
-    /// Whether the hook's failure fails the git command (post hooks cannot).
-    fn can_refuse(self) -> bool {
-        !matches!(self, Hook::PostCommit)
-    }
+/// Whether a hook's failure fails the git command (post hooks cannot).
+fn can_refuse(hook: Hook) -> bool {
+    !matches!(hook, Hook::PostCommit)
 }
 
 /// Where hooks live and where their backups go.
@@ -124,70 +98,6 @@ pub struct Options {
     /// `pre-commit` gates the commit on the review (`--gate`), and fails the commit when
     /// `git-pair` is missing instead of letting it through.
     pub gate: bool,
-}
-
-/// What `install` did to one hook.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "outcome", rename_all = "kebab-case")]
-pub enum Installed {
-    /// There was no hook: a new shim was written.
-    Created,
-    /// The shim was there already, exactly as asked: nothing was written.
-    AlreadyInstalled,
-    /// The shim was there with other settings (`--gate`): only its block was replaced.
-    Updated,
-    /// A hook was there: it still runs, after ours.
-    Chained {
-        #[serde(flatten)]
-        how: Chain,
-    },
-}
-
-/// How an existing hook was chained.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "how", rename_all = "kebab-case")]
-pub enum Chain {
-    /// A shell script: the block went in right after its shebang line.
-    InPlace,
-    /// Anything else: moved to `chained` and run by a shim after ours.
-    MovedAside { chained: PathBuf },
-}
-
-/// What `uninstall` did to one hook.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "outcome", rename_all = "kebab-case")]
-pub enum Uninstalled {
-    /// The hook that was there before is back, byte for byte and with its mode.
-    Restored,
-    /// There was no hook before: the shim was deleted.
-    Removed,
-    /// Only the block was removed, the rest of the file was kept as it is now; `backup` (when
-    /// there is one) still holds the file as it was before the install.
-    BlockRemoved { why: Kept, backup: Option<PathBuf> },
-    /// The hook file was deleted since the install; the original is kept at `backup`.
-    Missing { backup: PathBuf },
-    /// No git-pair block and no backup: nothing to do.
-    NotInstalled,
-}
-
-/// Why `uninstall` removed only its block instead of restoring the original.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kept {
-    /// The file was changed outside the block since the install: those changes are kept.
-    EditedSinceInstall,
-    /// No backup exists (a vendored shim, or backups removed): the rest is kept as it is.
-    NoBackup,
-}
-
-/// One hook's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HookReport<T> {
-    pub hook: Hook,
-    /// The hook file.
-    pub path: PathBuf,
-    #[serde(flatten)]
-    pub outcome: T,
 }
 
 /// What `install` did, hook by hook.
@@ -253,7 +163,7 @@ pub fn block(hook: Hook, options: Options) -> String {
     } else {
         format!("git-pair hook {name} \"$@\"")
     };
-    let on_failure = if hook.can_refuse() { "exit $?" } else { ":" };
+    let on_failure = if can_refuse(hook) { "exit $?" } else { ":" };
     let missing = if gate {
         format!(
             "echo \"git-pair is not on PATH and commits here are gated on review, so this commit is refused. Install it: {INSTALL_HINT}; or bypass deliberately: git commit --no-verify\" >&2; exit 1"

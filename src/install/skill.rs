@@ -62,18 +62,7 @@ impl Error {
     }
 }
 
-/// An agent that reads skills.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Agent {
-    Claude,
-    Codex,
-}
-
-impl Agent {
-    /// Both agents: what `skill install` without `--claude`/`--codex` means.
-    pub const ALL: [Agent; 2] = [Agent::Claude, Agent::Codex];
-}
+pub use crate::model::report::skill::{Agent, FileOutcome, FileReport, Installed};
 
 /// Where to install.
 #[derive(Debug, Clone, Copy)]
@@ -116,36 +105,6 @@ pub fn skill_dir(agent: Agent, location: &Location) -> PathBuf {
         (Agent::Codex, Location::Project { root }) => root.join(".agents").join("skills"),
     };
     skills.join(SKILL_NAME)
-}
-
-/// What happened to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FileOutcome {
-    /// The file was not there.
-    Created,
-    /// The file was there with this content: not written.
-    Unchanged,
-    /// An earlier git pair wrote a different version: replaced.
-    Updated,
-    /// The user had changed it and `force` replaced it.
-    Overwritten,
-}
-
-/// One written (or checked) file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileReport {
-    pub path: PathBuf,
-    pub outcome: FileOutcome,
-}
-
-/// The skill as installed for one agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Installed {
-    pub agent: Agent,
-    /// The skill's folder.
-    pub dir: PathBuf,
-    pub files: Vec<FileReport>,
 }
 
 /// Installs the skill for each of `agents` at `location`. Idempotent; refuses, before

@@ -12,9 +12,10 @@ use gix::ObjectId;
 
 use super::{Context, Error};
 use crate::model::checkpoint::rules::{self as rules, Draft, Observed, Pressure};
+use crate::model::report::checkpoint as report;
 use crate::model::{
     Assessment, Body, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointState,
-    CheckpointVerified, Compaction, Mismatch, RepoIdentity, RunId, VerifyResult,
+    CheckpointVerified, Compaction, RepoIdentity, RunId, VerifyResult,
 };
 use crate::process::{Cancel, End, Limits, Spawn};
 use crate::secrets::Finding;
@@ -34,18 +35,9 @@ pub struct CreateRequest {
     pub check_timeout: Duration,
 }
 
-/// A stored checkpoint.
-#[derive(Debug, Clone)]
-pub struct Created {
-    pub run_id: RunId,
-    pub packet: Checkpoint,
-    /// Size of the stored packet (the record), in bytes.
-    pub bytes: usize,
-}
-
 /// Records a checkpoint of the active run. Stores nothing when the packet is invalid, git is
 /// between two states (`handoff-deferred`), or a secret is found.
-pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> {
+pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created, Error> {
     let draft = &request.draft;
     rules::validate(draft)?;
     // First: mid-rebase, HEAD is detached and no run would be found on its branch.
@@ -155,10 +147,14 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<Created, Error> 
         .repo
         .write_checkpoint_receipt(&id, &path, draft.check.as_deref());
     ctx.refresh_handoff(&run_id)?;
-    Ok(Created {
-        run_id,
-        packet: stored.clone(),
+    Ok(report::Created {
+        id: stored.checkpoint.clone(),
+        assessment: stored.assessment,
         bytes: appended.record.to_json().len(),
+        run_id,
+        reasons: stored.reasons.clone(),
+        status: stored.repo.status.clone(),
+        check: stored.check.as_ref().map(report::CheckSummary::from),
     })
 }
 
@@ -275,21 +271,10 @@ pub struct VerifyRequest {
     pub check_timeout: Duration,
 }
 
-/// A recorded verification.
-#[derive(Debug, Clone)]
-pub struct Verified {
-    pub run_id: RunId,
-    pub id: CheckpointId,
-    pub result: VerifyResult,
-    pub mismatches: Vec<Mismatch>,
-    /// The check as re-run here.
-    pub check: Option<CheckRun>,
-}
-
 /// Compares this work tree with the checkpoint, re-runs its check when confirmed, and records
 /// the result either way. Refuses, running and recording nothing, when the checkpoint records
 /// a check nobody here confirmed.
-pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<Verified, Error> {
+pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<report::Verified, Error> {
     let found = find(ctx, &request.id)?;
     let packet = &found.packet;
     let id = packet.checkpoint.clone();
@@ -338,12 +323,20 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<Verified, Error>
         Ok(Append::record(body.clone(), subject.clone()))
     })?;
     ctx.refresh_handoff(&found.run_id)?;
-    Ok(Verified {
-        run_id: found.run_id,
-        id,
+    let error = (result == VerifyResult::Regression).then(|| {
+        format!(
+            "handoff regression: {} field(s) differ from checkpoint {id} (the verification is recorded)",
+            mismatches.len()
+        )
+    });
+    Ok(report::Verified {
         result,
         mismatches,
-        check,
+        id,
+        run_id: found.run_id,
+        check: check.as_ref().map(report::CheckSummary::from),
+        recorded: true,
+        error,
     })
 }
 
@@ -359,22 +352,9 @@ fn made_here(ctx: &Context, packet: &Checkpoint, path: &str, host: &str) -> bool
         && receipt.check.as_deref() == packet.check.as_ref().map(|c| c.command.as_str())
 }
 
-/// A restored checkpoint.
-#[derive(Debug, Clone)]
-pub struct Restored {
-    pub run_id: RunId,
-    pub id: CheckpointId,
-    pub head: String,
-    pub checkout: Checkout,
-    /// The recorded branch, when it exists here pointing elsewhere (HEAD is then detached).
-    pub branch_elsewhere: Option<String>,
-    /// The work tree's snapshot now equals the checkpoint's.
-    pub status_matches: bool,
-}
-
 /// Checks out the checkpoint's HEAD and lays its snapshot down as uncommitted changes, on a
 /// clean work tree only.
-pub fn restore(ctx: &Context, id: &str) -> Result<Restored, Error> {
+pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
     let found = find(ctx, id)?;
     let packet = &found.packet;
     let id = packet.checkpoint.clone();
@@ -431,34 +411,42 @@ pub fn restore(ctx: &Context, id: &str) -> Result<Restored, Error> {
     };
     crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
     let status_matches = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())? == snapshot;
-    Ok(Restored {
-        run_id: found.run_id,
+    let (kind, branch) = match checkout {
+        Checkout::Branch(name) => (report::CheckoutKind::Branch, name),
+        Checkout::NewBranch(name) => (report::CheckoutKind::NewBranch, name),
+        Checkout::Detached => (report::CheckoutKind::Detached, "HEAD".to_owned()),
+    };
+    Ok(report::Restored {
         id,
+        run_id: found.run_id,
         head: packet.repo.head.clone(),
-        checkout,
-        branch_elsewhere,
+        branch,
+        checkout: kind,
         status_matches,
+        branch_elsewhere,
     })
 }
 
-/// The checkpoint as stored, and where it stands.
-pub fn show(ctx: &Context, id: &str) -> Result<Found, Error> {
-    find(ctx, id)
-}
-
-/// An archived checkpoint.
-#[derive(Debug, Clone)]
-pub struct Archived {
-    pub run_id: RunId,
-    pub id: CheckpointId,
-    /// It was archived before: nothing new was recorded.
-    pub already: bool,
+/// The checkpoint as stored, and where it stands; with `prompt`, the destination prompt too.
+pub fn show(ctx: &Context, id: &str, prompt: bool) -> Result<report::Shown, Error> {
+    let found = find(ctx, id)?;
+    let packet = found.packet;
+    Ok(report::Shown {
+        id: packet.checkpoint.clone(),
+        prompt: prompt
+            .then(|| crate::render::checkpoint::destination_prompt(&packet, found.run_id.as_str())),
+        run_id: found.run_id,
+        at: found.at,
+        state: found.checkpoint_state,
+        assessment: packet.assessment,
+        packet,
+    })
 }
 
 /// Retires the checkpoint's source context: only after a passing verification, and, run in
 /// the source work tree itself, only while it still holds what the checkpoint carries.
 /// Idempotent; never deletes anything.
-pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
+pub fn archive(ctx: &Context, id: &str) -> Result<report::Archived, Error> {
     let found = find(ctx, id)?;
     let packet = &found.packet;
     let id = packet.checkpoint.clone();
@@ -485,7 +473,8 @@ pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
             None
         };
     match rules::archive(&id, found.checkpoint_state, source_changes) {
-        rules::Archive::AlreadyArchived => Ok(Archived {
+        rules::Archive::AlreadyArchived => Ok(report::Archived {
+            state: CheckpointState::Archived,
             run_id: found.run_id,
             id,
             already: true,
@@ -510,7 +499,8 @@ pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
                 Ok(Append::record(body.clone(), subject.clone()))
             })?;
             ctx.refresh_handoff(&found.run_id)?;
-            Ok(Archived {
+            Ok(report::Archived {
+                state: CheckpointState::Archived,
                 run_id: found.run_id,
                 id,
                 already: false,
@@ -519,19 +509,9 @@ pub fn archive(ctx: &Context, id: &str) -> Result<Archived, Error> {
     }
 }
 
-/// A counted compaction.
-#[derive(Debug, Clone)]
-pub struct Compacted {
-    pub run_id: RunId,
-    /// Compactions observed in the run's current context, this one included.
-    pub count: u32,
-    pub assessment: Assessment,
-    pub reasons: Vec<String>,
-}
-
 /// Counts an observed context compaction on the active run (storing nothing else) and says
 /// whether a handoff is due.
-pub fn compaction(ctx: &Context, authorized: bool) -> Result<Compacted, Error> {
+pub fn compaction(ctx: &Context, authorized: bool) -> Result<report::Compacted, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     let appended = ctx.repo.append(&run_id, |_| {
         Ok(Append::record(
@@ -550,10 +530,10 @@ pub fn compaction(ctx: &Context, authorized: bool) -> Result<Compacted, Error> {
         },
         &crate::worktree::in_progress(&ctx.repo),
     );
-    Ok(Compacted {
-        run_id,
+    Ok(report::Compacted {
         count,
         assessment,
         reasons,
+        run_id,
     })
 }

@@ -5,14 +5,11 @@
 //! compare-and-swap. Afterwards `git gc --prune=now` removes every object only the run held.
 //! The active run (unfinished, on this branch) is only dropped with `--force`.
 
-use std::path::PathBuf;
-
-use gix::ObjectId;
-
 use super::sync::scan::Guard;
 use super::{Context, Error};
 use crate::model::RunId;
-use crate::sync::{PushReport, Remote, Removed, Scope};
+use crate::model::report::drop as report;
+use crate::sync::{Remote, Scope};
 
 /// What `drop` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -23,26 +20,12 @@ pub struct Request {
     pub reason: Option<String>,
 }
 
-/// What `drop` removed.
-#[derive(Debug, Clone)]
-pub struct Dropped {
-    pub run_id: RunId,
-    /// Whether the run was here at all (it may be dropped on a remote only).
-    pub was_local: bool,
-    /// The tombstone ref and the blob it points at.
-    pub tombstone: (String, ObjectId),
-    /// Whether the tombstone was left now (false: the run was dropped before).
-    pub tombstone_created: bool,
-    /// Refs and note lines removed here.
-    pub removed: Removed,
-    /// Rendered files removed (transcript cache, HANDOFF view, PR body).
-    pub files: Vec<PathBuf>,
-    /// The remote, and what the push of the drop did there.
-    pub remote: Option<(String, PushReport)>,
-}
-
 /// Drops `request.run`: locally, and on `request.remote` when given.
-pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Dropped, Error> {
+pub fn drop(
+    ctx: &Context,
+    request: &Request,
+    progress: &dyn Fn(&str),
+) -> Result<report::Dropped, Error> {
     let run_id = RunId::parse(&request.run)?;
     let repo = &ctx.repo;
     let was_local = repo.run_tip(&run_id)?.is_some();
@@ -103,7 +86,8 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
             text.push_str(&format!("tip {commit}\n"));
         }
     }
-    let (blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
+    // The tombstone's blob is not reported: its ref names it.
+    let (_blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
     let removed = crate::sync::remove_locally(repo, std::slice::from_ref(&run_id))?;
     let mut files = crate::ops::common::view::forget(repo, &run_id)?;
     let pr_body = super::common::pr::body_path(ctx, &run_id);
@@ -116,18 +100,24 @@ pub fn drop(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
             let _one_at_a_time = repo.lock_sync(&remote.staging)?;
             progress(&format!("dropping run {run_id} on {}…", remote.name));
             let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
-            let report = guard.push(&remote, &Scope::Dropping(run_id.clone()))?;
-            Some((remote.name, report))
+            let pushed = guard.push(&remote, &Scope::Dropping(run_id.clone()))?;
+            Some(report::DroppedRemote {
+                remote: remote.name,
+                deleted: pushed.removed_runs.iter().any(|r| r == &run_id),
+                tombstone_pushed: pushed.pushed_tombstones > 0,
+                notes_pushed: pushed.pushed_notes,
+            })
         }
         None => None,
     };
-    Ok(Dropped {
-        tombstone: (crate::store::dropped_ref(&run_id), blob),
+    Ok(report::Dropped {
+        tombstone: crate::store::dropped_ref(&run_id),
         run_id,
         was_local,
         tombstone_created,
-        removed,
-        files,
+        removed_refs: removed.refs,
+        removed_note_lines: removed.note_lines,
+        removed_files: files.iter().map(|p| p.display().to_string()).collect(),
         remote,
     })
 }

@@ -11,49 +11,39 @@
 
 use std::path::Path;
 
+use super::common::note::NoteState;
 use super::{Context, Error};
 use crate::hook::agent_stop::{self, Decision, HookInput, RunView};
 use crate::hook::trailers;
-use crate::model::{NextAction, RunId};
-
-/// What `pre-commit` found (a refusal is an error).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreCommit {
-    /// The gate's reason to let the commit through; `None` without `--gate`.
-    pub gate: Option<super::gate::Open>,
-}
+use crate::model::NextAction;
+use crate::model::report::hook as report;
 
 /// Refuses a commit that adds or changes a never-commit path ([`Error::NeverCommit`]) and,
 /// when `gate`, one whose staged tree is not the active run's approved snapshot
 /// ([`Error::GateClosed`]). Reads only; nothing is stored.
-pub fn pre_commit(ctx: &Context, gate: bool) -> Result<PreCommit, Error> {
+pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error> {
     let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
     super::gate::check_never_commit(ctx, &staged)?;
     let gate = if gate {
-        Some(super::gate::check_index(ctx, Some(&staged))?)
+        Some(match super::gate::check_index(ctx, Some(&staged))? {
+            super::gate::Open::NoActiveRun { .. } => report::GateOpen::NoActiveRun,
+            super::gate::Open::Approved(_) => report::GateOpen::Approved,
+        })
     } else {
         None
     };
-    Ok(PreCommit { gate })
-}
-
-/// What `commit-msg` did to the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommitMsg {
-    /// The trailers were added.
-    Added { run_id: RunId, round: u32 },
-    /// The message already carried them (an amend, a second run of the hook).
-    AlreadyThere { run_id: RunId, round: u32 },
-    /// The index is not an approved snapshot of the branch's newest run: message untouched.
-    NotApproved,
+    Ok(report::PreCommit { ok: true, gate })
 }
 
 /// Adds `Pair-Run: <run>` and `Reviewed-by: <reviewer> (git-pair round N)` to the message in
 /// `file` when the index is the snapshot the branch's newest run approved; idempotent. Comment
 /// lines follow `core.commentString` / `core.commentChar` (`auto` is read as `#`).
-pub fn commit_msg(ctx: &Context, file: &Path) -> Result<CommitMsg, Error> {
+pub fn commit_msg(ctx: &Context, file: &Path) -> Result<report::CommitMsg, Error> {
     let Some(approval) = super::gate::matching_approval(ctx)? else {
-        return Ok(CommitMsg::NotApproved);
+        return Ok(report::CommitMsg {
+            trailers: None,
+            approved: None,
+        });
     };
     let wanted =
         trailers::pair_trailers(approval.run_id.as_str(), &approval.reviewer, approval.round)
@@ -74,16 +64,25 @@ pub fn commit_msg(ctx: &Context, file: &Path) -> Result<CommitMsg, Error> {
         ..Default::default()
     };
     let updated = trailers::add_trailers(&message, &wanted, &options);
-    let (run_id, round) = (approval.run_id, approval.round);
+    let approved = Some(report::ApprovedRound {
+        run_id: approval.run_id,
+        round: approval.round,
+    });
     if updated == message {
-        return Ok(CommitMsg::AlreadyThere { run_id, round });
+        return Ok(report::CommitMsg {
+            trailers: Some(report::Trailers::AlreadyThere),
+            approved,
+        });
     }
     std::fs::write(file, &updated).map_err(|source| Error::WriteFile {
         what: "commit message",
         path: file.display().to_string(),
         source,
     })?;
-    Ok(CommitMsg::Added { run_id, round })
+    Ok(report::CommitMsg {
+        trailers: Some(report::Trailers::Added),
+        approved,
+    })
 }
 
 /// What starts a comment line in commit messages: `core.commentString`, else
@@ -97,28 +96,29 @@ fn comment_prefix(ctx: &Context) -> String {
         .unwrap_or_else(|| "#".to_owned())
 }
 
-/// What `post-commit` did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PostCommit {
-    /// No run on this branch.
-    NoRun,
-    /// The run's note on the new commit, as it stands.
-    Note {
-        run_id: RunId,
-        note: super::common::note::NoteState,
-    },
-}
-
 /// Writes the branch's newest run's line on HEAD when HEAD's tree is the snapshot that run
 /// vouches for (an approved one; for a finished run, the one `finish` vouched for).
-pub fn post_commit(ctx: &Context) -> Result<PostCommit, Error> {
+pub fn post_commit(ctx: &Context) -> Result<report::PostCommit, Error> {
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
-        Err(Error::NoActiveRun { .. }) => return Ok(PostCommit::NoRun),
+        Err(Error::NoActiveRun { .. }) => {
+            return Ok(report::PostCommit {
+                note: None,
+                on: None,
+            });
+        }
         Err(e) => return Err(e),
     };
-    let note = super::common::note::attach_to_head(ctx, &run_id)?;
-    Ok(PostCommit::Note { run_id, note })
+    let (note, commit) = match super::common::note::attach_to_head(ctx, &run_id)? {
+        NoteState::Attached(c) => (report::NoteStatus::Attached, Some(c.to_string())),
+        NoteState::AlreadyAttached(c) => (report::NoteStatus::AlreadyAttached, Some(c.to_string())),
+        NoteState::NotYet => (report::NoteStatus::NotApprovedWork, None),
+        NoteState::NothingReviewed => (report::NoteStatus::NothingReviewed, None),
+    };
+    Ok(report::PostCommit {
+        note: Some(note),
+        on: Some(report::NoteOn { run_id, commit }),
+    })
 }
 
 /// The most of the agent's hook input read; a bigger input is not a hook input (the agent may
@@ -131,8 +131,14 @@ pub const MAX_STDIN: u64 = 4 << 20;
 pub fn agent_stop(
     stdin: &[u8],
     open: impl FnOnce(&HookInput) -> Result<Context, Error>,
-) -> Decision {
-    agent_stop::decide_with(stdin, |input| run_view(open(input)?))
+) -> report::AgentStop {
+    match agent_stop::decide_with(stdin, |input| run_view(open(input)?)) {
+        Decision::Allow(_) => report::AgentStop::Allow {},
+        Decision::Block { reason } => report::AgentStop::Block {
+            decision: report::Block::Block,
+            reason,
+        },
+    }
 }
 
 fn run_view(ctx: Context) -> Result<RunView, Error> {

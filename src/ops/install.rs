@@ -20,38 +20,8 @@ pub const REWRITE_REF: ConfigKey = ConfigKey {
 /// The notes ref git pair writes, as `notes.rewriteRef` names it.
 pub const NOTES_REF: &str = crate::store::notes::NOTES_REF;
 
-/// What happened to `notes.rewriteRef`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ConfigChange {
-    /// Install added `refs/notes/pair` to it.
-    Set,
-    /// It already named `refs/notes/pair` (set by the user, or by an earlier install).
-    AlreadySet,
-    /// Uninstall removed the value install had added.
-    Unset,
-    /// The user set it, not install: uninstall leaves it.
-    LeftAlone,
-    /// It was not set, and install had not set it.
-    NotSet,
-}
-
-/// What `hooks install` did.
-#[derive(Debug, Clone)]
-pub struct Installed {
-    pub hooks_dir: PathBuf,
-    pub gate: bool,
-    pub hooks: hooks::InstallReport,
-    pub rewrite_ref: ConfigChange,
-}
-
-/// What `hooks uninstall` did.
-#[derive(Debug, Clone)]
-pub struct Uninstalled {
-    pub hooks_dir: PathBuf,
-    pub hooks: hooks::UninstallReport,
-    pub rewrite_ref: ConfigChange,
-}
+pub use crate::model::report::hooks::ConfigChange;
+use crate::model::report::hooks::{HooksInstalled, HooksUninstalled};
 
 /// What install changed outside the hooks directory, kept for uninstall.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,7 +90,7 @@ fn contexts(ctx: &Context) -> Result<(PathBuf, PathBuf), Error> {
 
 /// Installs the shims (`pre-commit` gating on review when `gate`) and sets
 /// `notes.rewriteRef`. Running it twice changes nothing.
-pub fn install(ctx: &Context, gate: bool) -> Result<Installed, Error> {
+pub fn install(ctx: &Context, gate: bool) -> Result<HooksInstalled, Error> {
     let (hooks_dir, backup_dir) = contexts(ctx)?;
     let hooks = hooks::install(
         &hooks::Context {
@@ -147,17 +117,17 @@ pub fn install(ctx: &Context, gate: bool) -> Result<Installed, Error> {
         state.v = STATE_VERSION;
         write_state(ctx, &state)?;
     }
-    Ok(Installed {
-        hooks_dir,
+    Ok(HooksInstalled {
+        hooks_dir: hooks_dir.display().to_string(),
         gate,
-        hooks,
-        rewrite_ref,
+        hooks: hooks.hooks,
+        notes_rewrite_ref: rewrite_ref,
     })
 }
 
 /// Removes the shims, putting back what was there, and the `notes.rewriteRef` value install
 /// added (never one the user set).
-pub fn uninstall(ctx: &Context) -> Result<Uninstalled, Error> {
+pub fn uninstall(ctx: &Context) -> Result<HooksUninstalled, Error> {
     let (hooks_dir, backup_dir) = contexts(ctx)?;
     let hooks = hooks::uninstall(
         &hooks::Context {
@@ -182,9 +152,9 @@ pub fn uninstall(ctx: &Context) -> Result<Uninstalled, Error> {
     };
     // Best effort: a `.git/pair` that install created and nothing else uses goes too.
     let _ = std::fs::remove_dir(ctx.repo.pair_dir());
-    Ok(Uninstalled {
-        hooks_dir,
-        hooks,
-        rewrite_ref,
+    Ok(HooksUninstalled {
+        hooks_dir: hooks_dir.display().to_string(),
+        hooks: hooks.hooks,
+        notes_rewrite_ref: rewrite_ref,
     })
 }

@@ -4,20 +4,12 @@
 //! the `pair.reviewers` panel, or the reviewer command), with its fallbacks.
 
 use super::{Context, Error};
-use crate::review::{Candidate, ProbeReport, ProbeRequest, Surfaces};
-
-/// What probing found.
-#[derive(Debug, Clone)]
-pub struct Report {
-    /// Every realization, probed on its own: whether it could run here, and why.
-    pub realizations: Vec<Candidate>,
-    /// For each configured reviewer: the candidates tried in order and the winner (if any).
-    pub reviewers: Vec<ProbeReport>,
-}
+use crate::model::report::probe as report;
+use crate::review::{ProbeReport, ProbeRequest, Surfaces};
 
 /// Probes every realization, then each configured reviewer; `reviewer_command` (validated)
 /// replaces the configured reviewer.
-pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<Report, Error> {
+pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<report::Probe, Error> {
     let o = &ctx.options;
     let surfaces = Surfaces::load(o.surface_file.as_deref()).map_err(crate::review::Error::from)?;
     let command = reviewer_command.or_else(|| o.reviewer_command.clone());
@@ -56,8 +48,24 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<Rep
         // Probed as if configured: the first candidate is the realization itself.
         realizations.extend(probe_one(name)?.probed.into_iter().next());
     }
-    Ok(Report {
-        realizations,
-        reviewers,
+    Ok(report::Probe {
+        realizations: realizations
+            .into_iter()
+            .map(|c| report::Realization {
+                name: c.name,
+                binds: c.binds,
+                reason: c.reason,
+                path: c.path,
+            })
+            .collect(),
+        reviewers: reviewers
+            .into_iter()
+            .map(|r| report::Reviewer {
+                configured: r.configured,
+                winner: r.winner,
+                fallback_used: r.fallback_used,
+                probed: r.probed,
+            })
+            .collect(),
     })
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::{Context, Error};
 use crate::install::skill::{self, Agent, Location};
+use crate::model::report::skill::SkillInstalled;
 
 /// Where the skill goes.
 pub enum Target<'a> {
@@ -24,7 +25,7 @@ pub struct Request {
 }
 
 /// Installs the skill for each agent and returns what was written where.
-pub fn install(target: Target<'_>, request: &Request) -> Result<Vec<skill::Installed>, Error> {
+pub fn install(target: Target<'_>, request: &Request) -> Result<SkillInstalled, Error> {
     let agents = if request.agents.is_empty() {
         Agent::ALL.to_vec()
     } else {
@@ -46,15 +47,17 @@ pub fn install(target: Target<'_>, request: &Request) -> Result<Vec<skill::Insta
                 home: &home,
                 claude_config_dir: claude_config_dir.as_deref(),
             };
-            Ok(skill::install(&agents, &location, options)?)
+            Ok(SkillInstalled {
+                project: false,
+                installed: skill::install(&agents, &location, options)?,
+            })
         }
         Target::Project(ctx) => {
             let root = ctx.repo.work_dir()?;
-            Ok(skill::install(
-                &agents,
-                &Location::Project { root },
-                options,
-            )?)
+            Ok(SkillInstalled {
+                project: true,
+                installed: skill::install(&agents, &Location::Project { root }, options)?,
+            })
         }
     }
 }

@@ -1,11 +1,15 @@
 //! A checkpoint as people and agents read it (SPEC §10): the packet (`checkpoint show`) and
-//! the copyable prompt for the fresh agent that continues (`checkpoint show --prompt`).
+//! the copyable prompt for the fresh agent that continues (`checkpoint show --prompt`), and
+//! the human views of every `checkpoint` subcommand's report.
 //! Pure: a packet in, text out. The reply language is copied verbatim, never translated or
 //! inferred; a recorded check is shown as data, never as something to run unconfirmed.
 
 use std::fmt::Write as _;
 
-use crate::model::{Checkpoint, CheckpointState};
+use crate::model::report::checkpoint::{
+    Archived, CheckoutKind, Compacted, Created, Restored, Shown, Verified,
+};
+use crate::model::{Assessment, Checkpoint, CheckpointState, VerifyResult};
 
 /// The packet, for `git pair checkpoint show <id>`.
 pub fn packet(packet: &Checkpoint, run_id: &str, at: &str, state: CheckpointState) -> String {
@@ -137,6 +141,143 @@ pub fn destination_prompt(packet: &Checkpoint, run_id: &str) -> String {
         r.branch, r.head, r.status
     );
     out
+}
+
+/// `git pair checkpoint create`'s text.
+pub fn created(report: &Created, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let id = &report.id;
+    writeln!(
+        out,
+        "Checkpoint {id} recorded in run {} ({} bytes)\nassessment: {}",
+        report.run_id,
+        report.bytes,
+        report.assessment.as_str()
+    )?;
+    for reason in &report.reasons {
+        writeln!(out, "  - {reason}")?;
+    }
+    if let Some(check) = &report.check {
+        writeln!(out, "check: {} → {}", check.command, check.outcome)?;
+    }
+    match report.assessment {
+        Assessment::HandoffReady => writeln!(
+            out,
+            "next: hand over — give a fresh agent the prompt of git pair checkpoint show {id} --prompt (another machine: git pair push first)"
+        ),
+        _ => writeln!(out, "next: continue working in this context"),
+    }
+}
+
+/// `git pair checkpoint show`'s text: the destination prompt with `--prompt`, else the packet.
+pub fn shown(report: &Shown, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if let Some(prompt) = &report.prompt {
+        return out.write_all(prompt.as_bytes());
+    }
+    let at = crate::util::time::parse_rfc3339_secs(&report.at)
+        .map(crate::util::time::human)
+        .unwrap_or_else(|| report.at.clone());
+    out.write_all(packet(&report.packet, report.run_id.as_str(), &at, report.state).as_bytes())
+}
+
+/// `git pair checkpoint verify`'s text: the result, one line per mismatch, and the next step
+/// when it passed.
+pub fn verified(report: &Verified, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let id = &report.id;
+    writeln!(out, "{}", report.result.as_str())?;
+    for m in &report.mismatches {
+        writeln!(
+            out,
+            "{}: expected {}, found {}",
+            m.field, m.expected, m.found
+        )?;
+    }
+    if report.result == VerifyResult::Verified {
+        writeln!(
+            out,
+            "next: git pair checkpoint archive {id}, then continue with the next action (git pair checkpoint show {id})"
+        )?;
+    }
+    Ok(())
+}
+
+/// The hint after a regression: how to get on.
+pub fn regression_hint(report: &Verified) -> String {
+    let id = &report.id;
+    if report.mismatches.iter().all(|m| m.field == "path") {
+        format!("in another work tree: git pair checkpoint verify {id} --allow-other-path")
+    } else {
+        format!(
+            "on a clean work tree, git pair checkpoint restore {id} rebuilds the recorded state; otherwise tell the human what differs"
+        )
+    }
+}
+
+/// `git pair checkpoint restore`'s text.
+pub fn restored(report: &Restored, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let id = &report.id;
+    let short = report.head.get(..12).unwrap_or(&report.head);
+    let name = &report.branch;
+    match report.checkout {
+        CheckoutKind::Branch => write!(out, "Checked out {name} at {short}")?,
+        CheckoutKind::NewBranch => write!(out, "Created and checked out {name} at {short}")?,
+        CheckoutKind::Detached => write!(out, "Detached HEAD at {short}")?,
+    }
+    writeln!(
+        out,
+        "; checkpoint {id}'s work tree laid down as uncommitted changes\nnext: git pair checkpoint verify {id} --allow-other-path"
+    )
+}
+
+/// The stderr notes after a restore: a branch left alone, a fingerprint that differs.
+pub fn restore_notes(report: &Restored) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(branch) = &report.branch_elsewhere {
+        notes.push(format!(
+            "note: branch {branch} exists here at another commit, so HEAD is detached; verify will report the branch"
+        ));
+    }
+    if !report.status_matches {
+        notes.push(
+            "warning: the work tree's fingerprint differs from the checkpoint's after restoring (ignore rules or filters differ here?); verify will show it".to_owned(),
+        );
+    }
+    notes
+}
+
+/// `git pair checkpoint archive`'s text.
+pub fn archived(report: &Archived, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let id = &report.id;
+    writeln!(
+        out,
+        "{}\ncheckpoint {id}'s source context is retired{} (recoverable: git pair checkpoint show {id})",
+        report.state.as_str(),
+        if report.already { " (already)" } else { "" }
+    )
+}
+
+/// `git pair checkpoint compaction`'s text: the CONTEXT HANDOFF HEALTH CHECK.
+pub fn compacted(report: &Compacted, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "CONTEXT HANDOFF HEALTH CHECK\ncompactions observed: {} (run {})\nassessment: {}",
+        report.count,
+        report.run_id,
+        report.assessment.as_str()
+    )?;
+    for reason in &report.reasons {
+        writeln!(out, "  - {reason}")?;
+    }
+    writeln!(
+        out,
+        "{}",
+        match report.assessment {
+            Assessment::HandoffReady => {
+                "next: git pair checkpoint create --authorized --next \"…\" and hand over"
+            }
+            Assessment::HandoffDeferred => "next: finish what git is in the middle of first",
+            Assessment::Continue => "next: continue working",
+        }
+    )
 }
 
 #[cfg(test)]

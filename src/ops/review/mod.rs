@@ -18,6 +18,8 @@ pub use record::{dispatch, record};
 use std::time::Duration;
 
 use super::{Context, Error};
+use crate::model::NextAction;
+use crate::model::report::review as report;
 
 /// What `review` was asked for on the command line.
 #[derive(Debug, Clone, Default)]
@@ -69,23 +71,13 @@ pub fn settings(
     })
 }
 
-/// What `review` produced: the recorded round, or for `--dry-run` the plan alone.
-#[derive(Debug)]
-pub enum Report {
-    /// `--dry-run`: what would be sent, to whom; nothing stored or spawned.
-    DryRun(Box<Plan>, Vec<(String, Vec<String>)>),
-    /// The recorded round (its verdict may be `None`: no reviewer gave one), and the run's
-    /// next action after it.
-    Recorded(Box<RoundOutcome>, Box<Plan>, crate::model::NextAction),
-}
-
 /// Runs the review round of the active run: prepare, record the dispatch, run the reviewers,
 /// record the outcome, refresh the HANDOFF view.
 pub fn review(
     ctx: &Context,
     request: &Request,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<Report, Error> {
+) -> Result<report::Review, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest)?;
     // The shipped pattern table compiles while the work tree is snapshotted and diffed.
@@ -93,7 +85,9 @@ pub fn review(
     let plan = prepare(&ctx.repo, &run_id, settings)?;
     if request.dry_run {
         let argv = plan.planned_argv(settings);
-        return Ok(Report::DryRun(Box::new(plan), argv));
+        return Ok(report::Review::DryRun(Box::new(dry_run_report(
+            &plan, argv,
+        ))));
     }
     for member in &plan.members {
         if member.bound.fallback_used {
@@ -136,5 +130,95 @@ pub fn review(
     live.clear();
     ctx.refresh_handoff(&run_id)?;
     let next = super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
-    Ok(Report::Recorded(Box::new(outcome), Box::new(plan), next))
+    Ok(report::Review::Round(Box::new(round_report(
+        outcome, plan, next,
+    ))))
+}
+
+/// The recorded round's report.
+fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::Round {
+    let partial_coverage = outcome
+        .coverage
+        .summary
+        .clone()
+        .filter(|_| outcome.coverage.is_partial());
+    report::Round {
+        run_id: plan.run_id,
+        round: outcome.round,
+        verdict: outcome.verdict,
+        findings: outcome.findings,
+        outcome: outcome.outcome,
+        outcomes: outcome
+            .members
+            .iter()
+            .map(|m| report::ReviewerOutcome {
+                reviewer: m.name.clone(),
+                outcome: m.outcome.as_str(),
+                attempts: m.attempts.len(),
+                session_id: m.session_id.clone(),
+            })
+            .collect(),
+        fallback_used: outcome.fallback_used,
+        coverage: coverage_summary(&plan.coverage),
+        next_action: next.as_str(),
+        next,
+        error: outcome.error,
+        partial_coverage,
+        fallbacks: plan
+            .members
+            .iter()
+            .filter(|m| m.bound.fallback_used)
+            .map(|m| report::Fallback {
+                configured: m.report.configured.clone(),
+                bound: m.bound.name.clone(),
+            })
+            .collect(),
+        secrets: plan.secrets,
+    }
+}
+
+/// The dry run's report: what would be sent (the first attempt's prompt), to whom.
+fn dry_run_report(plan: &Plan, argv: Vec<(String, Vec<String>)>) -> report::DryRun {
+    report::DryRun {
+        dry_run: true,
+        run_id: plan.run_id.clone(),
+        round: plan.round,
+        mode: plan.mode.as_str(),
+        reviewers: argv
+            .into_iter()
+            .map(|(reviewer, argv)| report::PlannedReviewer { reviewer, argv })
+            .collect(),
+        unbound: plan
+            .unbound
+            .iter()
+            .map(|r| report::Unbound {
+                configured: r.configured.clone(),
+                probed: r
+                    .probed
+                    .iter()
+                    .map(|c| report::Probed {
+                        name: c.name.clone(),
+                        reason: c.reason.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        coverage: coverage_summary(&plan.coverage),
+        secrets: plan.secrets.clone(),
+        prompt: plan.prompt(plan.attempt_base + 1),
+        members: plan.members.iter().map(|m| m.bound.name.clone()).collect(),
+    }
+}
+
+/// The compact coverage summary a review reports (the full manifest is stored).
+fn coverage_summary(c: &crate::packet::Coverage) -> report::CoverageSummary {
+    report::CoverageSummary {
+        files_total: c.files_total,
+        full: c.full.count,
+        clipped: c.clipped.count,
+        names_only: c.names_only.count,
+        not_included: c.not_included.count,
+        bytes_included: c.bytes_included,
+        summary: c.summary.clone(),
+    }
 }

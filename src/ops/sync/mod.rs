@@ -9,39 +9,27 @@ pub mod scan;
 use std::path::PathBuf;
 
 use super::{Context, Error};
-use crate::sync::{PullReport, PushReport, Remote, Scope};
+use crate::model::report::sync as report;
+use crate::store::{Counts, Integration};
+use crate::sync::{PullReport, Remote, Scope};
 use scan::{Guard, ScanSummary};
 
-/// What a pull or push did, and where the refreshed view is.
-#[derive(Debug)]
-pub struct Synced<R> {
-    pub remote: Remote,
-    pub report: R,
-    pub handoff_path: Option<PathBuf>,
-    /// The view could not be refreshed (the sync itself succeeded).
-    pub handoff_warning: Option<String>,
-    /// What the push's secret scan covered (push only).
-    pub scan: Option<ScanSummary>,
-}
-
 /// Fetches `remote`'s state and merges it into the local runs and notes.
-pub fn pull(
-    ctx: &Context,
-    remote: &str,
-    progress: &dyn Fn(&str),
-) -> Result<Synced<PullReport>, Error> {
+pub fn pull(ctx: &Context, remote: &str, progress: &dyn Fn(&str)) -> Result<report::Pull, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("fetching git pair state from {}…", remote.name));
-    let report = crate::sync::pull(&ctx.repo, &remote)?;
-    forget_removed(ctx, &report)?;
-    let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report);
-    Ok(Synced {
-        remote,
-        report,
-        handoff_path,
+    let pulled = crate::sync::pull(&ctx.repo, &remote)?;
+    forget_removed(ctx, &pulled)?;
+    let (handoff_path, handoff_warning) = refresh_handoff(ctx, &pulled);
+    Ok(report::Pull {
+        remote: remote.name,
+        runs: run_counts(&pulled.runs),
+        notes: pulled.notes.map(merged),
+        remote_runs: pulled.remote_runs,
+        removed: removed_runs(&pulled),
+        handoff_path: handoff_path.map(|p| p.display().to_string()),
         handoff_warning,
-        scan: None,
     })
 }
 
@@ -53,7 +41,7 @@ pub fn push(
     remote: &str,
     allow: &[String],
     progress: &dyn Fn(&str),
-) -> Result<Synced<PushReport>, Error> {
+) -> Result<report::Push, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
     // The shipped table compiles on first use: a push with nothing new compiles nothing.
     let scanner = ctx.scanner()?;
@@ -64,16 +52,64 @@ pub fn push(
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
     let mut guard = Guard::new(&ctx.repo, scanner, allow);
-    let report = guard.push(&remote, &Scope::Everything)?;
-    forget_removed(ctx, &report.pulled)?;
-    let (handoff_path, handoff_warning) = refresh_handoff(ctx, &report.pulled);
-    Ok(Synced {
-        remote,
-        report,
-        handoff_path,
+    let pushed = guard.push(&remote, &Scope::Everything)?;
+    forget_removed(ctx, &pushed.pulled)?;
+    let (handoff_path, handoff_warning) = refresh_handoff(ctx, &pushed.pulled);
+    let scan: ScanSummary = guard.summary;
+    Ok(report::Push {
+        remote: remote.name,
+        pushed: pushed.pushed_runs + usize::from(pushed.pushed_notes) + pushed.pushed_tombstones,
+        pushed_runs: pushed.pushed_runs,
+        pushed_notes: pushed.pushed_notes,
+        pushed_tombstones: pushed.pushed_tombstones,
+        removed_runs: pushed.removed_runs.clone(),
+        attempts: pushed.attempts,
+        runs: run_counts(&pushed.pulled.runs),
+        notes: pushed.pulled.notes.map(merged),
+        removed: removed_runs(&pushed.pulled),
+        scanned: report::Scanned {
+            commits: scan.commits,
+            blobs: scan.blobs,
+            bytes: scan.bytes,
+            skipped: scan.skipped,
+        },
+        allowed: scan.allowed,
+        allowances_recorded: scan.recorded,
+        handoff_path: handoff_path.map(|p| p.display().to_string()),
         handoff_warning,
-        scan: Some(guard.summary),
     })
+}
+
+/// The report's tally of what merging touched.
+pub fn run_counts(counts: &Counts) -> report::RunCounts {
+    report::RunCounts {
+        created: counts.created,
+        fast_forwarded: counts.fast_forwarded,
+        merged: counts.merged,
+        unchanged: counts.unchanged,
+        local_ahead: counts.local_ahead,
+    }
+}
+
+/// The report's name for what happened to one ref.
+pub fn merged(integration: Integration) -> report::Merged {
+    match integration {
+        Integration::Unchanged => report::Merged::Unchanged,
+        Integration::LocalAhead => report::Merged::LocalAhead,
+        Integration::Created => report::Merged::Created,
+        Integration::FastForwarded => report::Merged::FastForwarded,
+        Integration::Merged => report::Merged::Merged,
+    }
+}
+
+/// What a pull removed because tombstones arrived.
+pub fn removed_runs(pulled: &PullReport) -> report::RemovedRuns {
+    report::RemovedRuns {
+        runs: pulled.removed.clone(),
+        kept: pulled.kept_dropped.clone(),
+        tombstones_learnt: pulled.tombstones,
+        note_lines: pulled.removed_note_lines,
+    }
 }
 
 /// Removes the rendered views of runs a pull removed (their tombstone arrived).

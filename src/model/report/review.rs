@@ -1,0 +1,121 @@
+//! The `review` reports: a recorded round (its verdict, findings, each reviewer's outcome and
+//! the packet's coverage), or with `--dry-run` what would be sent to whom.
+
+use serde::Serialize;
+
+use crate::model::{Finding, NextAction, RunId, SecretAt, Verdict};
+
+/// What `review` produced.
+#[derive(Debug, Clone)]
+pub enum Review {
+    /// `--dry-run`: nothing stored, nothing spawned.
+    DryRun(Box<DryRun>),
+    /// The recorded round (its verdict may be missing: no reviewer gave one).
+    Round(Box<Round>),
+}
+
+/// A recorded review round.
+#[derive(Debug, Clone, Serialize)]
+pub struct Round {
+    pub run_id: RunId,
+    pub round: u32,
+    /// Null: no verdict could be obtained (the command fails; no round is used).
+    pub verdict: Option<Verdict>,
+    pub findings: Vec<Finding>,
+    /// The round's outcome (`ok`, `failed-validation`, `timeout`, …).
+    pub outcome: String,
+    /// Each reviewer's outcome.
+    pub outcomes: Vec<ReviewerOutcome>,
+    pub fallback_used: bool,
+    pub coverage: CoverageSummary,
+    /// The run's next action after the round.
+    pub next_action: &'static str,
+    /// The same, for the human "next:" line.
+    #[serde(skip)]
+    pub next: NextAction,
+    /// Why there is no verdict, when a reviewer said.
+    #[serde(skip)]
+    pub error: Option<String>,
+    /// `reviewed X of Y files`, when the reviewer saw only part of the change.
+    #[serde(skip)]
+    pub partial_coverage: Option<String>,
+    /// Reviewers that stood in for a configured one that is not available here.
+    #[serde(skip)]
+    pub fallbacks: Vec<Fallback>,
+    /// What was redacted from the packet (kinds and places, never a secret).
+    #[serde(skip)]
+    pub secrets: Vec<SecretAt>,
+}
+
+/// One reviewer's part in a round.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewerOutcome {
+    pub reviewer: String,
+    pub outcome: &'static str,
+    /// How many attempts it took.
+    pub attempts: usize,
+    pub session_id: Option<String>,
+}
+
+/// A configured reviewer that is not available, and the one bound instead.
+#[derive(Debug, Clone)]
+pub struct Fallback {
+    pub configured: String,
+    pub bound: String,
+}
+
+/// The compact coverage summary (the full manifest is stored with the round).
+#[derive(Debug, Clone, Serialize)]
+pub struct CoverageSummary {
+    pub files_total: usize,
+    pub full: usize,
+    pub clipped: usize,
+    pub names_only: usize,
+    pub not_included: usize,
+    pub bytes_included: u64,
+    /// `reviewed X of Y files` when not every file is shown completely.
+    pub summary: Option<String>,
+}
+
+/// `review --dry-run`: the packet and the reviewer command lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct DryRun {
+    /// Always true.
+    pub dry_run: bool,
+    pub run_id: RunId,
+    pub round: u32,
+    /// `code` or `plan`.
+    pub mode: &'static str,
+    /// Each bound reviewer and the command line it would run.
+    pub reviewers: Vec<PlannedReviewer>,
+    /// Configured reviewers that no realization binds for here.
+    pub unbound: Vec<Unbound>,
+    pub coverage: CoverageSummary,
+    pub secrets: Vec<SecretAt>,
+    /// The prompt the first attempt would send (the human output).
+    pub prompt: String,
+    /// The bound reviewers' names, for the note.
+    #[serde(skip)]
+    pub members: Vec<String>,
+}
+
+/// A reviewer a dry run would start.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedReviewer {
+    pub reviewer: String,
+    pub argv: Vec<String>,
+}
+
+/// A configured reviewer nothing binds for.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unbound {
+    pub configured: String,
+    pub probed: Vec<Probed>,
+}
+
+/// One candidate probed, and why it does not bind.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probed {
+    pub name: String,
+    pub reason: String,
+}

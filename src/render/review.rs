@@ -1,0 +1,116 @@
+//! Human views of `review`: the verdict and findings of a recorded round, the prompt of a dry
+//! run, and the notes both leave on stderr.
+
+use std::io::Write;
+
+use crate::model::SecretAt;
+use crate::model::report::review::{DryRun, Round};
+
+/// The note when `pair.review.redactSecrets=false` is set: redaction cannot be turned off
+/// (SPEC §6.2), so the key is read, and said to do nothing.
+pub const REDACTION_ALWAYS_ON: &str = "note: pair.review.redactSecrets=false has no effect: secrets are always redacted from what a reviewer sees";
+
+/// A recorded round's text: the verdict, one line per finding, partial coverage, next step.
+pub fn round(report: &Round, out: &mut dyn Write) -> std::io::Result<()> {
+    let verdict = report.verdict.map(|v| v.as_str()).unwrap_or_default();
+    writeln!(out, "Round {} review: {verdict}", report.round)?;
+    for f in &report.findings {
+        let location = if f.location.is_empty() {
+            String::new()
+        } else {
+            format!("{} — ", f.location)
+        };
+        writeln!(out, "{}. [{}] {location}{}", f.n, f.category, f.text)?;
+    }
+    if let Some(summary) = &report.partial_coverage {
+        writeln!(out, "coverage: {summary}")?;
+    }
+    if report.outcome == "failed-validation" {
+        writeln!(
+            out,
+            "the reviewer's answer could not be read (a [process] finding, not a problem in the code)"
+        )?;
+        writeln!(
+            out,
+            "next: review — git pair review (again; if it keeps failing, fix the reviewer: git pair probe)"
+        )
+    } else {
+        writeln!(out, "next: {}", super::common::next_step(report.next))
+    }
+}
+
+/// Why a round has no verdict, for its `error:` line.
+pub fn no_verdict(report: &Round) -> String {
+    let why = report
+        .error
+        .clone()
+        .unwrap_or_else(|| format!("the review ended {} without a verdict", report.outcome));
+    format!("no verdict for round {}: {why}", report.round)
+}
+
+/// A recorded round's stderr notes: fallbacks used, secrets redacted.
+pub fn round_notes(report: &Round) -> Vec<String> {
+    let mut notes: Vec<String> = report
+        .fallbacks
+        .iter()
+        .map(|f| {
+            format!(
+                "note: {} is not available here; using {} instead (fallback, recorded)",
+                f.configured, f.bound
+            )
+        })
+        .collect();
+    notes.extend(secrets_note(&report.secrets));
+    notes
+}
+
+/// A dry run's text: the prompt the first attempt would send.
+pub fn dry_run(report: &DryRun, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(report.prompt.as_bytes())
+}
+
+/// A dry run's stderr notes: secrets redacted, who would review, who cannot.
+pub fn dry_run_notes(report: &DryRun) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(note) = secrets_note(&report.secrets) {
+        notes.push(format!(
+            "dry run: {note}; a review would get a blocking [secret] finding for each"
+        ));
+    }
+    if !report.members.is_empty() {
+        notes.push(format!(
+            "dry run: round {} would go to {}; nothing stored, nothing spawned",
+            report.round,
+            report.members.join(", ")
+        ));
+    }
+    for r in &report.unbound {
+        notes.push(format!(
+            "dry run: no reviewer realization binds for {} here (probed: {}); a real review would fail — see git pair probe",
+            r.configured,
+            r.probed
+                .iter()
+                .map(|c| format!("{}: {}", c.name, c.reason))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    notes
+}
+
+/// What was redacted from the packet: kinds and places, never a secret.
+fn secrets_note(secrets: &[SecretAt]) -> Option<String> {
+    if secrets.is_empty() {
+        return None;
+    }
+    let places: Vec<String> = secrets
+        .iter()
+        .map(|s| format!("{} in {}:{}", s.kind, s.path, s.line))
+        .collect();
+    Some(format!(
+        "{} secret{} redacted from the packet: {}",
+        secrets.len(),
+        if secrets.len() == 1 { "" } else { "s" },
+        places.join(", ")
+    ))
+}
