@@ -238,7 +238,10 @@ impl Options {
                 .filter(|v| !v.trim().is_empty())
                 .map(|v| v.trim().into()),
             Shape::Reviewers => text.map(|v| settings::split_names(&v).into()),
-            Shape::Count => last.map(|v| positive_u32(key, v)).transpose()?.map(Value::from),
+            Shape::Count => last
+                .map(|v| positive_u32(key, v))
+                .transpose()?
+                .map(Value::from),
             Shape::Dollars => text
                 .map(|v| non_negative_f64(key, &v))
                 .transpose()?

@@ -209,7 +209,10 @@ fn start_record(
                 .collect(),
         ),
     };
-    let subject = format!("start: {}", crate::util::first_line_clipped(&chosen.task, 60));
+    let subject = format!(
+        "start: {}",
+        crate::util::first_line_clipped(&chosen.task, 60)
+    );
     Append::record(Body::Start(start), subject)
 }
 

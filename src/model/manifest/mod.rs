@@ -78,7 +78,6 @@ pub struct PendingReview {
     pub runner: Option<Runner>,
 }
 
-
 /// What the loop should do next; the skill follows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NextAction {
