@@ -1,8 +1,14 @@
 //! `pair.*` configuration: every key of SPEC §12 read once into [`Options`], validated, with
 //! defaults. Booleans and integers are git's ([`crate::util::git_value`]). Pure: values come
-//! through a lookup function, so parsing is tested without git.
+//! through a lookup function, so parsing is tested without git. The run settings among them
+//! (`pair.reviewer`, `pair.maxRounds`, …) are read by the one table of
+//! [`crate::model::settings`]: its config keys, value shapes and defaults.
 
 use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::model::settings::{self, Configuration, Setting, Shape};
 
 /// Paths a reviewer must never see, whatever the configuration adds (the packet checks them
 /// on their own, so a `!pattern` in `pair.review.exclude` cannot re-include them).
@@ -77,15 +83,16 @@ pub struct Error {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            coder: "claude".into(),
-            reviewer: "codex".into(),
+        let mut o = Options {
+            // The run settings' defaults are the table's, put in below.
+            coder: String::new(),
+            reviewer: String::new(),
             reviewers: Vec::new(),
-            max_rounds: 5,
+            max_rounds: 0,
             budget_usd: None,
             budget_warn_ratio: 0.8,
             reviewer_command: None,
-            review_timeout_secs: 600,
+            review_timeout_secs: 0,
             diff_budget_bytes: 262_144,
             review_exclude: DEFAULT_REVIEW_EXCLUDE
                 .iter()
@@ -103,7 +110,11 @@ impl Default for Options {
             redact_secrets: true,
             secrets_file: None,
             configured: Vec::new(),
+        };
+        for setting in Setting::ALL {
+            o.put_setting(setting, &(setting.spec().default)());
         }
+        o
     }
 }
 
@@ -128,35 +139,19 @@ impl Options {
                 .collect(),
             ..Options::default()
         };
-        if let Some(v) = last_text("pair.coder").filter(|v| !v.trim().is_empty()) {
-            o.coder = v.trim().to_owned();
-        }
-        if let Some(v) = last_text("pair.reviewer").filter(|v| !v.trim().is_empty()) {
-            o.reviewer = v.trim().to_owned();
-        }
-        if let Some(v) = last_text("pair.reviewers") {
-            o.reviewers = v
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect();
-        }
-        if let Some(v) = last("pair.maxRounds") {
-            o.max_rounds = positive_u32("pair.maxRounds", v)?;
-        }
-        if let Some(v) = last_text("pair.budgetUsd") {
-            o.budget_usd = Some(non_negative_f64("pair.budgetUsd", &v)?);
-        }
+        // Keys are read in SPEC §12's order: the first bad value is the one reported.
+        o.read_setting(Setting::Coder, &values)?;
+        o.read_setting(Setting::Reviewer, &values)?;
+        o.read_setting(Setting::Reviewers, &values)?;
+        o.read_setting(Setting::MaxRounds, &values)?;
+        o.read_setting(Setting::BudgetUsd, &values)?;
         if let Some(v) = last_text("pair.budgetWarnRatio") {
             o.budget_warn_ratio = ratio("pair.budgetWarnRatio", &v)?;
         }
         if let Some(v) = last_text("pair.reviewerCommand") {
             o.reviewer_command = Some(parse_argv("pair.reviewerCommand", &v)?);
         }
-        if let Some(v) = last("pair.reviewTimeout") {
-            o.review_timeout_secs = u64::from(positive_u32("pair.reviewTimeout", v)?);
-        }
+        o.read_setting(Setting::ReviewTimeout, &values)?;
         if let Some(v) = last("pair.diffBudgetBytes") {
             o.diff_budget_bytes = u64::from(positive_u32("pair.diffBudgetBytes", v)?);
         }
@@ -205,19 +200,116 @@ impl Options {
         let mut put = |k: &str, v: serde_json::Value| {
             map.insert(k.to_owned(), v);
         };
-        put("pair.coder", self.coder.clone().into());
-        put("pair.reviewer", self.reviewer.clone().into());
-        put("pair.reviewers", self.reviewers.clone().into());
-        put("pair.maxRounds", self.max_rounds.into());
-        put("pair.budgetUsd", self.budget_usd.into());
+        // Start records keep this order byte for byte: it is not the settings table's.
+        for setting in [
+            Setting::Coder,
+            Setting::Reviewer,
+            Setting::Reviewers,
+            Setting::MaxRounds,
+            Setting::BudgetUsd,
+        ] {
+            put(setting.spec().config_key, self.value(setting));
+        }
         put("pair.budgetWarnRatio", self.budget_warn_ratio.into());
-        put("pair.reviewTimeout", self.review_timeout_secs.into());
+        let timeout = Setting::ReviewTimeout;
+        put(timeout.spec().config_key, self.value(timeout));
         put("pair.diffBudgetBytes", self.diff_budget_bytes.into());
         put("pair.review.exclude", self.review_exclude.clone().into());
         put("pair.maxParallel", self.max_parallel.into());
         put("pair.quorum", self.quorum.into());
         put("pair.handoffFile", self.handoff_file.into());
         map
+    }
+}
+
+impl Options {
+    /// Reads run setting `setting` from its config key (the last occurrence), parsed by its
+    /// shape; unset (or a blank name) leaves the default.
+    fn read_setting(
+        &mut self,
+        setting: Setting,
+        values: &impl Fn(&str) -> Vec<Option<String>>,
+    ) -> Result<(), Error> {
+        let key = setting.spec().config_key;
+        let last = values(key).pop();
+        // Outside integers, a key without `=` has the empty value.
+        let text = last.clone().map(Option::unwrap_or_default);
+        let value: Option<Value> = match setting.spec().shape {
+            Shape::Reviewer | Shape::Tool => text
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| v.trim().into()),
+            Shape::Reviewers => text.map(|v| settings::split_names(&v).into()),
+            Shape::Count => last
+                .map(|v| positive_u32(key, v))
+                .transpose()?
+                .map(Value::from),
+            Shape::Dollars => text
+                .map(|v| non_negative_f64(key, &v))
+                .transpose()?
+                .map(Value::from),
+            Shape::Seconds => last
+                .map(|v| positive_u32(key, v).map(u64::from))
+                .transpose()?
+                .map(Value::from),
+        };
+        if let Some(value) = value {
+            self.put_setting(setting, &value);
+        }
+        Ok(())
+    }
+
+    /// Puts `value` (as [`Configuration::value`] gives it) into the field of `setting`.
+    fn put_setting(&mut self, setting: Setting, value: &Value) {
+        match setting {
+            Setting::Reviewer => {
+                if let Some(v) = value.as_str() {
+                    self.reviewer = v.to_owned();
+                }
+            }
+            Setting::Reviewers => {
+                self.reviewers = value
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
+            Setting::Coder => {
+                if let Some(v) = value.as_str() {
+                    self.coder = v.to_owned();
+                }
+            }
+            Setting::MaxRounds => {
+                if let Some(v) = value.as_u64().and_then(|v| u32::try_from(v).ok()) {
+                    self.max_rounds = v;
+                }
+            }
+            Setting::BudgetUsd => self.budget_usd = value.as_f64(),
+            Setting::ReviewTimeout => {
+                if let Some(v) = value.as_u64() {
+                    self.review_timeout_secs = v;
+                }
+            }
+        }
+    }
+}
+
+impl Configuration for Options {
+    fn value(&self, setting: Setting) -> Value {
+        match setting {
+            Setting::Reviewer => self.reviewer.clone().into(),
+            Setting::Reviewers => self.reviewers.clone().into(),
+            Setting::Coder => self.coder.clone().into(),
+            Setting::MaxRounds => self.max_rounds.into(),
+            Setting::BudgetUsd => self.budget_usd.into(),
+            Setting::ReviewTimeout => self.review_timeout_secs.into(),
+        }
+    }
+
+    fn configures(&self, setting: Setting) -> bool {
+        self.configured.contains(&setting.spec().config_key)
     }
 }
 
@@ -318,6 +410,13 @@ mod tests {
                 .push(v.map(str::to_owned));
         }
         move |k| map.get(k).cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn every_run_setting_is_a_key_read_here() {
+        for setting in Setting::ALL {
+            assert!(KEYS.contains(&setting.spec().config_key), "{setting:?}");
+        }
     }
 
     #[test]

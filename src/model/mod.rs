@@ -19,13 +19,14 @@ pub use checkpoint::{
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,
     RepoIdentity, VerifyResult,
 };
-pub use manifest::{
-    Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SETTING_KEYS, SessionSpend,
-    check_coder_done, check_finish, check_review, coder_rounds,
-};
+pub use manifest::fold::coder_rounds;
+pub use manifest::next_action::Observed;
+pub use manifest::rules::{Refusal, check_coder_done, check_finish, check_review};
+pub use manifest::{Manifest, NextAction, Outcome, Role, RoundEntry, SessionSpend};
 pub use record::{
     Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, MAX_RECORD_BYTES,
     Record, RecordError, Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner,
     SCHEMA_VERSION, SecretAt, SetSetting, Severity, Start, Verdict,
 };
 pub use run_id::{RunId, RunIdError};
+pub use settings::Setting;

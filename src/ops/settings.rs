@@ -1,74 +1,48 @@
 //! `git pair set`: a run's own setting changed (recorded) or handed back to `git config`,
 //! and the checks every setting's value passes (at `start` too). What is in force is computed
-//! by [`crate::settings`].
+//! by [`crate::model::settings`], whose table lists the settings and how each parses.
 
 use serde_json::Value;
 
 use super::{Context, Error};
-pub use crate::model::settings::{Effective, Source, apply, effective, review_settings};
-use crate::model::{Body, RunId, SETTING_KEYS, SetSetting};
+pub use crate::model::settings::{
+    Effective, Source, apply, effective, is_tool_name, review_settings,
+};
+use crate::model::settings::{Setting, Shape};
+use crate::model::{Body, RunId, SetSetting};
 use crate::store::Append;
 
-/// Parses `value` for the `set` key `key`, refusing what does not parse and reviewer names
-/// no realization defines.
+/// Parses `value` for the `set` key `key` by the settings table, refusing what does not parse
+/// and reviewer names no realization defines.
 pub fn parse(ctx: &Context, key: &str, value: &str) -> Result<Value, Error> {
-    let bad = |expected: &str| {
+    let setting = known(key)?;
+    let parsed = setting.parse(value.trim()).map_err(|expected| {
         Error::Usage(format!(
             "'{}' is not a valid {key}: expected {expected}",
             value.escape_debug()
         ))
-    };
-    let value = value.trim();
-    match key {
-        "reviewer" => {
-            known_reviewer(ctx, value)?;
-            Ok(value.into())
+    })?;
+    if matches!(setting.spec().shape, Shape::Reviewer | Shape::Reviewers) {
+        let names = match &parsed {
+            Value::Array(names) => names.iter().filter_map(Value::as_str).collect(),
+            other => other.as_str().into_iter().collect::<Vec<_>>(),
+        };
+        for name in names {
+            known_reviewer(ctx, name)?;
         }
-        "reviewers" => {
-            let names: Vec<String> = value
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect();
-            if names.is_empty() {
-                return Err(bad("a comma-separated list of reviewers"));
-            }
-            for name in &names {
-                known_reviewer(ctx, name)?;
-            }
-            Ok(names.into())
-        }
-        "coder" => {
-            if !is_tool_name(value) {
-                return Err(bad("a tool name (letters, digits, '-', '_', '.')"));
-            }
-            Ok(value.into())
-        }
-        "max-rounds" => value
-            .parse::<u32>()
-            .ok()
-            .filter(|n| *n > 0)
-            .map(Value::from)
-            .ok_or_else(|| bad("a positive whole number")),
-        "budget-usd" => value
-            .parse::<f64>()
-            .ok()
-            .filter(|b| b.is_finite() && *b >= 0.0)
-            .map(Value::from)
-            .ok_or_else(|| bad("a non-negative number of US dollars")),
-        "review-timeout" => value
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .map(Value::from)
-            .ok_or_else(|| bad("a positive number of seconds")),
-        _ => Err(Error::Usage(format!(
+    }
+    Ok(parsed)
+}
+
+/// The setting whose `set` key is `key`, or the refusal that lists them.
+fn known(key: &str) -> Result<Setting, Error> {
+    Setting::from_name(key).ok_or_else(|| {
+        Error::Usage(format!(
             "unknown setting '{}' (settings: {})",
             key.escape_debug(),
-            SETTING_KEYS.join(", ")
-        ))),
-    }
+            Setting::names()
+        ))
+    })
 }
 
 /// Refuses a reviewer name that no realization (shipped or from `pair.surfaceFile`) defines.
@@ -84,22 +58,13 @@ pub fn known_reviewer(ctx: &Context, name: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// A coder or reviewer name as runs record it.
-pub fn is_tool_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-}
-
 /// Records `git pair set key value` (or `--unset`: `None`) on the active run; returns the
 /// setting as in force afterwards.
 pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effective), Error> {
     let parsed = match value {
         Some(text) => Some(parse(ctx, key, text)?),
         None => {
-            if !SETTING_KEYS.contains(&key) {
-                parse(ctx, key, "")?;
-            }
+            known(key)?;
             None
         }
     };

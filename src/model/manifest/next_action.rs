@@ -1,0 +1,67 @@
+//! The loop's one decision (SPEC §5): what to do next, from the projection plus what only a
+//! running command can observe ([`Observed`]).
+
+use super::{Manifest, NextAction, Role};
+use crate::model::record::Verdict;
+
+/// What the projection cannot know by itself, observed when a command runs: the spend as
+/// measured now, and whether the process of a pending review is still alive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// The budget is spent (live measurement, or the stored one).
+    pub budget_alert: bool,
+    /// The pending review's process is alive right now.
+    pub review_running: bool,
+}
+
+impl Manifest {
+    /// Whether the last two completed reviews asked for changes on the same open findings.
+    pub fn is_stalled(&self) -> bool {
+        let mut reviews = self
+            .rounds
+            .iter()
+            .rev()
+            .filter(|e| e.role == Role::Reviewer && e.verdict.is_some());
+        match (reviews.next(), reviews.next()) {
+            (Some(last), Some(before)) => {
+                last.n != before.n
+                    && last.open_findings_digest.is_some()
+                    && last.open_findings_digest == before.open_findings_digest
+            }
+            _ => false,
+        }
+    }
+
+    /// What to do next (SPEC §5): the one function every command takes its next step from.
+    /// When several hold, the first of `done`, `wait:review`, `resume:review`, `stop:budget`,
+    /// `stop:round-cap`, `stop:stalled` wins, then the plain values.
+    pub fn next_action(&self, observed: Observed) -> NextAction {
+        if self.is_finished() {
+            return NextAction::Done;
+        }
+        if self.pending_review.is_some() {
+            return if observed.review_running {
+                NextAction::WaitReview
+            } else {
+                NextAction::ResumeReview
+            };
+        }
+        if observed.budget_alert || self.stored_budget_alert() {
+            return NextAction::StopBudget;
+        }
+        let Some(round) = self.current_coder_round() else {
+            return NextAction::Code;
+        };
+        if !self.is_reviewed(round) {
+            return NextAction::Review;
+        }
+        match self.last_verdict() {
+            Some(Verdict::Approved) => NextAction::Finish,
+            // The reviewer's answer could not be read: review again, not "fix the findings".
+            _ if self.last_review_failed_to_answer() => NextAction::Review,
+            _ if round >= self.max_rounds => NextAction::StopRoundCap,
+            _ if self.is_stalled() => NextAction::StopStalled,
+            _ => NextAction::Code,
+        }
+    }
+}

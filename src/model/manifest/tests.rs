@@ -1,0 +1,239 @@
+//! The fold, the next action and the rules, tested on projected records.
+
+use super::*;
+use crate::model::record::{Body, Coder, Finding, Record, Review, ReviewDispatch, Start, Verdict};
+use crate::model::{check_coder_done, check_finish, check_review};
+
+fn rec(seq: u64, body: Body) -> Record {
+    Record::new(seq, format!("2026-11-29T23:{:02}:00Z", seq % 60), body)
+}
+
+fn start(max_rounds: u32) -> Body {
+    Body::Start(Start {
+        run_id: "20261129-231500-a1b2c3".into(),
+        task: "t".into(),
+        cwd: "/w".into(),
+        branch: "main".into(),
+        base: Some("0".repeat(40)),
+        coder: "claude".into(),
+        reviewer: "codex".into(),
+        max_rounds,
+        budget_usd: None,
+        config: Default::default(),
+        flags: None,
+    })
+}
+
+fn coder(summary: &str) -> Body {
+    Body::Coder(Coder {
+        summary: summary.into(),
+        tool: "claude".into(),
+        findings_addressed: None,
+        session_id: None,
+        responses: vec![],
+        extra_round: false,
+        round: None,
+    })
+}
+
+fn review(dispatch: &str, round: u32, verdict: Option<Verdict>, findings: &[&str]) -> Body {
+    Body::Review(Review {
+        dispatch: dispatch.into(),
+        round,
+        verdict,
+        outcome: if verdict.is_some() {
+            "completed"
+        } else {
+            "died"
+        }
+        .into(),
+        tool: "codex".into(),
+        findings: findings
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Finding {
+                n: i as u32 + 1,
+                category: "bug".into(),
+                severity: None,
+                location: String::new(),
+                text: (*t).into(),
+            })
+            .collect(),
+        reviewers: vec![],
+        fallback_used: false,
+        snapshot: String::new(),
+        coverage_warning: None,
+        error: None,
+    })
+}
+
+#[test]
+fn the_loop_moves_through_next_actions() {
+    let mut m = Manifest::empty();
+    m.apply(&rec(1, start(2)));
+    assert_eq!(m.next_action, NextAction::Code);
+    m.apply(&rec(2, coder("one")));
+    assert_eq!(m.next_action, NextAction::Review);
+    let dispatch = rec(
+        3,
+        Body::ReviewDispatch(ReviewDispatch {
+            round: 1,
+            reviewers: vec!["codex".into()],
+            snapshot: String::new(),
+            mode: "code".into(),
+            again: false,
+            runner: None,
+            redacted: Vec::new(),
+        }),
+    );
+    m.apply(&dispatch);
+    assert_eq!(m.next_action, NextAction::ResumeReview);
+    m.apply(&rec(
+        4,
+        review(&dispatch.id, 1, Some(Verdict::ChangesRequested), &["a"]),
+    ));
+    assert_eq!(m.next_action, NextAction::Code);
+    m.apply(&rec(5, coder("two")));
+    m.apply(&rec(
+        6,
+        review("x", 2, Some(Verdict::ChangesRequested), &["b"]),
+    ));
+    assert_eq!(m.next_action, NextAction::StopRoundCap);
+    assert_eq!(m.rounds.len(), 4);
+    assert_eq!(m.rounds[2].n, 2);
+}
+
+#[test]
+fn findings_addressed_in_one_round_saturate_instead_of_overflowing() {
+    // Found by the `manifest_project` fuzz target: the sum overflowed (a panic with
+    // overflow checks, a wrap to a small count without).
+    let addressed = |n: u32| {
+        let Body::Coder(mut c) = coder("again") else {
+            unreachable!("coder() builds a coder record")
+        };
+        c.findings_addressed = Some(n);
+        Body::Coder(c)
+    };
+    let m = Manifest::project(&[
+        rec(1, start(2)),
+        rec(2, addressed(u32::MAX)),
+        rec(3, addressed(7)),
+    ]);
+    assert_eq!(m.rounds[0].findings_addressed, Some(u32::MAX));
+    assert_eq!(m.rounds[0].summaries, Some(2));
+}
+
+#[test]
+fn a_second_coder_done_before_review_adds_to_the_round() {
+    let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a")), rec(3, coder("b"))]);
+    assert_eq!(m.rounds.len(), 1);
+    assert_eq!(m.rounds[0].summaries, Some(2));
+    assert_eq!(m.coder_round_for_next(), (1, false));
+}
+
+#[test]
+fn a_failed_review_uses_no_round() {
+    let m = Manifest::project(&[
+        rec(1, start(5)),
+        rec(2, coder("a")),
+        rec(3, review("d", 1, None, &[])),
+    ]);
+    assert_eq!(m.next_action, NextAction::Review);
+    assert_eq!(m.coder_round_for_next(), (1, false));
+}
+
+#[test]
+fn the_same_open_findings_twice_is_a_stall() {
+    let m = Manifest::project(&[
+        rec(1, start(5)),
+        rec(2, coder("a")),
+        rec(
+            3,
+            review(
+                "d",
+                1,
+                Some(Verdict::ChangesRequested),
+                &["Leaks  a handle"],
+            ),
+        ),
+        rec(4, coder("b")),
+        rec(
+            5,
+            review("e", 2, Some(Verdict::ChangesRequested), &["leaks a handle"]),
+        ),
+    ]);
+    assert_eq!(m.next_action, NextAction::StopStalled);
+}
+
+#[test]
+fn approval_leads_to_finish_then_done() {
+    let mut m = Manifest::project(&[
+        rec(1, start(5)),
+        rec(2, coder("a")),
+        rec(3, review("d", 1, Some(Verdict::Approved), &[])),
+    ]);
+    assert_eq!(m.next_action, NextAction::Finish);
+    assert!(check_finish(&m, Verdict::Approved, false).is_ok());
+    m.apply(&rec(
+        4,
+        Body::Finish(crate::model::Finish {
+            verdict: Verdict::Approved,
+            override_: false,
+            pr: None,
+        }),
+    ));
+    assert_eq!(m.next_action, NextAction::Done);
+    assert!(check_coder_done(&m, false).is_err());
+}
+
+#[test]
+fn round_cap_refuses_coder_done_without_extra_round() {
+    let m = Manifest::project(&[
+        rec(1, start(1)),
+        rec(2, coder("a")),
+        rec(3, review("d", 1, Some(Verdict::ChangesRequested), &["x"])),
+    ]);
+    let refusal = check_coder_done(&m, false).expect_err("capped");
+    assert!(refusal.to_string().contains("round cap"));
+    assert!(check_coder_done(&m, true).is_ok());
+}
+
+#[test]
+fn review_needs_an_unreviewed_coder_round() {
+    let m = Manifest::project(&[rec(1, start(5))]);
+    assert!(check_review(&m, false).is_err());
+    let m = Manifest::project(&[
+        rec(1, start(5)),
+        rec(2, coder("a")),
+        rec(3, review("d", 1, Some(Verdict::ChangesRequested), &["x"])),
+    ]);
+    assert!(check_review(&m, false).is_err());
+    assert!(check_review(&m, true).is_ok());
+}
+
+#[test]
+fn concurrent_records_are_flagged_not_dropped() {
+    let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a")), rec(2, coder("b"))]);
+    assert_eq!(m.records, 3);
+    assert_eq!(m.conflicts.len(), 1);
+    assert_eq!(m.rounds[0].summaries, Some(2));
+}
+
+#[test]
+fn manifest_round_trips_and_keeps_unknown_fields() {
+    let m = Manifest::project(&[rec(1, start(5)), rec(2, coder("a"))]);
+    let mut value = serde_json::to_value(&m).expect("serializes");
+    value["from_the_future"] = serde_json::json!({"x": 1});
+    let back: Manifest = serde_json::from_value(value).expect("parses");
+    assert_eq!(back.extra["from_the_future"]["x"], 1);
+    assert_eq!(back.rounds, m.rounds);
+}
+
+#[test]
+fn next_action_values_are_the_documented_ones() {
+    let values: Vec<_> = NextAction::ALL.iter().map(|a| a.as_str()).collect();
+    for a in NextAction::ALL {
+        assert_eq!(serde_json::to_value(a).expect("ser"), a.as_str());
+    }
+    assert_eq!(values.len(), 9);
+}
