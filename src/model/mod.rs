@@ -7,9 +7,9 @@
 
 mod approval;
 pub mod checkpoint;
+pub mod ids;
 mod manifest;
 mod record;
-mod run_id;
 pub mod settings;
 
 pub use approval::{Approval, approvals, finish_matters};
@@ -18,6 +18,7 @@ pub use checkpoint::{
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,
     RepoIdentity, VerifyResult,
 };
+pub use ids::{CommitId, ObjectIdError, RunId, RunIdError, TreeId};
 pub use manifest::{
     Manifest, NextAction, Observed, Outcome, Refusal, Role, RoundEntry, SETTING_KEYS, SessionSpend,
     check_coder_done, check_finish, check_review, coder_rounds,
@@ -27,4 +28,3 @@ pub use record::{
     Record, RecordError, Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner,
     SCHEMA_VERSION, SecretAt, SetSetting, Severity, Start, Verdict,
 };
-pub use run_id::{RunId, RunIdError};

@@ -114,7 +114,7 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
         task: task.to_owned(),
         cwd: work_dir.display().to_string(),
         branch: head.branch_name().to_owned(),
-        base: Some(base.to_string()),
+        base: Some(base.into()),
         coder: coder.clone(),
         reviewer: reviewer.clone(),
         max_rounds,

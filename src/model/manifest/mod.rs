@@ -142,7 +142,7 @@ pub struct Manifest {
     pub task: String,
     pub cwd: String,
     pub branch: String,
-    pub base: Option<String>,
+    pub base: Option<crate::model::CommitId>,
     pub coder: String,
     pub reviewer: String,
     pub max_rounds: u32,
@@ -316,7 +316,7 @@ impl Manifest {
                 self.task = start.task.clone();
                 self.cwd = start.cwd.clone();
                 self.branch = start.branch.clone();
-                self.base = start.base.clone();
+                self.base = start.base;
                 self.coder = start.coder.clone();
                 self.reviewer = start.reviewer.clone();
                 self.max_rounds = start.max_rounds;
@@ -811,7 +811,7 @@ mod tests {
             task: "t".into(),
             cwd: "/w".into(),
             branch: "main".into(),
-            base: Some("0".repeat(40)),
+            base: Some(crate::model::CommitId::parse(&"0".repeat(40)).expect("hex")),
             coder: "claude".into(),
             reviewer: "codex".into(),
             max_rounds,
@@ -858,7 +858,7 @@ mod tests {
                 .collect(),
             reviewers: vec![],
             fallback_used: false,
-            snapshot: String::new(),
+            snapshot: None,
             coverage_warning: None,
             error: None,
         })
@@ -876,7 +876,7 @@ mod tests {
             Body::ReviewDispatch(ReviewDispatch {
                 round: 1,
                 reviewers: vec!["codex".into()],
-                snapshot: String::new(),
+                snapshot: crate::model::TreeId::parse(&"1".repeat(40)).expect("hex"),
                 mode: "code".into(),
                 again: false,
                 runner: None,

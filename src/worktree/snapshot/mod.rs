@@ -6,8 +6,11 @@
 //! into one pack rather than one loose file each (much faster for large changes). Open the
 //! repository `.with_object_memory()` to compute a snapshot without writing anything.
 
+mod on_repo;
 mod pack;
 mod scan;
+
+pub use on_repo::{equals, stage, tree_id, write};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
