@@ -847,11 +847,8 @@ fn packed_backwards<'a>(
 /// The object id of a loose ref file holding one (not a symbolic ref, not a lock).
 fn read_direct_ref(path: &std::path::Path) -> Option<ObjectId> {
     let bytes = std::fs::read(path).ok()?;
-    match ObjectId::from_hex(bytes.trim_ascii_end()) {
-        Ok(id) => Some(id),
-        // `ref: …` (symbolic) or a file being written: no direct ref, as documented above.
-        Err(_) => None,
-    }
+    // `ref: …` (symbolic) or a file being written holds no id: no direct ref, as documented.
+    ObjectId::from_hex(bytes.trim_ascii_end()).ok()
 }
 
 /// Every loose ref file below `dir` (whose ref name starts with `prefix`), lock files aside.
