@@ -37,7 +37,7 @@ pub fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
             task: format!("benchmark task {i}"),
             cwd: source.display().to_string(),
             branch: "main".into(),
-            base: Some(base.to_string()),
+            base: Some(base.into()),
             coder: "claude".into(),
             reviewer: "codex".into(),
             max_rounds: 5,

@@ -106,6 +106,8 @@ impl Abbreviator {
                 for entry in entries.flatten() {
                     let name = entry.file_name();
                     let hex = format!("{fan_out}{}", name.to_string_lossy());
+                    // Loose object directories also hold temporary files (`tmp_obj_*`):
+                    // they are no object and cannot clash with an abbreviation.
                     if let Ok(id) = ObjectId::from_hex(hex.as_bytes()) {
                         ids.push(id);
                     }

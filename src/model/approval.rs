@@ -1,13 +1,14 @@
 //! Which work-tree snapshots a run approved, computed from its `review` and `finish` records
 //! alone (pure): the facts the team gate (`git pair verify`) checks commits against.
 
+use super::ids::TreeId;
 use super::record::{Body, Record, Verdict};
 
 /// A snapshot tree a run stands behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
-    /// The reviewed snapshot's tree id, hex, as the review record stores it.
-    pub snapshot: String,
+    /// The reviewed snapshot's tree id, as the review record stores it.
+    pub snapshot: TreeId,
     /// The review round that gave the verdict.
     pub round: u32,
     /// The reviewer (realization, or panel `a+b`) that gave it.
@@ -22,8 +23,8 @@ pub struct Approval {
 /// and later re-reviewed (`review --again`) with CHANGES_REQUESTED is no longer approved.
 /// A forced finish covers the last reviewed snapshot when no review approved it.
 pub fn approvals(records: &[Record]) -> Vec<Approval> {
-    let mut latest: Vec<(String, Verdict, u32, String)> = Vec::new();
-    let mut last_reviewed: Option<(String, u32, String)> = None;
+    let mut latest: Vec<(TreeId, Verdict, u32, String)> = Vec::new();
+    let mut last_reviewed: Option<(TreeId, u32, String)> = None;
     let mut forced = false;
     for record in records {
         match &record.body {
@@ -31,17 +32,12 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
                 let Some(verdict) = review.verdict else {
                     continue;
                 };
-                if review.snapshot.is_empty() {
+                let Some(reviewed) = review.snapshot else {
                     continue;
-                }
-                latest.retain(|(snapshot, ..)| *snapshot != review.snapshot);
-                latest.push((
-                    review.snapshot.clone(),
-                    verdict,
-                    review.round,
-                    review.tool.clone(),
-                ));
-                last_reviewed = Some((review.snapshot.clone(), review.round, review.tool.clone()));
+                };
+                latest.retain(|(snapshot, ..)| *snapshot != reviewed);
+                latest.push((reviewed, verdict, review.round, review.tool.clone()));
+                last_reviewed = Some((reviewed, review.round, review.tool.clone()));
             }
             Body::Finish(finish) => {
                 forced = finish.override_ && finish.verdict == Verdict::Approved
@@ -78,7 +74,7 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
 /// approve (the approved snapshot stands either way). Lets a reader skip that record.
 pub fn finish_matters(reviews: &[Record]) -> bool {
     let last = reviews.iter().rev().find_map(|r| match &r.body {
-        Body::Review(review) if !review.snapshot.is_empty() => review.verdict,
+        Body::Review(review) if review.snapshot.is_some() => review.verdict,
         _ => None,
     });
     last != Some(Verdict::Approved)
@@ -88,6 +84,11 @@ pub fn finish_matters(reviews: &[Record]) -> bool {
 mod tests {
     use super::*;
     use crate::model::{Finish, Review};
+
+    /// A tree id spelled with one hex digit (`"a"` → `aaaa…`), to keep the cases short.
+    fn tree(digit: &str) -> TreeId {
+        TreeId::parse(&digit.repeat(40)).expect("one hex digit")
+    }
 
     fn review(round: u32, snapshot: &str, verdict: Option<Verdict>) -> Record {
         Record::new(
@@ -102,7 +103,7 @@ mod tests {
                 findings: vec![],
                 reviewers: vec![],
                 fallback_used: false,
-                snapshot: snapshot.into(),
+                snapshot: Some(tree(snapshot)),
                 coverage_warning: None,
                 error: None,
             }),
@@ -153,7 +154,7 @@ mod tests {
     fn summary(records: &[Record]) -> Vec<(String, u32, bool)> {
         approvals(records)
             .into_iter()
-            .map(|a| (a.snapshot, a.round, a.forced))
+            .map(|a| (a.snapshot.to_string()[..1].to_owned(), a.round, a.forced))
             .collect()
     }
 

@@ -7,10 +7,10 @@
 
 mod approval;
 pub mod checkpoint;
+pub mod ids;
 mod manifest;
 mod record;
 pub mod report;
-mod run_id;
 pub mod settings;
 
 pub use approval::{Approval, approvals, finish_matters};
@@ -19,6 +19,7 @@ pub use checkpoint::{
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,
     RepoIdentity, VerifyResult,
 };
+pub use ids::{CommitId, ObjectIdError, RunId, RunIdError, TreeId};
 pub use manifest::fold::coder_rounds;
 pub use manifest::next_action::Observed;
 pub use manifest::rules::{Refusal, check_coder_done, check_finish, check_review};
@@ -28,5 +29,4 @@ pub use record::{
     Record, RecordError, Response, ResponseStatus, Review, ReviewAttempt, ReviewDispatch, Runner,
     SCHEMA_VERSION, SecretAt, SetSetting, Severity, Start, Verdict,
 };
-pub use run_id::{RunId, RunIdError};
 pub use settings::Setting;

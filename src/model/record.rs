@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::checkpoint::{Checkpoint, CheckpointArchived, CheckpointVerified, Compaction};
+use super::ids::{CommitId, TreeId};
 
 /// The schema version every stored JSON document carries as `"v"`.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -131,7 +132,7 @@ pub struct Start {
     pub cwd: String,
     pub branch: String,
     /// The base commit id; null when the run starts on an unborn branch.
-    pub base: Option<String>,
+    pub base: Option<CommitId>,
     pub coder: String,
     pub reviewer: String,
     pub max_rounds: u32,
@@ -188,7 +189,7 @@ pub struct ReviewDispatch {
     pub round: u32,
     pub reviewers: Vec<String>,
     /// The tree id of the reviewed snapshot.
-    pub snapshot: String,
+    pub snapshot: TreeId,
     #[serde(default)]
     pub mode: String,
     #[serde(default)]
@@ -277,8 +278,10 @@ pub struct Review {
     pub reviewers: Vec<ReviewAttempt>,
     #[serde(default)]
     pub fallback_used: bool,
-    #[serde(default)]
-    pub snapshot: String,
+    /// The tree the review looked at; stored as `""` when none is recorded (then the
+    /// snapshot stored for its round is the one).
+    #[serde(default, with = "super::ids::empty_is_none")]
+    pub snapshot: Option<TreeId>,
     /// "reviewed X of Y files" when coverage was partial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage_warning: Option<String>,

@@ -60,13 +60,15 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
     let scanner = ctx.scanner()?;
     let work_dir = ctx.repo.work_dir()?.to_path_buf();
     let id = CheckpointId::generate();
+    // The status is the snapshot's tree, computed only once the text is found storable; until
+    // then it holds the empty tree, which nothing reads (the text scan skips both ids).
     let mut packet = Checkpoint {
         checkpoint: id.clone(),
         repo: RepoIdentity {
             path: work_dir.display().to_string(),
-            head: head_commit.to_string(),
+            head: head_commit.into(),
             branch,
-            status: String::new(),
+            status: ObjectId::empty_tree(head_commit.kind()).into(),
             host: crate::process::host_name(),
         },
         check: draft.check.as_ref().map(|command| CheckRun {
@@ -93,17 +95,17 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
     // The flags first: nothing is snapshotted or run for a packet that cannot be stored.
     reject_secrets(rules::scan_text(&scanner, &packet))?;
 
-    let staged = crate::worktree::snapshot::stage_worktree_tree(ctx.repo.gix())?;
-    packet.repo.status = staged.tree().to_string();
+    let staged = crate::worktree::snapshot::stage(&ctx.repo)?;
+    packet.repo.status = staged.tree().into();
     let head_tree = ctx.repo.commit_tree(head_commit)?;
-    let changed: Vec<(String, ObjectId)> =
-        crate::diff::raw_changes(staged.objects(), Some(head_tree), staged.tree())?
-            .into_iter()
-            .filter_map(|change| {
-                let new = change.new?;
-                (new.mode != GITLINK).then(|| (change.path.to_string(), new.id))
-            })
-            .collect();
+    let changed: Vec<(String, ObjectId)> = staged
+        .changes_since(Some(head_tree))?
+        .into_iter()
+        .filter_map(|change| {
+            let new = change.new?;
+            (new.mode != GITLINK).then(|| (change.path.to_string(), new.id))
+        })
+        .collect();
     let file_findings =
         rules::scan_files(&scanner, &changed, |id| staged.blob(*id)).map_err(|e| {
             Error::CheckpointUnscannable {
@@ -117,7 +119,7 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
     }
     reject_secrets(rules::scan_text(&scanner, &packet))?;
 
-    let snapshot = staged.write(ctx.repo.gix())?;
+    let snapshot = staged.write_into(&ctx.repo)?;
     let threshold = ctx.options.handoff_threshold;
     let appended = ctx.repo.append(&run_id, |state| {
         let mut packet = packet.clone();
@@ -153,7 +155,7 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
         bytes: appended.record.to_json().len(),
         run_id,
         reasons: stored.reasons.clone(),
-        status: stored.repo.status.clone(),
+        status: stored.repo.status.to_string(),
         check: stored.check.as_ref().map(report::CheckSummary::from),
     })
 }
@@ -289,17 +291,16 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<report::Verified
         made_here,
     )?;
     let head = ctx.repo.head()?;
-    let head_hex = head.commit().map(|c| c.to_string());
     // The state as found, before the check can change anything.
-    let status = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+    let status = crate::worktree::snapshot::tree_id(&ctx.repo)?;
     let check = command.map(|c| run_check(&work_dir, &c, request.check_timeout));
     let mismatches = rules::compare(
         packet,
         &Observed {
             path: &path,
-            head: head_hex.as_deref(),
+            head: head.commit().map(Into::into),
             branch: head.branch_name(),
-            status: &status,
+            status: status.into(),
             check: check.as_ref(),
         },
         request.allow_other_path,
@@ -377,19 +378,18 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
             detail,
         })
     };
-    let commit = ObjectId::from_hex(packet.repo.head.as_bytes())
-        .map_err(|_| corrupt(format!("checkpoint {id} records no valid HEAD commit")))?;
+    let commit = packet.repo.head.into();
     if !ctx.repo.has_commit(commit) {
         return Err(Error::CheckpointCommitMissing {
             id: id.to_string(),
-            commit: packet.repo.head.clone(),
+            commit: packet.repo.head.to_string(),
             branch: packet.repo.branch.clone(),
         });
     }
     let snapshot = ctx
         .repo
         .checkpoint_snapshot(&found.state, &id)?
-        .filter(|tree| ObjectId::from_hex(packet.repo.status.as_bytes()).ok() == Some(*tree))
+        .filter(|tree| packet.repo.status == *tree)
         .ok_or_else(|| {
             corrupt(format!(
                 "checkpoint {id}'s stored snapshot is missing or differs from its record"
@@ -410,7 +410,7 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
         }
     };
     crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
-    let status_matches = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())? == snapshot;
+    let status_matches = crate::worktree::snapshot::tree_id(&ctx.repo)? == snapshot;
     let (kind, branch) = match checkout {
         Checkout::Branch(name) => (report::CheckoutKind::Branch, name),
         Checkout::NewBranch(name) => (report::CheckoutKind::NewBranch, name),
@@ -419,7 +419,7 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
     Ok(report::Restored {
         id,
         run_id: found.run_id,
-        head: packet.repo.head.clone(),
+        head: packet.repo.head.to_string(),
         branch,
         checkout: kind,
         status_matches,
@@ -456,15 +456,14 @@ pub fn archive(ctx: &Context, id: &str) -> Result<report::Archived, Error> {
     let source_changes =
         if is_source && found.checkpoint_state == CheckpointState::VerifiedSourceActive {
             let head = ctx.repo.head()?;
-            let head_hex = head.commit().map(|c| c.to_string());
-            let status = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?.to_string();
+            let status = crate::worktree::snapshot::tree_id(&ctx.repo)?;
             Some(rules::compare_repo(
                 packet,
                 &Observed {
                     path: &path,
-                    head: head_hex.as_deref(),
+                    head: head.commit().map(Into::into),
                     branch: head.branch_name(),
-                    status: &status,
+                    status: status.into(),
                     check: None,
                 },
                 true,

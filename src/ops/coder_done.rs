@@ -184,17 +184,19 @@ fn check_answers(open: &[u32], request: &Request) -> Result<(), model::Refusal> 
 /// Warns when the work tree holds nothing new: it equals the run's base (nothing to review)
 /// or the snapshot the reviewer last saw (the same change would be reviewed again).
 fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<Vec<String>, Error> {
-    let work_tree = crate::worktree::snapshot::worktree_tree_id(ctx.repo.gix())?;
+    let work_tree = crate::worktree::snapshot::tree_id(&ctx.repo)?;
     let mut warnings = Vec::new();
-    let base_tree = match state.manifest.base.as_deref() {
-        Some(base) => gix::ObjectId::from_hex(base.as_bytes())
-            .ok()
-            .map(|commit| ctx.repo.commit_tree(commit))
-            .transpose()?,
+    let base_tree = match state.manifest.base {
+        Some(base) => Some(ctx.repo.commit_tree(base.into())?),
         None => None,
     };
     if base_tree == Some(work_tree) {
-        let base = state.manifest.base.as_deref().unwrap_or_default();
+        let base = state
+            .manifest
+            .base
+            .map(|b| b.to_string())
+            .unwrap_or_default();
+        let base = base.as_str();
         warnings.push(format!(
             "warning: the work tree equals the run's base ({}): there is nothing to review; make the change here first",
             base.get(..12).unwrap_or(base)
@@ -211,7 +213,7 @@ fn unchanged_warnings(ctx: &Context, state: &crate::store::RunState) -> Result<V
     } else {
         None
     };
-    if let Some(review) = last_reviewed.filter(|r| r.snapshot == work_tree) {
+    if let Some(review) = last_reviewed.filter(|r| r.snapshot == Some(work_tree.into())) {
         warnings.push(format!(
             "warning: nothing changed since the snapshot reviewed in round {}: the reviewer would see the same change",
             review.round

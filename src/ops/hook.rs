@@ -174,13 +174,10 @@ fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bo
     };
     let against = match reviewed {
         Some(tree) => tree,
-        None => match state.manifest.base.as_deref() {
-            Some(base) => ctx.repo.commit_tree(ctx.repo.resolve_commit(base)?)?,
+        None => match state.manifest.base {
+            Some(base) => ctx.repo.commit_tree(base.into())?,
             None => return Ok(true),
         },
     };
-    Ok(!crate::worktree::snapshot::worktree_equals_tree(
-        ctx.repo.gix(),
-        against,
-    )?)
+    Ok(!crate::worktree::snapshot::equals(&ctx.repo, against)?)
 }

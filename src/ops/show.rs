@@ -115,22 +115,12 @@ pub fn diff(
         }
         Some(m) => Some(snapshot_of(m)?),
         None if round > 1 => Some(snapshot_of(round - 1)?),
-        None => match &state.manifest.base {
-            Some(base) => {
-                let commit = gix::ObjectId::from_hex(base.as_bytes()).map_err(|_| {
-                    crate::store::Error::CorruptRun {
-                        run_id: state.run_id.to_string(),
-                        detail: "its base is not a commit id".into(),
-                    }
-                })?;
-                Some(ctx.repo.commit_tree(commit)?)
-            }
+        None => match state.manifest.base {
+            Some(base) => Some(ctx.repo.commit_tree(base.into())?),
             None => None,
         },
     };
-    let repo = ctx.repo.gix();
-    let options = crate::diff::Options::from_config(repo)?;
-    let files = crate::diff::diff_trees(repo, old, new, &options)?;
+    let files = ctx.repo.diff_trees(old, new)?;
     let mut text = Vec::new();
     crate::diff::render(&files, &mut text).map_err(|source| Error::Render { source })?;
     // Snapshots hold the work tree as it was, secrets included: never print one.

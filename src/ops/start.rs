@@ -195,7 +195,7 @@ fn start_record(
         task: chosen.task.clone(),
         cwd: work_dir.display().to_string(),
         branch: head.branch_name().to_owned(),
-        base: Some(base.to_string()),
+        base: Some(base.into()),
         coder: chosen.coder.clone(),
         reviewer: chosen.reviewer.clone(),
         max_rounds: chosen.max_rounds,

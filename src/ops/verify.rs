@@ -10,7 +10,7 @@ use std::rc::Rc;
 use gix::ObjectId;
 
 use super::{Context, Error};
-use crate::model::{Approval, Body, RunId};
+use crate::model::{Approval, Body, CommitId, RunId};
 use crate::store::notes::{self, NoteLine};
 use crate::store::{CodeCommit, Repo};
 
@@ -245,7 +245,7 @@ fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
 /// A run's approvals by snapshot tree.
 type Approvals = Vec<(ObjectId, Approval)>;
 
-/// A run's approvals, snapshots parsed.
+/// A run's approvals, by snapshot tree.
 struct RunApprovals {
     list: Approvals,
 }
@@ -263,7 +263,7 @@ impl RunApprovals {
 /// range holds (its approved work was changed before it was committed).
 struct Unclaimed {
     run_id: RunId,
-    base: Option<String>,
+    base: Option<CommitId>,
     branch: String,
 }
 
@@ -548,24 +548,24 @@ impl Gate<'_> {
             }
             self.links = Some(links);
         }
-        let parent = commit.parents.first().map(ToString::to_string);
-        let candidates: Vec<(RunId, Option<String>)> = self
+        let parent = commit.parents.first().copied();
+        let candidates: Vec<(RunId, Option<CommitId>)> = self
             .links
             .iter()
             .flatten()
             .filter(|l| {
-                (parent.is_some() && l.base == parent)
+                (parent.is_some() && l.base.map(ObjectId::from) == parent)
                     || (is_tip && self.branches.contains(&l.branch))
             })
-            .map(|l| (l.run_id.clone(), l.base.clone()))
+            .map(|l| (l.run_id.clone(), l.base))
             .rev()
             .collect();
         let own: HashSet<&str> = own.iter().map(String::as_str).collect();
         let mut out = Vec::new();
         for (run_id, base) in candidates {
-            let base_tree = match base.as_deref().map(|b| ObjectId::from_hex(b.as_bytes())) {
-                Some(Ok(base)) => self.repo.commit_tree(base)?,
-                _ => ObjectId::empty_tree(commit.tree.kind()),
+            let base_tree = match base {
+                Some(base) => self.repo.commit_tree(base.into())?,
+                None => ObjectId::empty_tree(commit.tree.kind()),
             };
             for (tree, _) in &self.approvals(&run_id)?.list {
                 let changed = changed_paths(self.repo, base_tree, *tree)?;
@@ -610,7 +610,7 @@ impl Gate<'_> {
     }
 }
 
-/// A run's approvals (snapshots parsed), and with `with_spend` its spend, from its records:
+/// A run's approvals (by snapshot tree), and with `with_spend` its spend, from its records:
 /// the review records, and the finish record only where it can matter (most runs end on an
 /// approving review), so indexing reads one object fewer per run.
 fn read_approvals(
@@ -631,10 +631,7 @@ fn read_approvals(
     };
     let list = crate::model::approvals(&records)
         .into_iter()
-        .filter_map(|a| {
-            let tree = ObjectId::from_hex(a.snapshot.as_bytes()).ok()?;
-            Some((tree, a))
-        })
+        .map(|a| (a.snapshot.into(), a))
         .collect();
     Ok((list, spent))
 }
@@ -665,7 +662,7 @@ fn changed_paths(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<Vec<String
     if old == new {
         return Ok(Vec::new());
     }
-    Ok(crate::diff::changed_paths(repo.gix(), old, new)?)
+    Ok(repo.changed_paths(old, new)?)
 }
 
 fn bounded(mut paths: Vec<String>) -> Vec<String> {

@@ -290,9 +290,9 @@ mod tests {
             checkpoint: CheckpointId::parse("ck-0123456789ab").expect("id"),
             repo: RepoIdentity {
                 path: "/src/app".into(),
-                head: "a".repeat(40),
+                head: crate::model::CommitId::parse(&"a".repeat(40)).expect("hex"),
                 branch: "main".into(),
-                status: "b".repeat(40),
+                status: crate::model::TreeId::parse(&"b".repeat(40)).expect("hex"),
                 host: "laptop".into(),
             },
             check: Some(CheckRun {

@@ -307,7 +307,7 @@ mod tests {
                     ],
                     reviewers: vec![],
                     fallback_used: false,
-                    snapshot: String::new(),
+                    snapshot: None,
                     coverage_warning: None,
                     error: None,
                 }),

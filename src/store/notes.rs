@@ -69,7 +69,11 @@ impl NoteLine {
             rounds: fields.get("rounds")?.parse().ok()?,
             reviewer: (*fields.get("reviewer")?).to_owned(),
             cost_usd: fields.get("cost_usd").and_then(|c| c.parse().ok()),
-            tree: ObjectId::from_hex(fields.get("tree")?.as_bytes()).ok()?,
+            tree: match ObjectId::from_hex(fields.get("tree")?.as_bytes()) {
+                Ok(tree) => tree,
+                // Not a line of ours (see above): someone else's, left alone.
+                Err(_) => return None,
+            },
             override_: fields.get("override") == Some(&"true"),
         })
     }
@@ -412,6 +416,8 @@ fn all_notes(repo: &Repo, tree: ObjectId) -> Result<BTreeMap<ObjectId, ObjectId>
                 stack.push((entry.oid.to_owned(), path));
             } else if entry.mode.is_blob()
                 && path.len() == hex_len
+                // Hex of the repository's id length, checked above: this cannot fail, and
+                // an entry it failed on would annotate nothing of ours.
                 && let Ok(object) = ObjectId::from_hex(path.as_bytes())
             {
                 out.insert(object, entry.oid.to_owned());

@@ -329,12 +329,19 @@ impl OutgoingReader {
             .find_blob(manifest)
             .map_err(Error::git("read a blob"))?
             .take_data();
-        let base = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|m| m.get("base")?.as_str().map(str::to_owned))
-            .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok());
+        /// The one manifest field read here.
+        #[derive(serde::Deserialize)]
+        struct Base {
+            base: Option<crate::model::CommitId>,
+        }
+        let base = match serde_json::from_slice::<Base>(&bytes) {
+            Ok(manifest) => manifest.base,
+            // The stored projection is only a hint here: one that does not read gives no
+            // base, and a snapshot is compared with the round before's alone.
+            Err(_) => None,
+        };
         Ok(match base {
-            Some(base) => self.commit(base).ok().map(|c| c.2),
+            Some(base) => self.commit(base.into()).ok().map(|c| c.2),
             None => None,
         })
     }

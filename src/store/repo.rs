@@ -173,6 +173,32 @@ impl Repo {
         &self.repo
     }
 
+    /// A differ with this repository's diff settings (`diff.*`, `.gitattributes`).
+    pub fn differ(&self) -> Result<crate::diff::Differ, crate::diff::Error> {
+        crate::diff::Differ::new(&self.repo, crate::diff::Options::from_config(&self.repo)?)
+    }
+
+    /// Every file's `git diff` from `old` (a tree or commit, `None` for the empty tree) to
+    /// `new`, with this repository's diff settings ([`crate::diff::diff_trees`]).
+    pub fn diff_trees(
+        &self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<Vec<crate::diff::FileDiff>, crate::diff::Error> {
+        let options = crate::diff::Options::from_config(&self.repo)?;
+        crate::diff::diff_trees(&self.repo, old, new, &options)
+    }
+
+    /// The paths whose entries differ between trees `old` and `new`
+    /// ([`crate::diff::changed_paths`]).
+    pub fn changed_paths(
+        &self,
+        old: ObjectId,
+        new: ObjectId,
+    ) -> Result<Vec<String>, crate::diff::Error> {
+        crate::diff::changed_paths(&self.repo, old, new)
+    }
+
     /// The work tree root, or an error for a bare repository.
     pub fn work_dir(&self) -> Result<&Path, Error> {
         self.work_dir.as_deref().ok_or_else(|| Error::Bare {

@@ -504,6 +504,8 @@ fn dropped_tips(repo: &Repo, blob: ObjectId) -> Result<Vec<ObjectId>, Error> {
     Ok(String::from_utf8_lossy(&text)
         .lines()
         .filter_map(|l| l.strip_prefix("tip "))
+        // A tombstone is shared text: a `tip` line that names no object vouches for no tip,
+        // so it protects nothing from removal (the run's own ref still decides).
         .filter_map(|hex| ObjectId::from_hex(hex.trim().as_bytes()).ok())
         .collect())
 }

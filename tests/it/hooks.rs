@@ -800,7 +800,7 @@ fn the_stop_hook_blocks_an_interrupted_review() {
             Body::ReviewDispatch(ReviewDispatch {
                 round: 1,
                 reviewers: vec!["command".into()],
-                snapshot: tree(&env, "HEAD"),
+                snapshot: git_pair::model::TreeId::parse(&tree(&env, "HEAD")).expect("tree id"),
                 mode: "code".into(),
                 again: false,
                 runner: None,

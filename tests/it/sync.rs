@@ -505,7 +505,7 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
             Body::ReviewDispatch(ReviewDispatch {
                 round: 1,
                 reviewers: vec!["codex".into()],
-                snapshot: snapshot.to_string(),
+                snapshot: snapshot.into(),
                 mode: "code".into(),
                 again: false,
                 runner: None,

@@ -597,7 +597,7 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
             task: format!("t{i}"),
             cwd: env.repo.display().to_string(),
             branch: "elsewhere".into(),
-            base: Some(base.to_string()),
+            base: Some(base.into()),
             coder: "claude".into(),
             reviewer: "codex".into(),
             max_rounds: 5,

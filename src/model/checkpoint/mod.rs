@@ -101,12 +101,12 @@ pub struct RepoIdentity {
     /// The absolute work-tree path.
     pub path: String,
     /// The commit `HEAD` pointed to.
-    pub head: String,
+    pub head: super::ids::CommitId,
     /// The branch, or `HEAD` when detached.
     pub branch: String,
     /// The status fingerprint: the work-tree snapshot's tree id, equal on any machine that
     /// holds the same files (the snapshot is stored with the checkpoint).
-    pub status: String,
+    pub status: super::ids::TreeId,
     /// The machine's host name.
     pub host: String,
 }

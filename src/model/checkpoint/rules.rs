@@ -4,7 +4,8 @@
 //! processes: `ops::checkpoint` gathers the facts, asks these functions, and stores.
 
 use crate::model::{
-    Assessment, Body, CheckRun, Checkpoint, CheckpointId, CheckpointState, ContextUse, Mismatch,
+    Assessment, Body, CheckRun, Checkpoint, CheckpointId, CheckpointState, CommitId, ContextUse,
+    Mismatch, TreeId,
 };
 use crate::secrets::{Finding, Scanner};
 
@@ -371,10 +372,10 @@ pub fn output_tail(stdout: &[u8], stderr: &[u8]) -> String {
 pub struct Observed<'a> {
     pub path: &'a str,
     /// `HEAD`'s commit; `None` when unborn.
-    pub head: Option<&'a str>,
+    pub head: Option<CommitId>,
     pub branch: &'a str,
     /// The work tree's snapshot tree id.
-    pub status: &'a str,
+    pub status: TreeId,
     /// The check as re-run here, when there is one.
     pub check: Option<&'a CheckRun>,
 }
@@ -423,11 +424,17 @@ pub fn compare_repo(
     }
     differ(
         "head",
-        &recorded.repo.head,
-        found.head.unwrap_or("(unborn)"),
+        &recorded.repo.head.to_string(),
+        &found
+            .head
+            .map_or_else(|| "(unborn)".to_owned(), |head| head.to_string()),
     );
     differ("branch", &recorded.repo.branch, found.branch);
-    differ("status", &recorded.repo.status, found.status);
+    differ(
+        "status",
+        &recorded.repo.status.to_string(),
+        &found.status.to_string(),
+    );
     out
 }
 
@@ -588,9 +595,9 @@ mod tests {
             checkpoint: CheckpointId::parse("ck-0123456789ab").expect("id"),
             repo: RepoIdentity {
                 path: "/src/app".into(),
-                head: "a".repeat(40),
+                head: CommitId::parse(&"a".repeat(40)).expect("hex"),
                 branch: "main".into(),
-                status: "b".repeat(40),
+                status: TreeId::parse(&"b".repeat(40)).expect("hex"),
                 host: "laptop".into(),
             },
             check: Some(CheckRun {
@@ -815,9 +822,9 @@ mod tests {
         let ok_check = p.check.clone().expect("check");
         let same = Observed {
             path: "/src/app",
-            head: Some(&p.repo.head),
+            head: Some(p.repo.head),
             branch: "main",
-            status: &p.repo.status,
+            status: p.repo.status,
             check: Some(&ok_check),
         };
         assert!(compare(&p, &same, false).is_empty());
@@ -825,10 +832,10 @@ mod tests {
             exit_code: Some(1),
             ..ok_check.clone()
         };
-        let other_head = "c".repeat(40);
+        let other_head = CommitId::parse(&"c".repeat(40)).expect("hex");
         let moved = Observed {
             path: "/elsewhere",
-            head: Some(&other_head),
+            head: Some(other_head),
             branch: "HEAD",
             check: Some(&failed),
             ..same

@@ -72,7 +72,7 @@ impl Manifest {
         self.task = start.task.clone();
         self.cwd = start.cwd.clone();
         self.branch = start.branch.clone();
-        self.base = start.base.clone();
+        self.base = start.base;
         self.coder = start.coder.clone();
         self.reviewer = start.reviewer.clone();
         self.max_rounds = start.max_rounds;

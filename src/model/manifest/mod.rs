@@ -139,7 +139,7 @@ pub struct Manifest {
     pub task: String,
     pub cwd: String,
     pub branch: String,
-    pub base: Option<String>,
+    pub base: Option<crate::model::CommitId>,
     pub coder: String,
     pub reviewer: String,
     pub max_rounds: u32,

@@ -14,7 +14,7 @@ fn start(max_rounds: u32) -> Body {
         task: "t".into(),
         cwd: "/w".into(),
         branch: "main".into(),
-        base: Some("0".repeat(40)),
+        base: Some(crate::model::CommitId::parse(&"0".repeat(40)).expect("hex")),
         coder: "claude".into(),
         reviewer: "codex".into(),
         max_rounds,
@@ -61,7 +61,7 @@ fn review(dispatch: &str, round: u32, verdict: Option<Verdict>, findings: &[&str
             .collect(),
         reviewers: vec![],
         fallback_used: false,
-        snapshot: String::new(),
+        snapshot: None,
         coverage_warning: None,
         error: None,
     })
@@ -79,7 +79,7 @@ fn the_loop_moves_through_next_actions() {
         Body::ReviewDispatch(ReviewDispatch {
             round: 1,
             reviewers: vec!["codex".into()],
-            snapshot: String::new(),
+            snapshot: crate::model::TreeId::parse(&"1".repeat(40)).expect("hex"),
             mode: "code".into(),
             again: false,
             runner: None,

@@ -51,8 +51,8 @@ pub fn reviewed_tree(
     state: &RunState,
     review: &Review,
 ) -> Result<Option<ObjectId>, Error> {
-    if let Ok(id) = ObjectId::from_hex(review.snapshot.as_bytes()) {
-        return Ok(Some(id));
+    if let Some(id) = review.snapshot {
+        return Ok(Some(id.into()));
     }
     Ok(ctx.repo.round_snapshot(state, review.round)?)
 }

@@ -38,7 +38,12 @@ impl Cache {
     fn state(&self) -> Option<(ObjectId, u64)> {
         let meta = std::fs::read_to_string(&self.meta).ok()?;
         let (tip, len) = meta.trim().split_once(' ')?;
-        let tip = ObjectId::from_hex(tip.as_bytes()).ok()?;
+        let tip = match ObjectId::from_hex(tip.as_bytes()) {
+            Ok(tip) => tip,
+            // Not what `set_meta` writes (a torn or foreign file): the cache is a miss and the
+            // view is rendered whole again, never trusted.
+            Err(_) => return None,
+        };
         let len: u64 = len.parse().ok()?;
         (file_len(&self.text) == Some(len)).then_some((tip, len))
     }

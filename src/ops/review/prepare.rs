@@ -55,18 +55,15 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         .current_coder_round()
         .expect("check_review needs a coder round");
 
-    let gix_repo = repo.gix();
-    let snapshot = crate::worktree::snapshot::write_worktree_tree(gix_repo)?;
+    let snapshot = crate::worktree::snapshot::write(repo)?;
     let base = m
         .base
-        .as_deref()
-        .and_then(|b| ObjectId::from_hex(b.as_bytes()).ok())
-        .map(|commit| repo.commit_tree(commit))
+        .map(|commit| repo.commit_tree(commit.into()))
         .transpose()?;
     if base == Some(snapshot) && settings.plan.is_none() {
         return Err(model::Refusal::EmptyChange {
             run_id: run_id.to_string(),
-            base: m.base.clone().unwrap_or_default(),
+            base: m.base.map(|b| b.to_string()).unwrap_or_default(),
         }
         .into());
     }
@@ -75,7 +72,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         exclude: settings.exclude.clone(),
     };
     let (built, file_sizes) =
-        build_packet_sized(gix_repo, base, snapshot, &options, &settings.scanner)?;
+        build_packet_sized(repo, base, snapshot, &options, &settings.scanner)?;
     let secrets = in_the_change(&built.secrets);
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
@@ -108,12 +105,13 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
                     .map(|r| (*r).clone()),
             })
             .collect();
-        if let Ok(last_snapshot) = ObjectId::from_hex(last.snapshot.as_bytes()) {
+        // A review that recorded no snapshot has no inter-round diff to show.
+        if let Some(last_snapshot) = last.snapshot {
             // Redacted too; what it finds is already reported from the whole packet (or
             // was removed since, which blocks nothing).
             let since_packet = build_packet(
-                gix_repo,
-                Some(last_snapshot),
+                repo,
+                Some(last_snapshot.into()),
                 snapshot,
                 &options,
                 &settings.scanner,
@@ -229,8 +227,7 @@ fn resume(
         .round_file(state, round, Material::Coverage)?
         .and_then(|b| serde_json::from_slice(&b).ok())
         .ok_or_else(|| missing(Material::Coverage.what()))?;
-    let snapshot =
-        ObjectId::from_hex(dispatch.snapshot.as_bytes()).map_err(|_| missing("the snapshot id"))?;
+    let snapshot = dispatch.snapshot.into();
     let mode = match parts.mode.as_str() {
         "plan" => Mode::Plan,
         "code-vs-plan" => Mode::CodeVsPlan,
@@ -258,7 +255,7 @@ fn resume(
 }
 
 fn build_packet(
-    repo: &gix::Repository,
+    repo: &Repo,
     old: Option<ObjectId>,
     new: ObjectId,
     options: &packet::Options,
@@ -270,24 +267,23 @@ fn build_packet(
 /// [`build_packet`], and each added or modified file's size in `new` (from the object
 /// database's headers: nothing is read whole).
 fn build_packet_sized(
-    repo: &gix::Repository,
+    repo: &Repo,
     old: Option<ObjectId>,
     new: ObjectId,
     options: &packet::Options,
     scanner: &Scanner,
 ) -> Result<(packet::Packet, Vec<(String, u64)>), Error> {
-    let mut differ = crate::diff::Differ::new(repo, crate::diff::Options::from_config(repo)?)?;
+    let mut differ = repo.differ()?;
     let changes = differ.changes(old, new)?;
     let sizes = changes
         .iter()
         .filter(|c| c.new_mode.is_some_and(|m| m & 0o170000 == 0o100000))
         .filter_map(|c| {
             let id = c.new_id?;
-            let header = repo.find_header(id).ok()?;
-            Some((
-                String::from_utf8_lossy(&c.new_path).into_owned(),
-                header.size(),
-            ))
+            // An object whose header cannot be read gets no size hint: the packet shows
+            // its diff all the same.
+            let size = repo.object_size(id).ok()?;
+            Some((String::from_utf8_lossy(&c.new_path).into_owned(), size))
         })
         .collect();
     packet::check_blindness(

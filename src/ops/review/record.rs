@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
-use crate::cost::spend::NewSession;
+use crate::cost::spend::{NewSession, RunSpend};
 use crate::model::{
     Body, Finding, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, SecretAt, Severity,
     Verdict,
@@ -38,7 +38,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
     let body = Body::ReviewDispatch(ReviewDispatch {
         round: plan.round,
         reviewers: names,
-        snapshot: plan.snapshot.to_string(),
+        snapshot: plan.snapshot.into(),
         mode: plan.mode.as_str().to_owned(),
         again: settings.again,
         runner: Some(Runner {
@@ -90,11 +90,58 @@ pub fn record(
         .into_iter()
         .map(|r| redact_result(scanner, r))
         .collect();
+    let combined = combine(plan, &results, settings.quorum);
+    let body = review_body(plan, dispatch_id, &results, &combined);
+    let files = round_files(scanner, plan, &results, &combined);
+    let subject = subject(plan.round, &results, &combined);
+    // The reviewers' sessions, measured now and stored with the outcome.
+    let spend = sources.map(|sources| measure_reviewers(repo, plan, &results, sources));
+    store_outcome(
+        repo,
+        plan,
+        &body,
+        &subject,
+        &files,
+        spend.as_ref(),
+        combined.verdict,
+    )?;
+    let Combined {
+        verdict,
+        findings,
+        outcome,
+        error,
+        fallback_used,
+    } = combined;
+    Ok(RoundOutcome {
+        round: plan.round,
+        verdict,
+        outcome,
+        findings,
+        members: results,
+        fallback_used,
+        coverage: plan.coverage.clone(),
+        error,
+    })
+}
+
+/// What the members' results add up to: the round's verdict, its numbered findings, its
+/// outcome and error.
+struct Combined {
+    verdict: Option<Verdict>,
+    findings: Vec<Finding>,
+    outcome: String,
+    error: Option<String>,
+    fallback_used: bool,
+}
+
+/// The panel's verdict under `quorum`, the findings renumbered across members (each prefixed
+/// with its reviewer in a panel), the secrets' blocking findings, and the outcome and error.
+fn combine(plan: &Plan, results: &[MemberResult], quorum: Option<usize>) -> Combined {
     let verdicts: Vec<Option<Verdict>> = results.iter().map(|r| r.verdict).collect();
-    let mut verdict = review::panel_verdict(&verdicts, settings.quorum);
+    let mut verdict = review::panel_verdict(&verdicts, quorum);
     let panel = results.len() > 1;
     let mut findings = Vec::new();
-    for r in &results {
+    for r in results {
         for f in &r.findings {
             let mut f = f.clone();
             f.n = findings.len() as u32 + 1;
@@ -144,7 +191,22 @@ pub fn record(
         ),
     }
     .filter(|e| !e.is_empty());
-    let fallback_used = results.iter().any(|r| r.fallback_used);
+    Combined {
+        verdict,
+        findings,
+        outcome,
+        error,
+        fallback_used: results.iter().any(|r| r.fallback_used),
+    }
+}
+
+/// The `review` record of the round.
+fn review_body(
+    plan: &Plan,
+    dispatch_id: &str,
+    results: &[MemberResult],
+    combined: &Combined,
+) -> Body {
     let coverage_warning = plan
         .coverage
         .summary
@@ -163,27 +225,36 @@ pub fn record(
             error: r.error.clone(),
         })
         .collect();
-    let body = Body::Review(Review {
+    Body::Review(Review {
         dispatch: dispatch_id.to_owned(),
         round: plan.round,
-        verdict,
-        outcome: outcome.clone(),
+        verdict: combined.verdict,
+        outcome: combined.outcome.clone(),
         tool: results
             .iter()
             .map(|r| r.name.as_str())
             .collect::<Vec<_>>()
             .join("+"),
-        findings: findings.clone(),
+        findings: combined.findings.clone(),
         reviewers,
-        fallback_used,
-        snapshot: plan.snapshot.to_string(),
+        fallback_used: combined.fallback_used,
+        snapshot: Some(plan.snapshot.into()),
         coverage_warning,
-        error: error.clone(),
-    });
+        error: combined.error.clone(),
+    })
+}
 
+/// The round's material stored beside the record: every attempt's output and attempt data
+/// (redacted), the result and the probe reports.
+fn round_files(
+    scanner: &Scanner,
+    plan: &Plan,
+    results: &[MemberResult],
+    combined: &Combined,
+) -> [(Material, Content); 4] {
     let mut output = Vec::new();
     let mut attempts_json = Vec::new();
-    for r in &results {
+    for r in results {
         for (i, a) in r.attempts.iter().enumerate() {
             output.extend_from_slice(
                 format!(
@@ -215,62 +286,86 @@ pub fn record(
     let result_json = serde_json::json!({
         "v": 1,
         "round": plan.round,
-        "verdict": verdict,
-        "outcome": outcome,
-        "findings": findings,
-        "fallback_used": fallback_used,
+        "verdict": combined.verdict,
+        "outcome": combined.outcome,
+        "findings": combined.findings,
+        "fallback_used": combined.fallback_used,
         "coverage": plan.coverage,
         "parallelism": plan.parallelism,
     });
     let probes: Vec<&ProbeReport> = plan.members.iter().map(|m| &m.report).collect();
-    let files = [
+    [
         (Material::Output, Content::Blob(output)),
         (Material::Attempts, Content::Blob(pretty(&attempts_json))),
         (Material::Result, Content::Blob(pretty(&result_json))),
         (Material::Probe, Content::Blob(pretty(&probes))),
-    ];
-    let subject = match verdict {
+    ]
+}
+
+/// The commit subject of the round's outcome.
+fn subject(round: u32, results: &[MemberResult], combined: &Combined) -> String {
+    let findings = combined.findings.len();
+    match combined.verdict {
         Some(v) => format!(
             "review {}: {} ({}, {} finding{})",
-            plan.round,
+            round,
             v.as_str(),
             results
                 .iter()
                 .map(|r| r.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
-            findings.len(),
-            if findings.len() == 1 { "" } else { "s" }
+            findings,
+            if findings == 1 { "" } else { "s" }
         ),
-        None => format!("review {}: no verdict ({outcome})", plan.round),
-    };
-    // The reviewers' sessions, measured now and stored with the outcome.
-    let spend = sources.map(|sources| {
-        let new: Vec<NewSession> = results
-            .iter()
-            .filter_map(|r| {
-                r.session_id.as_ref().map(|id| NewSession {
-                    id: id.clone(),
-                    role: "reviewer",
-                    agent: r.name.clone(),
-                })
+        None => format!("review {}: no verdict ({})", round, combined.outcome),
+    }
+}
+
+/// The run's spend with the reviewers' sessions of this round measured in.
+fn measure_reviewers(
+    repo: &Repo,
+    plan: &Plan,
+    results: &[MemberResult],
+    sources: &crate::cost::spend::Sources,
+) -> RunSpend {
+    let new: Vec<NewSession> = results
+        .iter()
+        .filter_map(|r| {
+            r.session_id.as_ref().map(|id| NewSession {
+                id: id.clone(),
+                role: "reviewer",
+                agent: r.name.clone(),
             })
-            .collect();
-        let manifest = repo
-            .load(&plan.run_id)
-            .map(|s| s.manifest)
-            .unwrap_or_else(|_| crate::model::Manifest::empty());
-        crate::cost::spend::measure_including(&manifest, &new, sources)
-    });
+        })
+        .collect();
+    let manifest = repo
+        .load(&plan.run_id)
+        .map(|s| s.manifest)
+        .unwrap_or_else(|_| crate::model::Manifest::empty());
+    crate::cost::spend::measure_including(&manifest, &new, sources)
+}
+
+/// Appends the outcome record with the round's files and, when measured, the spend's growth
+/// as cost records of the round.
+fn store_outcome(
+    repo: &Repo,
+    plan: &Plan,
+    body: &Body,
+    subject: &str,
+    files: &[(Material, Content)],
+    spend: Option<&RunSpend>,
+    verdict: Option<Verdict>,
+) -> Result<(), Error> {
     let round = plan.round;
     repo.append(&plan.run_id, |state| {
-        let mut append = Append::record(body.clone(), subject.clone());
+        let mut append = Append::record(body.clone(), subject.to_owned());
         append.round = Some(round);
         append.verdict = verdict.map(|v| v.as_str().to_owned());
-        for (material, content) in &files {
+        for (material, content) in files {
             append.put(round, *material, content.clone());
         }
-        if let Some(spend) = &spend {
+        if let Some(spend) = spend {
             append.also = crate::cost::spend::growth_records(&state.manifest, spend, round)
                 .into_iter()
                 .map(|mut b| {
@@ -283,16 +378,7 @@ pub fn record(
         }
         Ok(append)
     })?;
-    Ok(RoundOutcome {
-        round: plan.round,
-        verdict,
-        outcome,
-        findings,
-        members: results,
-        fallback_used,
-        coverage: plan.coverage.clone(),
-        error,
-    })
+    Ok(())
 }
 
 /// The blocking finding for a secret in the change. Names kind, path and line, never the

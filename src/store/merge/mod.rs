@@ -714,12 +714,12 @@ fn snapshot_ids(records: &[Record]) -> HashSet<ObjectId> {
     records
         .iter()
         .filter_map(|record| match &record.body {
-            Body::ReviewDispatch(dispatch) => Some(dispatch.snapshot.as_str()),
-            Body::Review(review) => Some(review.snapshot.as_str()),
-            Body::Checkpoint(checkpoint) => Some(checkpoint.repo.status.as_str()),
+            Body::ReviewDispatch(dispatch) => Some(dispatch.snapshot),
+            Body::Review(review) => review.snapshot,
+            Body::Checkpoint(checkpoint) => Some(checkpoint.repo.status),
             _ => None,
         })
-        .filter_map(|hex| ObjectId::from_hex(hex.as_bytes()).ok())
+        .map(ObjectId::from)
         .collect()
 }
 
@@ -835,6 +835,7 @@ fn packed_backwards<'a>(
                 pos = 0;
                 return None;
             }
+            // A first field that is no id (a torn or foreign line) names no target: skipped.
             if let Ok(id) = ObjectId::from_hex(hex) {
                 return Some((name, id));
             }
@@ -846,6 +847,7 @@ fn packed_backwards<'a>(
 /// The object id of a loose ref file holding one (not a symbolic ref, not a lock).
 fn read_direct_ref(path: &std::path::Path) -> Option<ObjectId> {
     let bytes = std::fs::read(path).ok()?;
+    // `ref: …` (symbolic) or a file being written holds no id: no direct ref, as documented.
     ObjectId::from_hex(bytes.trim_ascii_end()).ok()
 }
 

@@ -104,7 +104,7 @@ mod tests {
             (1u32..4).prop_map(|round| Body::ReviewDispatch(ReviewDispatch {
                 round,
                 reviewers: vec!["codex".into()],
-                snapshot: "tree".into(),
+                snapshot: crate::model::TreeId::parse(&"1".repeat(40)).expect("hex"),
                 mode: String::new(),
                 again: false,
                 runner: None,
@@ -128,7 +128,7 @@ mod tests {
                         .collect(),
                     reviewers: Vec::new(),
                     fallback_used: false,
-                    snapshot: String::new(),
+                    snapshot: None,
                     coverage_warning: None,
                     error: None,
                 })

@@ -15,6 +15,8 @@ use std::path::PathBuf;
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 
+use crate::store::Repo;
+
 /// Errors while snapshotting, each naming what failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -178,6 +180,47 @@ fn write_staged(
 /// with a stored tree).
 pub fn worktree_tree_id(repo: &gix::Repository) -> Result<ObjectId, Error> {
     snapshot_into(&repo.clone().with_object_memory())
+}
+
+// The snapshot on an opened [`Repo`], for the operations layer: it names the store's
+// repository, never gix's, and gets the same trees as the functions above.
+
+/// Writes the work tree's snapshot into the object database ([`write_worktree_tree`]).
+pub fn write(repo: &Repo) -> Result<ObjectId, Error> {
+    write_worktree_tree(repo.gix())
+}
+
+/// Computes the work tree's snapshot in memory, written later or never
+/// ([`stage_worktree_tree`]).
+pub fn stage(repo: &Repo) -> Result<Staged, Error> {
+    stage_worktree_tree(repo.gix())
+}
+
+/// The snapshot's tree id, nothing written ([`worktree_tree_id`]).
+pub fn tree_id(repo: &Repo) -> Result<ObjectId, Error> {
+    worktree_tree_id(repo.gix())
+}
+
+/// Whether the work tree, as a snapshot would hold it, is exactly `tree`
+/// ([`worktree_equals_tree`]).
+pub fn equals(repo: &Repo, tree: ObjectId) -> Result<bool, Error> {
+    worktree_equals_tree(repo.gix(), tree)
+}
+
+impl Staged {
+    /// Writes the snapshot's new objects into `repo` and returns the tree ([`Staged::write`]).
+    pub fn write_into(self, repo: &Repo) -> Result<ObjectId, Error> {
+        self.write(repo.gix())
+    }
+
+    /// The entries that differ from `old` (a tree, `None` for the empty tree) to the
+    /// snapshot, its objects read from memory where they are not stored yet.
+    pub fn changes_since(
+        &self,
+        old: Option<ObjectId>,
+    ) -> Result<Vec<crate::diff::RawChange>, crate::diff::Error> {
+        crate::diff::raw_changes(self.objects(), old, self.tree())
+    }
 }
 
 /// Up to this many new objects are written loose; more go into one pack.
