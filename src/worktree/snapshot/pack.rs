@@ -4,10 +4,10 @@
 //! (no deltas); `git gc` repacks them like any other pack. Readers only see a pack once its
 //! index exists, so the index is moved into place last.
 
-use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
+use crate::util::fs::{AtomicWrite, Mode};
 
 /// A pack could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -44,20 +44,14 @@ pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
 }
 
 fn persist(dir: &Path, bytes: &[u8], to: &Path) -> std::io::Result<()> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("tmp_pack_");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o444));
-    }
-    let mut file = builder.tempfile_in(dir)?;
-    file.write_all(bytes)?;
     // Durable before it becomes visible, as git does for the packs it writes: a ref may point
-    // into this pack right after.
-    file.as_file().sync_all()?;
-    file.persist(to).map_err(|e| e.error)?;
-    Ok(())
+    // into this pack right after. Named as git names its temporary packs.
+    AtomicWrite::new(Mode::Umasked(0o444))
+        .durable()
+        .named("tmp_pack_", "")
+        .via(dir)
+        .write(to, bytes)
+        .map_err(|(_, _, source)| source)
 }
 
 /// One object's place in the pack, for the index.
