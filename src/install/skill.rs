@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -246,25 +245,11 @@ fn sha1_hex(bytes: &[u8]) -> String {
     sha1_smol::Sha1::from(bytes).digest().to_string()
 }
 
-/// Writes `bytes` to `path` (mode 0644, directories created) through a temporary file and a
-/// rename, so an agent never reads half a skill.
+/// Writes a skill file (mode 0644, directories created) whole or not at all.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
-    let mut file = tempfile::Builder::new()
-        .prefix(".git-pair-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(Error::io("create a temporary file in", dir))?;
-    file.write_all(bytes)
-        .map_err(Error::io("write", file.path()))?;
-    file.as_file()
-        .set_permissions(fs::Permissions::from_mode(0o644))
-        .map_err(Error::io("set the mode of", file.path()))?;
-    file.persist(path)
-        .map_err(|e| Error::io("replace", path)(e.error))?;
-    Ok(())
+    super::file::InstalledFile::new(path, 0o644)
+        .write(bytes)
+        .map_err(|(action, at, source)| Error::io(action, &at)(source))
 }
 
 #[cfg(test)]
