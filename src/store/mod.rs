@@ -8,15 +8,18 @@
 
 mod approvals_index;
 mod cas;
+mod chain;
 mod dropped;
 mod error;
 mod history;
 mod layout;
 mod local_config;
+mod lock;
 mod merge;
 pub mod notes;
 mod outgoing;
 mod receipts;
+mod refdb;
 mod repo;
 mod runs;
 mod summaries;
