@@ -83,7 +83,11 @@ impl<'a> AtomicWrite<'a> {
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
         std::fs::create_dir_all(dir).map_err(fail("create directory", dir))?;
         let Some(scratch) = self.scratch.filter(|s| *s != dir) else {
-            return self.temp_in(dir, bytes)?.persist(path).map(|_| ()).map_err(|e| fail("replace", path)(e.error));
+            return self
+                .temp_in(dir, bytes)?
+                .persist(path)
+                .map(|_| ())
+                .map_err(|e| fail("replace", path)(e.error));
         };
         let _ = std::fs::create_dir_all(scratch);
         let file = self
@@ -121,7 +125,9 @@ impl<'a> AtomicWrite<'a> {
                 .map_err(fail("set the mode of", file.path()))?;
         }
         if self.durable {
-            file.as_file().sync_all().map_err(fail("write", file.path()))?;
+            file.as_file()
+                .sync_all()
+                .map_err(fail("write", file.path()))?;
         }
         Ok(file)
     }

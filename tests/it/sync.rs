@@ -873,7 +873,12 @@ fn the_newest_runs_read_fast_are_what_git_for_each_ref_lists_last() {
         let packed: Vec<String> = (0..packed_count).map(|_| run_name(&mut next)).collect();
         let loose: Vec<String> = (0..loose_count).map(|_| run_name(&mut next)).collect();
         let mut stdin: String = packed.iter().map(|r| format!("update {r} {a}\n")).collect();
-        for other in ["refs/pair/runs0/x", "refs/pair/runsx/1", "refs/pair/dropped/y", "refs/zz/z"] {
+        for other in [
+            "refs/pair/runs0/x",
+            "refs/pair/runsx/1",
+            "refs/pair/dropped/y",
+            "refs/zz/z",
+        ] {
             stdin.push_str(&format!("update {other} {a}\n"));
         }
         crate::common::sh(
@@ -892,7 +897,10 @@ fn the_newest_runs_read_fast_are_what_git_for_each_ref_lists_last() {
         for r in &loose {
             stdin.push_str(&format!("update {r} {b}\n"));
         }
-        crate::common::sh(dir, &format!("printf '%s' '{stdin}' | git update-ref --stdin"));
+        crate::common::sh(
+            dir,
+            &format!("printf '%s' '{stdin}' | git update-ref --stdin"),
+        );
 
         let listed = crate::common::git_str(
             dir,

@@ -29,8 +29,8 @@ mod block;
 mod tests;
 
 use backup::{Backup, Original, OriginalMeta, Strategy, backup_subdir, save_backup, sha1_hex};
-use block::{find_block, insert_after_shebang, splice};
 pub use block::{BEGIN_MARKER, END_MARKER, block};
+use block::{find_block, insert_after_shebang, splice};
 
 /// Appended to a hook's file name when it is moved aside to be chained.
 pub const CHAINED_SUFFIX: &str = ".git-pair-chained";
@@ -248,7 +248,6 @@ pub fn uninstall(ctx: &Context, hooks: &[Hook]) -> Result<UninstallReport, Error
     let _ = fs::remove_dir(ctx.backup_dir);
     Ok(UninstallReport { hooks: report })
 }
-
 
 /// The content of a new hook file: a shebang and the block. The vendored `hooks/<name>` files
 /// are exactly this, without `--gate`.
@@ -547,7 +546,6 @@ fn chained_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-
 /// Writes `bytes` to `path` with `mode`, whole or not at all, so git never runs a
 /// half-written hook.
 fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
@@ -555,4 +553,3 @@ fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
         .write(bytes)
         .map_err(|(action, at, source)| Error::io(action, &at)(source))
 }
-

@@ -137,9 +137,8 @@ impl Tools {
 
     fn path_env(&self) -> OsString {
         let inherited = std::env::var_os("PATH").unwrap_or_default();
-        let dirs = std::iter::once(self.dir.path().to_path_buf()).chain(
-            std::env::split_paths(&inherited).filter(|dir| !dir.join("git-pair").exists()),
-        );
+        let dirs = std::iter::once(self.dir.path().to_path_buf())
+            .chain(std::env::split_paths(&inherited).filter(|dir| !dir.join("git-pair").exists()));
         std::env::join_paths(dirs).expect("PATH")
     }
 
@@ -230,8 +229,7 @@ fn the_block_is_one_guarded_line_between_markers() {
             assert_eq!(lines[0], BEGIN_MARKER);
             assert_eq!(lines[2], END_MARKER);
             assert!(
-                lines[1]
-                    .starts_with("if command -v git-pair >/dev/null 2>&1; then git-pair hook ")
+                lines[1].starts_with("if command -v git-pair >/dev/null 2>&1; then git-pair hook ")
             );
             let gated = gate && hook == Hook::PreCommit;
             let call = if gated {
@@ -482,8 +480,7 @@ fn a_symlinked_hook_is_moved_aside_as_a_link_and_comes_back_as_one() {
         .join("shared-pre-commit");
     fs::write(&script, FAILING_SH).expect("script");
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::os::unix::fs::symlink("../shared-pre-commit", dirs.path(Hook::PreCommit))
-        .expect("link");
+    std::os::unix::fs::symlink("../shared-pre-commit", dirs.path(Hook::PreCommit)).expect("link");
     let before = dirs.snapshot();
     let outcome = dirs.install(&[Hook::PreCommit], false);
     assert!(
@@ -702,8 +699,7 @@ fn a_half_block_is_refused_and_nothing_is_touched() {
     let dirs = Dirs::new();
     let broken = format!("#!/bin/sh\n{BEGIN_MARKER}\necho half\n");
     dirs.write(Hook::PreCommit, &broken, 0o755);
-    let err =
-        install(&dirs.ctx(), &[Hook::PreCommit], Options::default()).expect_err("refused");
+    let err = install(&dirs.ctx(), &[Hook::PreCommit], Options::default()).expect_err("refused");
     assert!(matches!(err, Error::BrokenBlock { .. }), "{err}");
     assert_eq!(dirs.read(Hook::PreCommit), broken);
     assert!(uninstall(&dirs.ctx(), &[Hook::PreCommit]).is_err());
@@ -716,8 +712,7 @@ fn an_existing_chained_file_is_never_clobbered() {
     dirs.write(Hook::PreCommit, PYTHON_HOOK, 0o755);
     fs::write(dirs.hooks.join("pre-commit.git-pair-chained"), "older").expect("write");
     let before = dirs.snapshot();
-    let err =
-        install(&dirs.ctx(), &[Hook::PreCommit], Options::default()).expect_err("refused");
+    let err = install(&dirs.ctx(), &[Hook::PreCommit], Options::default()).expect_err("refused");
     assert!(matches!(err, Error::ChainedExists { .. }), "{err}");
     assert_eq!(dirs.snapshot(), before);
 }

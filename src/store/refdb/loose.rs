@@ -10,7 +10,11 @@ pub(super) fn read_direct_ref(path: &std::path::Path) -> Option<ObjectId> {
 }
 
 /// Every loose ref file below `dir` (whose ref name starts with `prefix`), lock files aside.
-pub(super) fn collect_loose(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, std::path::PathBuf)>) {
+pub(super) fn collect_loose(
+    dir: &std::path::Path,
+    prefix: &str,
+    out: &mut Vec<(String, std::path::PathBuf)>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use gix::ObjectId;
 use crate::util::fs::{AtomicWrite, Mode};
+use gix::ObjectId;
 
 /// A pack could not be written.
 #[derive(Debug, thiserror::Error)]
