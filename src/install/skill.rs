@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::file::InstalledFile;
+use crate::util::fs::Failure;
+
 /// The skill's folder name, and its `name` in the front matter.
 pub const SKILL_NAME: &str = "pair-loop";
 
@@ -32,6 +35,8 @@ pub const FILES: &[SkillFile] = &[SkillFile {
 /// install can tell its own older files from the user's edits.
 const RECORD_FILE: &str = ".git-pair.json";
 const RECORD_VERSION: u32 = 1;
+/// The mode of every file the skill installer writes: ordinary, readable by the agents.
+const SKILL_FILE_MODE: u32 = 0o644;
 
 /// What went wrong installing the skill.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +53,13 @@ pub enum Error {
         paths.join(", ")
     )]
     Edited { paths: Vec<String> },
+}
+
+/// A failed atomic write names what it did and where.
+impl From<Failure> for Error {
+    fn from((action, path, source): Failure) -> Error {
+        Error::io(action, &path)(source)
+    }
 }
 
 impl Error {
@@ -185,7 +197,8 @@ pub fn install(
     for (agent, dir, record, files) in plans {
         for (file, report) in &files {
             if report.outcome != FileOutcome::Unchanged {
-                write_atomically(&report.path, file.contents.as_bytes())?;
+                InstalledFile::new(&report.path, SKILL_FILE_MODE)
+                    .write(file.contents.as_bytes())?;
             }
         }
         let wanted = Record::of_files();
@@ -193,7 +206,7 @@ pub fn install(
             let mut json =
                 serde_json::to_vec_pretty(&wanted).expect("a map of strings always serializes");
             json.push(b'\n');
-            write_atomically(&dir.join(RECORD_FILE), &json)?;
+            InstalledFile::new(&dir.join(RECORD_FILE), SKILL_FILE_MODE).write(&json)?;
         }
         installed.push(Installed {
             agent,
@@ -243,13 +256,6 @@ impl Record {
 
 fn sha1_hex(bytes: &[u8]) -> String {
     sha1_smol::Sha1::from(bytes).digest().to_string()
-}
-
-/// Writes a skill file (mode 0644, directories created) whole or not at all.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    super::file::InstalledFile::new(path, 0o644)
-        .write(bytes)
-        .map_err(|(action, at, source)| Error::io(action, &at)(source))
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::block::{find_block, splice};
-use super::{Context, Error, Hook, write_atomically};
+use super::hook::{Context, Error, Hook};
+use crate::install::file::InstalledFile;
 
 /// Schema version of the backup's metadata file.
 const BACKUP_VERSION: u32 = 1;
@@ -93,7 +94,7 @@ pub(super) fn save_backup(
         Original::Absent => OriginalMeta::Absent,
         Original::Symlink { target } => OriginalMeta::Symlink { target },
         Original::File { mode, bytes } => {
-            write_atomically(&bytes_path, &bytes, 0o600)?;
+            InstalledFile::new(&bytes_path, 0o600).write(&bytes)?;
             OriginalMeta::File {
                 mode,
                 sha1: sha1_hex(&bytes),
@@ -117,7 +118,7 @@ pub(super) fn save_backup(
         detail: e.to_string(),
     })?;
     json.push(b'\n');
-    write_atomically(&meta_path, &json, 0o600)
+    Ok(InstalledFile::new(&meta_path, 0o600).write(&json)?)
 }
 
 impl Backup {

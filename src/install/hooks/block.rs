@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Error, Hook, INSTALL_HINT, Options};
+use super::hook::{Error, Hook, INSTALL_HINT, Options};
 
 /// The first line of the managed block.
 pub const BEGIN_MARKER: &str = "# >>> git-pair hook (managed by git pair hooks install) >>>";

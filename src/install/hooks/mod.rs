@@ -21,21 +21,23 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 mod backup;
 mod block;
+mod hook;
 #[cfg(test)]
 mod tests;
 
 use backup::{Backup, Original, OriginalMeta, Strategy, backup_subdir, save_backup, sha1_hex};
 pub use block::{BEGIN_MARKER, END_MARKER, block};
 use block::{find_block, insert_after_shebang, splice};
+pub use hook::{Context, Error, Hook, INSTALL_HINT, Options};
+
+use super::file::InstalledFile;
 
 /// Appended to a hook's file name when it is moved aside to be chained.
 pub const CHAINED_SUFFIX: &str = ".git-pair-chained";
-/// How to get `git-pair` onto `PATH`, as the shims say when it is missing.
-pub const INSTALL_HINT: &str = "cargo install --locked --git <git-pair repository URL> git-pair, or cargo install --locked --path <a git-pair checkout>";
 
 /// The shebang of a hook file this module creates.
 const SHEBANG: &str = "#!/bin/sh\n";
@@ -43,93 +45,6 @@ const SHEBANG: &str = "#!/bin/sh\n";
 const NEW_FILE_MODE: u32 = 0o755;
 /// Interpreters whose scripts take the block in place (the block's line is valid in each).
 const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "ash"];
-
-/// What went wrong installing or uninstalling a hook.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error("cannot {action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "{path} holds a git-pair begin marker without its end marker; remove the partial block by hand"
-    )]
-    BrokenBlock { path: String },
-    #[error("cannot chain the existing {hook} hook: {chained} already exists; move it away first")]
-    ChainedExists { hook: &'static str, chained: String },
-    #[error(
-        "{path} is a symbolic link to a file holding a different git-pair block; change that file instead"
-    )]
-    SymlinkedBlock { path: String },
-    #[error("the hook backup {path} is unusable: {detail}")]
-    BadBackup { path: String, detail: String },
-}
-
-impl Error {
-    fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Error {
-        let path = path.display().to_string();
-        move |source| Error::Io {
-            action,
-            path,
-            source,
-        }
-    }
-}
-
-/// A git hook git pair installs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Hook {
-    PreCommit,
-    CommitMsg,
-    PostCommit,
-}
-
-impl Hook {
-    /// Every hook, in the order git runs them.
-    pub const ALL: [Hook; 3] = [Hook::PreCommit, Hook::CommitMsg, Hook::PostCommit];
-
-    /// The hook's file name, which is also its name in `git pair hook <name>`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hook::PreCommit => "pre-commit",
-            Hook::CommitMsg => "commit-msg",
-            Hook::PostCommit => "post-commit",
-        }
-    }
-
-    /// The hook with this file name.
-    pub fn from_name(name: &str) -> Option<Hook> {
-        Hook::ALL.into_iter().find(|hook| hook.name() == name)
-    }
-
-    /// Whether the hook's failure fails the git command (post hooks cannot).
-    fn can_refuse(self) -> bool {
-        !matches!(self, Hook::PostCommit)
-    }
-}
-
-/// Where hooks live and where their backups go.
-#[derive(Debug, Clone, Copy)]
-pub struct Context<'a> {
-    /// The directory git runs hooks from (`core.hooksPath`, resolved, or `.git/hooks`).
-    pub hooks_dir: &'a Path,
-    /// A directory owned by git pair, outside the work tree (e.g. `.git/pair/hooks-backup`),
-    /// holding what each hook file was before the first install, in one subdirectory per
-    /// hooks directory (so a `core.hooksPath` that changed between installs keeps both).
-    pub backup_dir: &'a Path,
-}
-
-/// How to install.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
-    /// `pre-commit` gates the commit on the review (`--gate`), and fails the commit when
-    /// `git-pair` is missing instead of letting it through.
-    pub gate: bool,
-}
 
 /// What `install` did to one hook.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -285,7 +200,7 @@ fn install_one(
             Strategy::Fresh,
             content.as_bytes(),
         )?;
-        write_atomically(path, content.as_bytes(), NEW_FILE_MODE)?;
+        InstalledFile::new(path, NEW_FILE_MODE).write(content.as_bytes())?;
         return Ok(Installed::Created);
     };
 
@@ -301,7 +216,7 @@ fn install_one(
                 path: path.display().to_string(),
             });
         }
-        write_atomically(path, &updated, current.mode)?;
+        InstalledFile::new(path, current.mode).write(&updated)?;
         return Ok(Installed::Updated);
     }
 
@@ -317,7 +232,7 @@ fn install_one(
                 bytes: bytes.clone(),
             };
             save_backup(ctx, hook, original, Strategy::InPlace, &updated)?;
-            write_atomically(path, &updated, current.mode)?;
+            InstalledFile::new(path, current.mode).write(&updated)?;
             Ok(Installed::Chained {
                 how: Chain::InPlace,
             })
@@ -355,10 +270,10 @@ fn install_one(
                 content.as_bytes(),
             )?;
             fs::rename(path, &chained).map_err(Error::io("move aside", path))?;
-            if let Err(e) = write_atomically(path, content.as_bytes(), NEW_FILE_MODE) {
+            if let Err(e) = InstalledFile::new(path, NEW_FILE_MODE).write(content.as_bytes()) {
                 // Put the user's hook back rather than leave the hook slot empty.
                 let _ = fs::rename(&chained, path);
-                return Err(e);
+                return Err(e.into());
             }
             Ok(Installed::Chained {
                 how: Chain::MovedAside { chained },
@@ -407,7 +322,7 @@ fn uninstall_one(ctx: &Context, hook: Hook, path: &Path) -> Result<Uninstalled, 
         return uninstall_without_backup(hook, path, &chained, &rest, current.mode);
     };
     if sha1_hex(&rest) != backup.meta.installed_outside_sha1 {
-        write_atomically(path, &rest, current.mode)?;
+        InstalledFile::new(path, current.mode).write(&rest)?;
         return Ok(Uninstalled::BlockRemoved {
             why: Kept::EditedSinceInstall,
             backup: Some(backup.meta_path),
@@ -438,7 +353,7 @@ fn uninstall_one(ctx: &Context, hook: Hook, path: &Path) -> Result<Uninstalled, 
                 fs::rename(&chained, path).map_err(Error::io("move back", &chained))?;
             } else {
                 let original = backup.original_bytes()?;
-                write_atomically(path, &original, *mode)?;
+                InstalledFile::new(path, *mode).write(&original)?;
             }
             backup.remove()?;
             Ok(Uninstalled::Restored)
@@ -464,7 +379,7 @@ fn uninstall_without_backup(
         fs::rename(chained, path).map_err(Error::io("move back", chained))?;
         return Ok(Uninstalled::Restored);
     }
-    write_atomically(path, rest, mode)?;
+    InstalledFile::new(path, mode).write(rest)?;
     Ok(Uninstalled::BlockRemoved {
         why: Kept::NoBackup,
         backup: None,
@@ -544,12 +459,4 @@ fn chained_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(CHAINED_SUFFIX);
     path.with_file_name(name)
-}
-
-/// Writes `bytes` to `path` with `mode`, whole or not at all, so git never runs a
-/// half-written hook.
-fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
-    super::file::InstalledFile::new(path, mode)
-        .write(bytes)
-        .map_err(|(action, at, source)| Error::io(action, &at)(source))
 }
