@@ -4,7 +4,7 @@
 //! compact binary format of `codec.rs`. The cache is an optimisation only: unreadable or
 //! corrupt cache files are ignored, write failures too.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -12,6 +12,7 @@ use super::claude::ClaudeScan;
 use super::codec::{Codec, Reader, Writer};
 use super::codex::CodexScan;
 use super::scan::{Markers, complete_len};
+use crate::util::fs::{AtomicWrite, Mode};
 
 /// Bump when a scan's meaning or encoding changes, so old cache files are ignored.
 const CACHE_VERSION: u32 = 2;
@@ -162,12 +163,9 @@ fn write_record<S: LogScan>(file: &Path, record: &Record<S>) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
-        return;
-    };
-    if tmp.write_all(&record.encode()).is_ok() {
-        let _ = tmp.persist(file);
-    }
+    let _ = AtomicWrite::new(Mode::Umasked(0o600))
+        .named(".tmp", "")
+        .write(file, &record.encode());
 }
 
 /// Scans the log at `path`, using and refreshing the cache under `cache_dir` when given.
@@ -347,6 +345,7 @@ fn keep_last(window: &mut Vec<u8>, more: &[u8]) {
 mod tests {
     use super::*;
     use crate::cost::claude;
+    use std::io::Write as _;
 
     fn line(id: &str, output: u64) -> String {
         format!(

@@ -5,7 +5,6 @@
 //! did not change; this is what keeps it cheap. An optimisation only: unreadable or stale
 //! memos are ignored, write failures too.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -14,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::cache::mtime_of;
 use super::discover::Agent;
 use super::pricing::Pricing;
+use crate::util::fs::{AtomicWrite, Mode};
 use crate::util::time::TimeWindow;
 
 /// Bump when a memo's meaning changes, so old memo files are ignored.
@@ -106,11 +106,8 @@ impl Memo {
         let Ok(json) = serde_json::to_vec(&stored) else {
             return;
         };
-        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
-            return;
-        };
-        if tmp.write_all(&json).is_ok() {
-            let _ = tmp.persist(&self.file);
-        }
+        let _ = AtomicWrite::new(Mode::Umasked(0o600))
+            .named(".tmp", "")
+            .write(&self.file, &json);
     }
 }

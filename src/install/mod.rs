@@ -2,5 +2,6 @@
 //! (`hooks`) and the `pair-loop` skill folders the agents read (`skill`). Each write keeps what
 //! the user had and can be put back.
 
+mod file;
 pub mod hooks;
 pub mod skill;

@@ -8,10 +8,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use super::file::InstalledFile;
+use crate::util::fs::Failure;
 
 /// The skill's folder name, and its `name` in the front matter.
 pub const SKILL_NAME: &str = "pair-loop";
@@ -33,6 +35,8 @@ pub const FILES: &[SkillFile] = &[SkillFile {
 /// install can tell its own older files from the user's edits.
 const RECORD_FILE: &str = ".git-pair.json";
 const RECORD_VERSION: u32 = 1;
+/// The mode of every file the skill installer writes: ordinary, readable by the agents.
+const SKILL_FILE_MODE: u32 = 0o644;
 
 /// What went wrong installing the skill.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +53,13 @@ pub enum Error {
         paths.join(", ")
     )]
     Edited { paths: Vec<String> },
+}
+
+/// A failed atomic write names what it did and where.
+impl From<Failure> for Error {
+    fn from((action, path, source): Failure) -> Error {
+        Error::io(action, &path)(source)
+    }
 }
 
 impl Error {
@@ -145,7 +156,8 @@ pub fn install(
     for (agent, dir, record, files) in plans {
         for (file, report) in &files {
             if report.outcome != FileOutcome::Unchanged {
-                write_atomically(&report.path, file.contents.as_bytes())?;
+                InstalledFile::new(&report.path, SKILL_FILE_MODE)
+                    .write(file.contents.as_bytes())?;
             }
         }
         let wanted = Record::of_files();
@@ -153,7 +165,7 @@ pub fn install(
             let mut json =
                 serde_json::to_vec_pretty(&wanted).expect("a map of strings always serializes");
             json.push(b'\n');
-            write_atomically(&dir.join(RECORD_FILE), &json)?;
+            InstalledFile::new(&dir.join(RECORD_FILE), SKILL_FILE_MODE).write(&json)?;
         }
         installed.push(Installed {
             agent,
@@ -203,27 +215,6 @@ impl Record {
 
 fn sha1_hex(bytes: &[u8]) -> String {
     sha1_smol::Sha1::from(bytes).digest().to_string()
-}
-
-/// Writes `bytes` to `path` (mode 0644, directories created) through a temporary file and a
-/// rename, so an agent never reads half a skill.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
-    let mut file = tempfile::Builder::new()
-        .prefix(".git-pair-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(Error::io("create a temporary file in", dir))?;
-    file.write_all(bytes)
-        .map_err(Error::io("write", file.path()))?;
-    file.as_file()
-        .set_permissions(fs::Permissions::from_mode(0o644))
-        .map_err(Error::io("set the mode of", file.path()))?;
-    file.persist(path)
-        .map_err(|e| Error::io("replace", path)(e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Context, Error};
 use crate::install::hooks::{self, Hook};
 use crate::store::ConfigKey;
+use crate::util::fs::{AtomicWrite, Mode};
 
 /// The config key that makes git copy notes when commits are rewritten.
 pub const REWRITE_REF: ConfigKey = ConfigKey {
@@ -72,13 +73,11 @@ fn write_state(ctx: &Context, state: &State) -> Result<(), Error> {
             _ => Ok(()),
         };
     }
-    let dir = ctx.repo.pair_dir();
-    std::fs::create_dir_all(&dir).map_err(io)?;
     let mut json = serde_json::to_vec_pretty(state).expect("a struct of plain fields serializes");
     json.push(b'\n');
-    let tmp = dir.join("hooks-state.json.tmp");
-    std::fs::write(&tmp, json).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)
+    AtomicWrite::new(Mode::Umasked(0o666))
+        .write(&path, &json)
+        .map_err(|(_, _, source)| io(source))
 }
 
 fn contexts(ctx: &Context) -> Result<(PathBuf, PathBuf), Error> {

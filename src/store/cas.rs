@@ -1,8 +1,84 @@
-//! Compare-and-swap on refs: the one retry policy of every ref this store moves (runs, merges,
-//! notes): bounded retries with jittered backoff after a lost race, and telling a lost race
-//! from a held lock.
+//! Compare-and-swap on refs: the one conditional ref edit of every ref this store moves (runs,
+//! merges, notes, tombstones, deletions), telling a lost race (a conflict, or a ref lock held
+//! by another writer) from a failure, and the one retry policy: bounded retries with
+//! jittered backoff after a lost race.
 
-use super::Error;
+use gix::ObjectId;
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+
+use super::{Error, Repo};
+
+/// One conditional ref change: `name` goes from `expected` (`None`: it must not exist) to
+/// `new` (`None`: deleted, which needs an `expected` value).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Swap<'a> {
+    pub name: &'a str,
+    pub expected: Option<ObjectId>,
+    pub new: Option<ObjectId>,
+}
+
+/// Whether a compare-and-swap took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub(super) enum Swapped {
+    /// Every ref held what was expected and now holds its new value.
+    Done,
+    /// Another writer got there first (a ref held something else, or its lock was held):
+    /// nothing changed. The caller reloads and tries again, or keeps the other value.
+    Lost,
+}
+
+impl Repo {
+    /// Applies `swaps` all or nothing, each only when its ref holds exactly its expected
+    /// value, with `message` in the reflogs that exist (none is created) and `committer` as
+    /// their identity (`None`: the repository's). A failure other than a lost race is an
+    /// error naming `action()`.
+    pub(super) fn compare_and_swap(
+        &self,
+        swaps: &[Swap<'_>],
+        message: &str,
+        committer: Option<gix::actor::SignatureRef<'_>>,
+        action: impl FnOnce() -> String,
+    ) -> Result<Swapped, Error> {
+        let edits = swaps
+            .iter()
+            .map(|swap| {
+                let expected = match swap.expected {
+                    Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
+                    None => PreviousValue::MustNotExist,
+                };
+                let change = match swap.new {
+                    Some(new) => Change::Update {
+                        log: LogChange {
+                            mode: RefLog::AndReference,
+                            force_create_reflog: false,
+                            message: message.into(),
+                        },
+                        expected,
+                        new: gix::refs::Target::Object(new),
+                    },
+                    None => Change::Delete {
+                        expected,
+                        log: RefLog::AndReference,
+                    },
+                };
+                Ok(RefEdit {
+                    change,
+                    name: full_ref_name(swap.name)?,
+                    deref: false,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        match self.repo.edit_references_as(edits, committer) {
+            Ok(_) => Ok(Swapped::Done),
+            Err(err) if err.is_conflict() || is_lock_held(&err) => Ok(Swapped::Lost),
+            Err(source) => Err(Error::Git {
+                action: action(),
+                source,
+            }),
+        }
+    }
+}
 
 /// How often a writer reloads and re-applies after losing a race before giving up.
 const MAX_ATTEMPTS: u32 = 1000;
@@ -34,6 +110,8 @@ pub(crate) fn retry_lost_races<T>(
     }
 }
 
+/// Whether a failed ref edit failed because another process holds a ref's lock file (gix
+/// reports it as an I/O `AlreadyExists`, not as a conflict).
 pub(crate) fn is_lock_held(err: &gix::Error) -> bool {
     err.iter_errors().any(|e| {
         e.downcast_ref::<std::io::Error>()

@@ -8,9 +8,8 @@
 use std::collections::BTreeMap;
 
 use gix::ObjectId;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
-use super::cas::is_lock_held;
+use super::cas::{Swap, Swapped};
 use super::{Error, Repo};
 use crate::model::RunId;
 
@@ -53,31 +52,18 @@ impl Repo {
     pub fn create_tombstones(&self, tombstones: &[(RunId, ObjectId)]) -> Result<usize, Error> {
         let mut created = 0;
         for (run_id, blob) in tombstones {
-            let edit = RefEdit {
-                change: Change::Update {
-                    log: LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: "git-pair: dropped".into(),
-                    },
-                    expected: PreviousValue::MustNotExist,
-                    new: gix::refs::Target::Object(*blob),
-                },
-                name: dropped_ref(run_id)
-                    .try_into()
-                    .expect("validated run ids make valid ref names"),
-                deref: false,
+            let name = dropped_ref(run_id);
+            let swap = Swap {
+                name: &name,
+                expected: None,
+                new: Some(*blob),
             };
-            match self.repo.edit_references_as([edit], None) {
-                Ok(_) => created += 1,
-                // Someone left one first: tombstones never change, the first one stays.
-                Err(err) if err.is_conflict() || is_lock_held(&err) => {}
-                Err(source) => {
-                    return Err(Error::Git {
-                        action: format!("create {}", dropped_ref(run_id)),
-                        source,
-                    });
-                }
+            // Someone left one first: tombstones never change, the first one stays.
+            if self.compare_and_swap(&[swap], "git-pair: dropped", None, || {
+                format!("create {name}")
+            })? == Swapped::Done
+            {
+                created += 1;
             }
         }
         Ok(created)
@@ -96,29 +82,19 @@ impl Repo {
         if present.is_empty() {
             return Ok(Vec::new());
         }
-        let edits = present
+        let swaps: Vec<Swap> = present
             .iter()
-            .map(|(name, id)| {
-                let name = super::cas::full_ref_name(name)?;
-                Ok(RefEdit {
-                    change: Change::Delete {
-                        expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(*id)),
-                        log: RefLog::AndReference,
-                    },
-                    name,
-                    deref: false,
-                })
+            .map(|(name, id)| Swap {
+                name,
+                expected: Some(*id),
+                new: None,
             })
-            .collect::<Result<Vec<_>, Error>>()?;
-        match self.repo.edit_references_as(edits, None) {
-            Ok(_) => Ok(present.into_iter().map(|(name, _)| name).collect()),
+            .collect();
+        match self.compare_and_swap(&swaps, "", None, || "delete refs".into())? {
+            Swapped::Done => Ok(present.into_iter().map(|(name, _)| name).collect()),
             // A ref moved meanwhile (a concurrent append): the caller tries again.
-            Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+            Swapped::Lost => Err(Error::LostRace {
                 run_id: present[0].0.clone(),
-            }),
-            Err(source) => Err(Error::Git {
-                action: "delete refs".into(),
-                source,
             }),
         }
     }

@@ -4,7 +4,6 @@
 //! gix's lossless config parser, are written under `config.lock` and renamed into place, so the
 //! rest of the file is kept byte for byte and a concurrent `git config` never loses a write.
 
-use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::PathBuf;
 
@@ -170,17 +169,8 @@ impl Repo {
         edit: impl FnOnce(&mut gix::config::File) -> Result<Option<T>, Error>,
     ) -> Result<Option<T>, Error> {
         let path = self.local_config_path();
-        let mut lock = gix::lock::File::acquire_to_update_resource(
-            &path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(std::time::Duration::from_secs(1)),
-            None,
-            0,
-        )
-        .map_err(|e| Error::Io {
-            action: "lock",
-            path: path.display().to_string(),
-            source: std::io::Error::other(e),
-        })?;
+        let lock = super::lock::acquire(&path, std::time::Duration::from_secs(1))
+            .map_err(super::lock::NotLocked::into_error)?;
         let (mut bytes, mode) = match std::fs::read(&path) {
             Ok(bytes) => {
                 let mode = std::fs::metadata(&path)
@@ -198,15 +188,10 @@ impl Repo {
         let Some(result) = edit(&mut file)? else {
             return Ok(None);
         };
-        file.write_to(&mut lock)
-            .and_then(|()| lock.flush())
-            .map_err(Error::io("write", &path))?;
-        if let Some(mode) = mode {
-            std::fs::set_permissions(lock.lock_path(), std::fs::Permissions::from_mode(mode))
-                .map_err(Error::io("set the permissions of", lock.lock_path()))?;
-        }
-        lock.commit()
-            .map_err(|e| Error::io("replace", &path)(e.error))?;
+        let mut out = Vec::with_capacity(bytes.len() + 64);
+        file.write_to(&mut out)
+            .map_err(Error::io("write", lock.lock_path()))?;
+        super::lock::commit(lock, &out, mode)?;
         Ok(Some(result))
     }
 }

@@ -5,18 +5,26 @@
 //! per-review material. Every ref move is a compare-and-swap against the tip that was read;
 //! a lost race reloads and re-applies the record. Objects are written before the ref moves,
 //! so a crash leaves the old state or the new one. gix types stay inside this module.
+//!
+//! Rooms: `runs` (a run's chain: read, append), `chain` (walking it), `merge` (the
+//! record-union merge of two tips), `refdb` (bulk ref reads and writes, `packed-refs`),
+//! `notes`, `cas` (the one compare-and-swap edit and its retry policy), `lock` (every lock
+//! file and writer lock), `layout` (paths inside a run's tree).
 
 mod approvals_index;
 mod cas;
+mod chain;
 mod dropped;
 mod error;
 mod history;
 mod layout;
 mod local_config;
+mod lock;
 mod merge;
 pub mod notes;
 mod outgoing;
 mod receipts;
+mod refdb;
 mod repo;
 mod runs;
 mod summaries;

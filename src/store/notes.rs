@@ -11,9 +11,8 @@ use std::collections::{BTreeMap, HashSet};
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
 use gix::note::plumbing::State;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
-use super::cas::{is_lock_held, retry_lost_races};
+use super::cas::{Swap, Swapped, retry_lost_races};
 use super::merge::Integration;
 use super::{Error, Repo};
 
@@ -443,36 +442,22 @@ pub fn contains(repo: &Repo, descendant: ObjectId, ancestor: ObjectId) -> Result
 }
 
 fn move_notes_ref(repo: &Repo, expected: Option<ObjectId>, new: ObjectId) -> Result<(), Error> {
-    let expected = match expected {
-        Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
-        None => PreviousValue::MustNotExist,
-    };
-    let edit = RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: "git-pair: notes".into(),
-            },
-            expected,
-            new: gix::refs::Target::Object(new),
-        },
-        name: NOTES_REF.try_into().expect("a valid ref name"),
-        deref: false,
-    };
     let committer = repo
         .repo
         .committer()
         .expect("a fallback committer is installed at open")
         .map_err(Error::git("read the committer identity"))?;
-    match repo.repo.edit_references_as([edit], Some(committer)) {
-        Ok(_) => Ok(()),
-        Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+    let swap = Swap {
+        name: NOTES_REF,
+        expected,
+        new: Some(new),
+    };
+    match repo.compare_and_swap(&[swap], "git-pair: notes", Some(committer), || {
+        format!("update {NOTES_REF}")
+    })? {
+        Swapped::Done => Ok(()),
+        Swapped::Lost => Err(Error::LostRace {
             run_id: NOTES_REF.into(),
-        }),
-        Err(source) => Err(Error::Git {
-            action: format!("update {NOTES_REF}"),
-            source,
         }),
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Error, Repo};
 use crate::model::CheckpointId;
+use crate::util::fs::{AtomicWrite, Mode};
 
 /// What `checkpoint create` remembers locally.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,9 +34,6 @@ impl Repo {
         check: Option<&str>,
     ) -> Result<(), Error> {
         let file = self.receipt_path(id);
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
-        }
         let receipt = Receipt {
             v: crate::model::SCHEMA_VERSION,
             path: path.to_owned(),
@@ -43,7 +41,10 @@ impl Repo {
         };
         let mut bytes = serde_json::to_vec(&receipt).expect("a receipt serializes");
         bytes.push(b'\n');
-        std::fs::write(&file, bytes).map_err(Error::io("write", &file))
+        // Whole or not at all: a torn receipt would read as none.
+        AtomicWrite::new(Mode::Umasked(0o666))
+            .write(&file, &bytes)
+            .map_err(|(action, at, source)| Error::io(action, &at)(source))
     }
 
     /// The receipt of checkpoint `id`, when this clone made it (an unreadable one counts as

@@ -5,14 +5,13 @@
 
 use gix::ObjectId;
 use gix::object::tree::EntryKind;
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 
-use super::cas::{is_lock_held, retry_lost_races, test_hold_before_ref_update};
+use super::cas::{Swap, Swapped, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
     MANIFEST, Material, RECORDS, RUNS_PREFIX, checkpoint_snapshot_path, manifest_json,
     record_order, run_ref,
 };
-use super::{Error, Repo};
+use super::{Error, Repo, lock};
 use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 
 /// A ref lock file older than this, found while we hold the run's writer lock, was left by
@@ -20,35 +19,6 @@ use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
 /// A `packed-refs.lock` older than this was left by a killed process.
 const STALE_PACKED_REFS_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Removes every `*.lock` file under `dir` (a namespace whose writers are all gone).
-fn remove_lock_files(dir: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(t) if t.is_dir() => remove_lock_files(&path),
-            Ok(_) if path.extension().is_some_and(|e| e == "lock") => {
-                let _ = std::fs::remove_file(&path);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Removes the lock file `lock` when it is older than `age` (its writer was killed).
-fn remove_if_older(lock: &std::path::Path, age: std::time::Duration) {
-    let stale = std::fs::metadata(lock)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|elapsed| elapsed > age);
-    if stale {
-        let _ = std::fs::remove_file(lock);
-    }
-}
 
 /// A run as read from its ref: the tip commit, its tree, and the stored projection.
 #[derive(Debug, Clone)]
@@ -440,33 +410,16 @@ impl Repo {
         expected: Option<ObjectId>,
         new: ObjectId,
     ) -> Result<(), Error> {
-        let expected = match expected {
-            Some(old) => PreviousValue::MustExistAndMatch(gix::refs::Target::Object(old)),
-            None => PreviousValue::MustNotExist,
+        let name = run_ref(run_id);
+        let swap = Swap {
+            name: &name,
+            expected,
+            new: Some(new),
         };
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "git-pair".into(),
-                },
-                expected,
-                new: gix::refs::Target::Object(new),
-            },
-            name: run_ref(run_id)
-                .try_into()
-                .expect("validated run ids make valid ref names"),
-            deref: false,
-        };
-        match self.repo.edit_references_as([edit], None) {
-            Ok(_) => Ok(()),
-            Err(err) if err.is_conflict() || is_lock_held(&err) => Err(Error::LostRace {
+        match self.compare_and_swap(&[swap], "git-pair", None, || format!("update {name}"))? {
+            Swapped::Done => Ok(()),
+            Swapped::Lost => Err(Error::LostRace {
                 run_id: run_id.to_string(),
-            }),
-            Err(source) => Err(Error::Git {
-                action: format!("update {}", run_ref(run_id)),
-                source,
             }),
         }
     }
@@ -485,17 +438,7 @@ impl Repo {
     /// Opens `.git/pair/locks/<name>` and waits for its exclusive lock (released when the file
     /// is closed, also by a killed process).
     fn hold_lock(&self, name: &str) -> Result<std::fs::File, Error> {
-        let dir = self.pair_dir().join("locks");
-        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
-        let path = dir.join(name);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(Error::io("open lock file", &path))?;
-        file.lock().map_err(Error::io("lock", &path))?;
-        Ok(file)
+        lock::hold(&self.pair_dir().join("locks").join(name))
     }
 
     /// Takes this tool's lock for sharing state with `remote_component` (`.git/pair/locks/`),
@@ -508,8 +451,8 @@ impl Repo {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let file = self.hold_lock(&format!("sync-{name}"))?;
-        remove_lock_files(&self.common_dir().join(staging_prefix));
-        remove_if_older(
+        lock::remove_lock_files(&self.common_dir().join(staging_prefix));
+        lock::remove_if_older(
             &self.common_dir().join("packed-refs.lock"),
             STALE_PACKED_REFS_LOCK,
         );
@@ -520,12 +463,12 @@ impl Repo {
     /// while holding the writer lock, so no writer of ours can own it.
     pub(crate) fn clear_stale_ref_lock(&self, run_id: &RunId) {
         let lock = self.common_dir().join(format!("{}.lock", run_ref(run_id)));
-        remove_if_older(&lock, STALE_REF_LOCK);
+        lock::remove_if_older(&lock, STALE_REF_LOCK);
         // A packed run ref is updated through `packed-refs`: a writer killed while rewriting
         // it (a pull, a push, a start packing refs) leaves `packed-refs.lock`, and every
         // update of a packed ref would then wait forever. git itself holds it for well under
         // a second even with many thousands of refs.
-        remove_if_older(
+        lock::remove_if_older(
             &self.common_dir().join("packed-refs.lock"),
             STALE_PACKED_REFS_LOCK,
         );

@@ -823,3 +823,93 @@ fn many_runs_land_in_packed_refs_that_git_reads() {
     assert_eq!(a.pair_refs(), b.pair_refs());
     b.assert_fsck_clean();
 }
+
+/// The fast reader of the newest runs (loose run refs, then `packed-refs` read backwards from
+/// the end of the run range) answers what `git for-each-ref` lists last, for mixes of packed,
+/// loose and shadowed run refs that git itself wrote, among annotated tags (peel lines) and
+/// refs sorting just before and after the run range.
+#[test]
+fn the_newest_runs_read_fast_are_what_git_for_each_ref_lists_last() {
+    for seed in 1..=4u64 {
+        let repo = crate::common::empty_repo();
+        let dir = repo.path.as_path();
+        let empty_tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        let a = crate::common::git_str(dir, &["commit-tree", "-m", "a", empty_tree]);
+        let b = crate::common::git_str(dir, &["commit-tree", "-m", "b", empty_tree]);
+        // A small deterministic generator: the cases differ per seed, reproducibly.
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let run_name = |next: &mut dyn FnMut(u64) -> u64| {
+            format!(
+                "refs/pair/runs/2026{:02}{:02}-{:06}-{:06x}",
+                1 + next(12),
+                1 + next(28),
+                next(240_000),
+                next(0x100_0000)
+            )
+        };
+        let (packed_count, loose_count) = (10 + next(30), next(6));
+        let packed: Vec<String> = (0..packed_count).map(|_| run_name(&mut next)).collect();
+        let loose: Vec<String> = (0..loose_count).map(|_| run_name(&mut next)).collect();
+        let mut stdin: String = packed.iter().map(|r| format!("update {r} {a}\n")).collect();
+        for other in [
+            "refs/pair/runs0/x",
+            "refs/pair/runsx/1",
+            "refs/pair/dropped/y",
+            "refs/zz/z",
+        ] {
+            stdin.push_str(&format!("update {other} {a}\n"));
+        }
+        crate::common::sh(
+            dir,
+            &format!(
+                "printf '%s' '{stdin}' | git update-ref --stdin && git tag -a -m t v1 {a} && git tag -a -m t zz {b} && git pack-refs --all"
+            ),
+        );
+        // Shadow some packed runs with loose values, and add new loose runs.
+        let mut stdin = String::new();
+        for (i, r) in packed.iter().enumerate() {
+            if next(3) == 0 || i + 1 == packed.len() {
+                stdin.push_str(&format!("update {r} {b}\n"));
+            }
+        }
+        for r in &loose {
+            stdin.push_str(&format!("update {r} {b}\n"));
+        }
+        crate::common::sh(
+            dir,
+            &format!("printf '%s' '{stdin}' | git update-ref --stdin"),
+        );
+
+        let listed = crate::common::git_str(
+            dir,
+            &[
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                "refs/pair/runs/",
+            ],
+        );
+        let all: Vec<(RunId, ObjectId)> = listed
+            .lines()
+            .map(|line| {
+                let (name, id) = line.split_once(' ').expect("name and id");
+                let run = RunId::parse(&name["refs/pair/runs/".len()..]).expect("a run id");
+                (run, ObjectId::from_hex(id.as_bytes()).expect("hex"))
+            })
+            .collect();
+        let store = Repo::open_isolated(dir).expect("open");
+        for n in [0, 1, 2, 5, 11, all.len(), all.len() + 7] {
+            let want = all[all.len().saturating_sub(n)..].to_vec();
+            assert_eq!(
+                store.newest_run_tips(n).expect("newest"),
+                want,
+                "seed {seed}, n = {n}"
+            );
+        }
+    }
+}

@@ -4,9 +4,9 @@
 //! (no deltas); `git gc` repacks them like any other pack. Readers only see a pack once its
 //! index exists, so the index is moved into place last.
 
-use std::io::Write;
 use std::path::Path;
 
+use crate::util::fs::{AtomicWrite, Mode};
 use gix::ObjectId;
 
 /// A pack could not be written.
@@ -44,20 +44,14 @@ pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
 }
 
 fn persist(dir: &Path, bytes: &[u8], to: &Path) -> std::io::Result<()> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("tmp_pack_");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o444));
-    }
-    let mut file = builder.tempfile_in(dir)?;
-    file.write_all(bytes)?;
     // Durable before it becomes visible, as git does for the packs it writes: a ref may point
-    // into this pack right after.
-    file.as_file().sync_all()?;
-    file.persist(to).map_err(|e| e.error)?;
-    Ok(())
+    // into this pack right after. Named as git names its temporary packs.
+    AtomicWrite::new(Mode::Umasked(0o444))
+        .durable()
+        .named("tmp_pack_", "")
+        .via(dir)
+        .write(to, bytes)
+        .map_err(|(_, _, source)| source)
 }
 
 /// One object's place in the pack, for the index.
@@ -188,6 +182,7 @@ fn sha1(bytes: &[u8]) -> [u8; 20] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write as _;
 
     #[test]
     fn gix_reads_back_every_object_and_checksum() {
