@@ -1,0 +1,44 @@
+//! Small pieces of human and JSON rendering every command shares: dollars (measured or not)
+//! and the "next:" line for a `next_action`, so every command says the same thing.
+
+use serde_json::Value;
+
+use crate::model::NextAction;
+
+/// Dollars for people: `$1.23` (`decimals` places), or `not measured`.
+pub fn usd(spent: Option<f64>, decimals: usize) -> String {
+    match spent {
+        Some(usd) => format!("${:.*}", decimals, usd + 0.0),
+        None => "not measured".to_owned(),
+    }
+}
+
+/// Dollars for `--json`: rounded to 1/100 of a cent, or null when never measured.
+pub fn usd_json(spent: Option<f64>) -> serde_json::Value {
+    spent.map_or(Value::Null, |usd| crate::util::round_usd(usd).into())
+}
+
+/// The human "next:" line for `next`: every command that prints a next step says this.
+pub fn next_step(next: NextAction) -> &'static str {
+    match next {
+        NextAction::Code => {
+            "code — make the change (or fix the findings), then: git pair coder-done --summary \"…\""
+        }
+        NextAction::Review => "review — git pair review",
+        NextAction::Finish => "finish — git pair finish",
+        NextAction::StopRoundCap => {
+            "stop:round-cap — the round cap is reached; ask the human (to go on: git pair coder-done --extra-round --summary \"…\")"
+        }
+        NextAction::StopBudget => "stop:budget — the budget is spent; ask the human",
+        NextAction::StopStalled => {
+            "stop:stalled — the same findings stayed open two rounds; ask the human"
+        }
+        NextAction::ResumeReview => {
+            "resume:review — a review was interrupted; git pair review resumes it"
+        }
+        NextAction::WaitReview => {
+            "wait:review — a review is running right now; wait for it (git pair status)"
+        }
+        NextAction::Done => "done — the run is finished",
+    }
+}
