@@ -10,6 +10,7 @@ mod cost;
 mod diff;
 mod finish;
 mod hooks;
+mod json_contract;
 mod loop_state;
 mod packet;
 mod plugin;
