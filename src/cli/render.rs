@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-pub use crate::render::common::{next_step, usd, usd_json};
+pub use crate::render::common::next_step;
 use crate::store::{Counts, Integration};
 
 /// `runs` as JSON: how many runs each kind of merge touched.

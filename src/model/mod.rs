@@ -9,6 +9,7 @@ mod approval;
 pub mod checkpoint;
 mod manifest;
 mod record;
+pub mod report;
 mod run_id;
 pub mod settings;
 

@@ -5,8 +5,9 @@
 use serde_json::Value;
 
 use super::{Context, Error};
+use crate::model::report::set::SettingSet;
 pub use crate::model::settings::{Effective, Source, apply, effective, review_settings};
-use crate::model::{Body, RunId, SETTING_KEYS, SetSetting};
+use crate::model::{Body, SETTING_KEYS, SetSetting};
 use crate::store::Append;
 
 /// Parses `value` for the `set` key `key`, refusing what does not parse and reviewer names
@@ -93,7 +94,7 @@ pub fn is_tool_name(s: &str) -> bool {
 
 /// Records `git pair set key value` (or `--unset`: `None`) on the active run; returns the
 /// setting as in force afterwards.
-pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effective), Error> {
+pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<SettingSet, Error> {
     let parsed = match value {
         Some(text) => Some(parse(ctx, key, text)?),
         None => {
@@ -127,5 +128,10 @@ pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effe
         .into_iter()
         .find(|e| e.key == key)
         .expect("a known key");
-    Ok((run_id, now))
+    Ok(SettingSet {
+        run_id,
+        key: now.key,
+        from: now.source.as_str().to_owned(),
+        value: now.value,
+    })
 }

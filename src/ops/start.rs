@@ -3,8 +3,6 @@
 //! branch's unfinished run looked for, on a second thread while the work tree is checked; the
 //! run's ref is created only once the tree is known clean, so a refusal leaves no run.
 
-use gix::ObjectId;
-
 use super::{Context, Error};
 use crate::model::{Body, RunId, Start};
 use crate::store::{Append, Head};
@@ -26,21 +24,8 @@ pub struct Request {
     pub replace: bool,
 }
 
-/// The run that was created.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub run_id: RunId,
-    pub ref_name: String,
-    pub handoff_path: Option<std::path::PathBuf>,
-    pub max_rounds: u32,
-    pub coder: String,
-    pub reviewer: String,
-    pub base: ObjectId,
-    pub branch: String,
-    pub task: String,
-    /// The unfinished run `--replace` abandoned.
-    pub replaced: Option<RunId>,
-}
+/// The run that was created: `start`'s report.
+pub use crate::model::report::start::Started as Report;
 
 /// Creates a run on the current branch.
 pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
@@ -183,11 +168,11 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
     Ok(Report {
         ref_name: crate::store::run_ref(&run_id),
         run_id,
-        handoff_path,
+        handoff_path: handoff_path.map(|p| p.display().to_string()),
         max_rounds,
         coder,
         reviewer,
-        base,
+        base: base.to_string(),
         branch: appended.state.manifest.branch,
         task: task.to_owned(),
         replaced,
