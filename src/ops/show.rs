@@ -194,7 +194,7 @@ pub fn show(
     let Some(round) = round else {
         let transcript = transcript(ctx, &state.run_id)?;
         return Ok(Show::Run(RunView {
-            manifest: state.manifest,
+            manifest: Box::new(state.manifest),
             transcript,
         }));
     };

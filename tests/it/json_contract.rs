@@ -57,11 +57,6 @@ fn pin_output(out: &Output, args: &[&str], code: i32, expected: &str) -> Value {
     assert_eq!(out.code, code, "git pair {args:?}:\n{out}");
     let v = out.json();
     let actual = skeleton(&v, DEPTH);
-    // JSON_CONTRACT_PRINT=1 prints every skeleton instead of asserting (to write new pins).
-    if std::env::var_os("JSON_CONTRACT_PRINT").is_some() {
-        eprintln!("PIN {args:?}\n    {actual}");
-        return v;
-    }
     assert_eq!(actual, expected, "git pair {args:?} --json");
     v
 }
@@ -254,9 +249,6 @@ fn cost_json_keys() {
         .map(|run| skeleton(run, DEPTH))
         .collect();
     runs.sort();
-    if std::env::var_os("JSON_CONTRACT_PRINT").is_some() {
-        eprintln!("PIN cost runs {runs:?}");
-    }
     assert_eq!(
         runs,
         [

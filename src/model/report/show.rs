@@ -17,7 +17,8 @@ pub enum Show {
 /// A whole run: its manifest as JSON, its transcript for people.
 #[derive(Debug, Clone)]
 pub struct RunView {
-    pub manifest: Manifest,
+    /// Boxed: a manifest dwarfs the other views.
+    pub manifest: Box<Manifest>,
     pub transcript: String,
 }
 
