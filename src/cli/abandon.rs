@@ -1,7 +1,5 @@
 //! `git pair abandon`: close the active run without a verdict.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 
@@ -18,11 +16,6 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let run_id = ops::finish::abandon(ctx, args.reason.clone())?;
-    Ok(Report::new(
-        json!({ "run_id": run_id.as_str(), "outcome": "abandoned", "next_action": "done" }),
-        format!(
-            "Abandoned run {run_id}\nnext: done — start a new run with: git pair start --task \"…\"\n"
-        ),
-    ))
+    let abandoned = ops::finish::abandon(ctx, args.reason.clone())?;
+    Ok(Report::rendered(&abandoned, crate::render::abandon::human))
 }

@@ -1,7 +1,5 @@
 //! `git pair coder-done`: record the coder's round.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 
@@ -47,13 +45,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             extra_round: args.extra_round,
         },
     )?;
-    let mut report = Report::new(
-        json!({ "round": done.round, "run_id": done.run_id.as_str() }),
-        format!(
-            "Recorded coder round {} of run {}\nnext: git pair review\n",
-            done.round, done.run_id
-        ),
-    );
+    let mut report = Report::rendered(&done, crate::render::coder_done::human);
     report.notes = done.warnings;
     Ok(report)
 }

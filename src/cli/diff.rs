@@ -1,7 +1,5 @@
 //! `git pair diff`: what changed between two reviewed snapshots of a run.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 
@@ -23,15 +21,6 @@ pub struct Args {
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     let state = ops::show::run(ctx, args.run_id.as_deref())?;
-    let (text, files) = ops::show::diff(ctx, &state, args.round, args.since_round)?;
-    Ok(Report::new(
-        json!({
-            "run_id": state.run_id.as_str(),
-            "round": args.round,
-            "since_round": args.since_round.or(args.round.checked_sub(1).filter(|m| *m > 0)),
-            "files": files,
-            "diff": text,
-        }),
-        text,
-    ))
+    let diff = ops::show::diff(ctx, &state, args.round, args.since_round)?;
+    Ok(Report::rendered(&diff, crate::render::diff::human))
 }

@@ -1,11 +1,9 @@
 //! `git pair finish`: close the run, render the PR body, record a PR number.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report, Ui};
 use crate::model::Verdict;
 use crate::ops;
-use crate::ops::finish::NoteState;
+use crate::ops::finish::Note;
 
 /// Close the run and render its PR body from the stored records.
 ///
@@ -46,54 +44,24 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         },
         &|message| ui.progress(message),
     )?;
-    let mut notes = Vec::new();
+    let mut report = Report::rendered(&done, crate::render::finish::human);
     if done.finished_now && done.override_ {
-        notes.push("note: finished with --force; the PR body shows the override".to_owned());
+        report = report.note("note: finished with --force; the PR body shows the override");
     }
     if let Some(n) = done.pr_already {
-        notes.push(format!(
+        report = report.note(format!(
             "note: run {} already has PR #{n}; not opening another",
             done.run_id
         ));
     }
-    let note_commit = match &done.note {
-        NoteState::Attached(c) => {
-            notes.push(format!(
-                "note: review note attached to commit {c} (git log --notes=pair shows it)"
-            ));
-            Some(c.to_string())
-        }
-        NoteState::AlreadyAttached(c) => {
-            notes.push(format!(
-                "note: commit {c} already carries this run's review note (refs/notes/pair)"
-            ));
-            Some(c.to_string())
-        }
-        NoteState::NotYet | NoteState::NothingReviewed => {
-            notes.push(
-                "note: HEAD does not hold the reviewed work yet; after you commit it, run git pair finish again to attach the review note (refs/notes/pair)"
-                    .to_owned(),
-            );
-            None
-        }
-    };
-    let verdict = done.verdict.map(Verdict::as_str);
-    let mut report = Report::new(
-        json!({
-            "run_id": done.run_id.as_str(),
-            "pr_body_path": done.pr_body_path.display().to_string(),
-            "verdict": verdict,
-            "pr": done.pr,
-            "override": done.override_,
-            "note_commit": note_commit,
-        }),
-        format!(
-            "Finished run {}: {}\nPR body: {}\nnext: commit and push your work, then open the PR with that body (or git pair finish --open-pr)\n",
-            done.run_id,
-            verdict.unwrap_or("?"),
-            done.pr_body_path.display()
+    let commit = done.note_commit.as_deref().unwrap_or_default();
+    Ok(report.note(match done.note {
+        Note::Attached => format!(
+            "note: review note attached to commit {commit} (git log --notes=pair shows it)"
         ),
-    );
-    report.notes = notes;
-    Ok(report)
+        Note::AlreadyAttached => format!(
+            "note: commit {commit} already carries this run's review note (refs/notes/pair)"
+        ),
+        Note::NotYet => "note: HEAD does not hold the reviewed work yet; after you commit it, run git pair finish again to attach the review note (refs/notes/pair)".to_owned(),
+    }))
 }

@@ -1,7 +1,5 @@
 //! `git pair handoff`: print the transcript (HANDOFF.md's content) from stored records.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 
 /// Print the run's transcript, rendered from the stored records (the content of HANDOFF.md).
@@ -11,13 +9,9 @@ use super::{CommandError, Context, Report};
 pub struct Args {}
 
 pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
-    let (run_id, path, text) = crate::ops::show::handoff(ctx)?;
-    Ok(Report::new(
-        json!({
-            "run_id": run_id.as_str(),
-            "handoff_path": path.map(|p| p.display().to_string()),
-            "text": text,
-        }),
-        text,
+    let handoff = crate::ops::show::handoff(ctx)?;
+    Ok(Report::rendered(
+        &handoff,
+        crate::render::transcript::handoff,
     ))
 }

@@ -23,7 +23,6 @@ mod pr_body;
 mod probe;
 mod pull;
 mod push;
-mod render;
 mod review;
 mod set;
 mod show;

@@ -1,7 +1,5 @@
 //! `git pair pr-body`: print the PR body, or update the generated part of an existing one.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 
@@ -18,17 +16,6 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let run_id = ops::common::select::latest(ctx, None)?;
-    let Some(path) = &args.update else {
-        let body = ops::common::pr::render_body(ctx, &run_id)?;
-        return Ok(Report::new(
-            json!({ "run_id": run_id.as_str(), "body": body }),
-            body,
-        ));
-    };
-    let updated = ops::common::pr::update_description(ctx, &run_id, path)?;
-    Ok(Report::new(
-        json!({ "run_id": run_id.as_str(), "path": path.display().to_string(), "body": updated }),
-        updated,
-    ))
+    let body = ops::common::pr::pr_body(ctx, args.update.as_deref())?;
+    Ok(Report::rendered(&body, crate::render::transcript::pr_body))
 }

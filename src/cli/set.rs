@@ -1,7 +1,5 @@
 //! `git pair set`: change a run's own setting, or hand it back to `git config`.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 
@@ -30,19 +28,6 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     } else {
         args.value.as_deref()
     };
-    let (run_id, now) = ops::settings::set(ctx, &args.key, value)?;
-    Ok(Report::new(
-        json!({
-            "run_id": run_id.as_str(),
-            "key": now.key,
-            "value": now.value,
-            "from": now.source.as_str(),
-        }),
-        format!(
-            "{} = {} (from {}) for run {run_id}\n",
-            now.key,
-            now.value,
-            now.source.as_str()
-        ),
-    ))
+    let now = ops::settings::set(ctx, &args.key, value)?;
+    Ok(Report::rendered(&now, crate::render::set::human))
 }

@@ -1,7 +1,5 @@
 //! `git pair show`: one run, or one round's stored material.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report};
 use crate::ops;
 use crate::store::Material;
@@ -29,38 +27,13 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
-    let state = ops::show::run(ctx, args.run_id.as_deref())?;
-    let run_id = &state.run_id;
-    let Some(round) = args.round else {
-        let json = serde_json::to_value(&state.manifest).expect("manifest serializes");
-        let human = ops::show::transcript(ctx, run_id)?;
-        return Ok(Report::new(json, human));
-    };
     let material = [
-        (args.diff, Material::Diff, "diff"),
-        (args.prompt, Material::Prompt, "prompt"),
-        (args.output, Material::Output, "output"),
-    ];
-    if let Some((_, material, what)) = material.iter().find(|(wanted, _, _)| *wanted) {
-        let bytes = ops::show::material(&state, ctx, round, *material)?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        return Ok(Report::new(
-            json!({ "run_id": run_id.as_str(), "round": round, (*what): text }),
-            text,
-        ));
-    }
-    let round_records = ops::show::round_records(ctx, &state, round)?;
-    let mut entries = Vec::new();
-    let mut human = String::new();
-    for (record, manifest) in &round_records.records {
-        human.push_str(&crate::render::handoff::section(record, manifest));
-        entries.push(
-            serde_json::from_slice::<serde_json::Value>(&record.to_json())
-                .expect("records are JSON"),
-        );
-    }
-    Ok(Report::new(
-        json!({ "run_id": run_id.as_str(), "round": round, "records": entries }),
-        human.trim_start().to_owned(),
-    ))
+        (args.diff, Material::Diff),
+        (args.prompt, Material::Prompt),
+        (args.output, Material::Output),
+    ]
+    .into_iter()
+    .find_map(|(wanted, material)| wanted.then_some(material));
+    let shown = ops::show::show(ctx, args.run_id.as_deref(), args.round, material)?;
+    Ok(Report::rendered(&shown, crate::render::show::human))
 }

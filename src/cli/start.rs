@@ -1,7 +1,5 @@
 //! `git pair start`: refuse a dirty work tree, then create a run and its first record.
 
-use serde_json::json;
-
 use super::{CommandError, Context, Report, Ui};
 use crate::ops;
 
@@ -58,42 +56,17 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
         },
         &|message| ui.progress(message),
     )?;
-    let json = json!({
-        "run_id": started.run_id.as_str(),
-        "ref": started.ref_name,
-        "handoff_path": started.handoff_path.as_ref().map(|p| p.display().to_string()),
-        "max_rounds": started.max_rounds,
-        "coder": started.coder,
-        "reviewer": started.reviewer,
-        "base": started.base.to_string(),
-        "branch": started.branch,
-        "replaced": started.replaced.as_ref().map(|r| r.as_str()),
-    });
-    let human = format!(
-        "Started run {run_id} on {branch} (base {short})\n\
-         task: {task}\n\
-         coder: {coder} · reviewer: {reviewer} · max rounds: {max_rounds}\n\
-         next: let the coder work, then: git pair coder-done --summary \"…\"\n",
-        run_id = started.run_id,
-        branch = started.branch,
-        short = &started.base.to_string()[..12],
-        task = started.task,
-        coder = started.coder,
-        reviewer = started.reviewer,
-        max_rounds = started.max_rounds,
-    );
-    let mut report = Report::new(json, human);
+    let mut report = Report::rendered(&started, crate::render::start::human);
     if let Some(old) = &started.replaced {
         report = report.note(format!("note: abandoned run {old} (replaced)"));
     }
     if let Some(path) = started
         .handoff_path
-        .as_ref()
-        .filter(|p| p.ends_with(".git/pair/HANDOFF.md"))
+        .as_deref()
+        .filter(|p| std::path::Path::new(p).ends_with(".git/pair/HANDOFF.md"))
     {
         report = report.note(format!(
-            "note: HANDOFF.md here is not git pair's; the transcript view is at {}",
-            path.display()
+            "note: HANDOFF.md here is not git pair's; the transcript view is at {path}"
         ));
     }
     Ok(report)

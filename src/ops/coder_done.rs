@@ -16,14 +16,8 @@ pub struct Request {
     pub extra_round: bool,
 }
 
-/// The recorded round.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub run_id: model::RunId,
-    pub round: u32,
-    /// Things worth saying that did not stop the record (a cost that could not be measured).
-    pub warnings: Vec<String>,
-}
+/// The recorded round: `coder-done`'s report.
+pub use crate::model::report::coder_done::CoderDone as Report;
 
 /// Records a coder round of the active run.
 pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {

@@ -2,35 +2,50 @@
 //! selected run round by round, or one agent session priced whole.
 
 use super::{Context, Error};
-use crate::cost::spend::RunSpend;
-use crate::model::{Manifest, RunId};
+use crate::model::report::cost::{Costs, RoundCost, RunCost, RunDetail};
+use crate::render::common::usd_json;
 
-/// One run's spend.
-#[derive(Debug, Clone)]
-pub struct RunCost {
-    pub run_id: RunId,
-    pub manifest: Manifest,
-    pub spend: RunSpend,
-    /// The run the command acts on: shown round by round.
-    pub selected: bool,
-}
-
-/// Every run, newest first, with its spend.
-pub fn runs(ctx: &Context) -> Result<Vec<RunCost>, Error> {
+/// Every run, newest first, with its spend; the selected run (`--run`, or the active one)
+/// also round by round and session by session.
+pub fn runs(ctx: &Context) -> Result<Costs, Error> {
     let sources = ctx.spend_sources()?;
     let selected = super::common::select::active(ctx, None).ok();
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
+    let mut total: Option<f64> = None;
     for run_id in ctx.repo.list_runs()?.into_iter().rev() {
         let manifest = ctx.load_effective(&run_id)?.manifest;
         let spend = crate::cost::spend::measure(&manifest, &sources);
-        out.push(RunCost {
-            selected: selected.as_ref() == Some(&run_id),
+        if let Some(usd) = spend.usd() {
+            total = Some(total.unwrap_or(0.0) + usd);
+        }
+        let detail = (selected.as_ref() == Some(&run_id)).then(|| RunDetail {
+            rounds: manifest
+                .rounds
+                .iter()
+                .map(|e| RoundCost {
+                    n: e.n,
+                    role: e.role,
+                    tool: e.tool.clone(),
+                    cost_usd: e.cost_usd,
+                })
+                .collect(),
+            sessions: spend.sessions.clone(),
+            unknown_models: spend.unknown_models.clone(),
+        });
+        runs.push(RunCost {
             run_id,
-            manifest,
-            spend,
+            spent_usd: usd_json(spend.usd()),
+            budget_usd: manifest.budget_usd,
+            detail,
+            spent: spend.usd(),
+            task: manifest.task,
         });
     }
-    Ok(out)
+    Ok(Costs {
+        runs,
+        total_usd: usd_json(total),
+        total,
+    })
 }
 
 /// One Claude Code session or Codex thread, priced whole.

@@ -2,10 +2,9 @@
 //! `--force` override), the PR body, the PR number (never a second PR), and the
 //! `refs/notes/pair` line on the commit that holds the reviewed work.
 
-use std::path::PathBuf;
-
-pub use super::common::note::NoteState;
+use super::common::note::NoteState;
 use super::{Context, Error};
+pub use crate::model::report::finish::Note;
 use crate::model::{self, Body, Finish, RunId, Verdict};
 use crate::store::Append;
 
@@ -19,20 +18,8 @@ pub struct Request {
     pub open_pr: bool,
 }
 
-/// The finished run.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub run_id: RunId,
-    pub pr_body_path: PathBuf,
-    pub verdict: Option<Verdict>,
-    pub pr: Option<u64>,
-    pub override_: bool,
-    /// This call recorded the finish (false: the run was finished before).
-    pub finished_now: bool,
-    /// `--open-pr` on a run that already had this PR: nothing opened.
-    pub pr_already: Option<u64>,
-    pub note: NoteState,
-}
+/// The finished run: `finish`'s report.
+pub use crate::model::report::finish::Finished as Report;
 
 /// Finishes the active run (or, on a finished run, only records `--pr`).
 pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
@@ -94,12 +81,18 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
     let note = super::common::note::attach_to_head(ctx, &run_id)?;
     ctx.refresh_handoff(&run_id)?;
     let m = ctx.load(&run_id)?.manifest;
+    let (note_commit, note) = match note {
+        NoteState::Attached(c) => (Some(c.to_string()), Note::Attached),
+        NoteState::AlreadyAttached(c) => (Some(c.to_string()), Note::AlreadyAttached),
+        NoteState::NotYet | NoteState::NothingReviewed => (None, Note::NotYet),
+    };
     Ok(Report {
         run_id,
-        pr_body_path: path,
-        verdict: m.outcome.verdict,
+        pr_body_path: path.display().to_string(),
+        verdict: m.outcome.verdict.map(Verdict::as_str),
         pr,
         override_: m.outcome.override_,
+        note_commit,
         finished_now,
         pr_already,
         note,
@@ -107,11 +100,14 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
 }
 
 /// Closes the active run with the outcome `abandoned` (`git pair abandon`).
-pub fn abandon(ctx: &Context, reason: Option<String>) -> Result<RunId, Error> {
+pub fn abandon(
+    ctx: &Context,
+    reason: Option<String>,
+) -> Result<crate::model::report::abandon::Abandoned, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     abandon_run(ctx, &run_id, reason)?;
     ctx.refresh_handoff(&run_id)?;
-    Ok(run_id)
+    Ok(crate::model::report::abandon::Abandoned::new(run_id))
 }
 
 /// Records that `run_id` is abandoned; refused when it is already closed.

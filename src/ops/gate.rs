@@ -6,6 +6,7 @@
 use gix::ObjectId;
 
 use super::{Context, Error};
+use crate::model::report::gate::{self, Gate};
 use crate::model::{RunId, Verdict};
 use crate::worktree::{StagedChange, StagedIndex};
 
@@ -51,10 +52,24 @@ pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error
     }))
 }
 
-/// The gate for the index as it is now: open (and why), or [`Error::GateClosed`] naming the
-/// run, the approval and the first differing paths.
-pub fn check(ctx: &Context) -> Result<Open, Error> {
-    check_index(ctx, None)
+/// The gate for the index as it is now: open (and why, `gate`'s report), or
+/// [`Error::GateClosed`] naming the run, the approval and the first differing paths.
+pub fn check(ctx: &Context) -> Result<Gate, Error> {
+    Ok(match check_index(ctx, None)? {
+        Open::NoActiveRun { branch } => Gate::NoActiveRun(gate::NoActiveRun {
+            open: true,
+            reason: "no-active-run",
+            branch,
+        }),
+        Open::Approved(approval) => Gate::Approved(gate::Approved {
+            open: true,
+            reason: "approved",
+            run_id: approval.run_id,
+            round: approval.round,
+            reviewer: approval.reviewer,
+            tree: approval.snapshot.to_string(),
+        }),
+    })
 }
 
 /// [`check`] on an index already read (`None`: read it when needed).

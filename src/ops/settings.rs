@@ -5,11 +5,12 @@
 use serde_json::Value;
 
 use super::{Context, Error};
+use crate::model::report::set::SettingSet;
 pub use crate::model::settings::{
     Effective, Source, apply, effective, is_tool_name, review_settings,
 };
 use crate::model::settings::{Setting, Shape};
-use crate::model::{Body, RunId, SetSetting};
+use crate::model::{Body, SetSetting};
 use crate::store::Append;
 
 /// Parses `value` for the `set` key `key` by the settings table, refusing what does not parse
@@ -60,7 +61,7 @@ pub fn known_reviewer(ctx: &Context, name: &str) -> Result<(), Error> {
 
 /// Records `git pair set key value` (or `--unset`: `None`) on the active run; returns the
 /// setting as in force afterwards.
-pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effective), Error> {
+pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<SettingSet, Error> {
     let parsed = match value {
         Some(text) => Some(parse(ctx, key, text)?),
         None => {
@@ -92,5 +93,10 @@ pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<(RunId, Effe
         .into_iter()
         .find(|e| e.key == key)
         .expect("a known key");
-    Ok((run_id, now))
+    Ok(SettingSet {
+        run_id,
+        key: now.key,
+        from: now.source.as_str().to_owned(),
+        value: now.value,
+    })
 }

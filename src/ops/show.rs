@@ -2,15 +2,12 @@
 //! (`show`), and what changed between two reviewed snapshots (`diff`).
 
 use super::{Context, Error};
-use crate::model::{Body, Manifest, Record, RunId};
+use crate::model::report::diff::RoundDiff;
+use crate::model::report::handoff::Handoff;
+use crate::model::report::list::{RunLine, RunList};
+use crate::model::report::show::{MaterialView, RoundView, RunView, Show};
+use crate::model::{Body, Manifest, RunId};
 use crate::store::{Material, RunState};
-
-/// One round's records, each with the projection as of that record (for rendering).
-pub struct RoundRecords {
-    pub run_id: RunId,
-    pub round: u32,
-    pub records: Vec<(Record, Manifest)>,
-}
 
 /// The run named by the positional argument or `--run` (validated; both must agree), loaded.
 pub fn run(ctx: &Context, positional: Option<&str>) -> Result<RunState, Error> {
@@ -59,8 +56,9 @@ pub fn material(
         })
 }
 
-/// The records of round `round`: its coder records, dispatches and reviews.
-pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<RoundRecords, Error> {
+/// The records of round `round`: its coder records, dispatches and reviews, each with the
+/// projection as of that record (for the transcript sections).
+pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<RoundView, Error> {
     check_round(state, round)?;
     let records = ctx.repo.records(state)?;
     let coder_ids: Vec<&str> = crate::model::coder_rounds(&records)
@@ -82,10 +80,17 @@ pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<Roun
             out.push((record.clone(), manifest.clone()));
         }
     }
-    Ok(RoundRecords {
+    Ok(RoundView {
         run_id: state.run_id.clone(),
         round,
-        records: out,
+        records: out
+            .iter()
+            .map(|(record, _)| {
+                serde_json::from_slice::<serde_json::Value>(&record.to_json())
+                    .expect("records are JSON")
+            })
+            .collect(),
+        sections: out,
     })
 }
 
@@ -97,7 +102,7 @@ pub fn diff(
     state: &RunState,
     round: u32,
     since: Option<u32>,
-) -> Result<(String, usize), Error> {
+) -> Result<RoundDiff, Error> {
     let snapshot_of = |n: u32| -> Result<gix::ObjectId, Error> {
         ctx.repo
             .round_snapshot(state, n)?
@@ -125,20 +130,81 @@ pub fn diff(
     crate::diff::render(&files, &mut text).map_err(|source| Error::Render { source })?;
     // Snapshots hold the work tree as it was, secrets included: never print one.
     let text = ctx.scanner()?.redact_diff_bytes(&text).0;
-    Ok((String::from_utf8_lossy(&text).into_owned(), files.len()))
+    Ok(RoundDiff {
+        run_id: state.run_id.clone(),
+        round,
+        since_round: since.or(round.checked_sub(1).filter(|m| *m > 0)),
+        files: files.len(),
+        diff: String::from_utf8_lossy(&text).into_owned(),
+    })
 }
 
-/// Every run's summary, newest first (from the summary cache: only runs that moved are read).
-pub fn runs(ctx: &Context) -> Result<Vec<crate::store::RunSummary>, Error> {
+/// Every run in brief, newest first (from the summary cache: only runs that moved are read).
+pub fn runs(ctx: &Context) -> Result<RunList, Error> {
     let mut runs = ctx.repo.run_summaries()?;
     runs.reverse();
-    Ok(runs)
+    Ok(RunList {
+        runs: runs
+            .into_iter()
+            .map(|m| RunLine {
+                run_id: m.run_id,
+                branch: m.branch,
+                task: m.task,
+                round: m.round,
+                next_action: m.next_action.as_str(),
+                verdict: m.verdict.map(|v| v.as_str()),
+                created_at: m.created_at,
+                max_rounds: m.max_rounds,
+            })
+            .collect(),
+    })
 }
 
 /// The active run's transcript, with the HANDOFF view rewritten when missing or stale.
-pub fn handoff(ctx: &Context) -> Result<(RunId, Option<std::path::PathBuf>, String), Error> {
+pub fn handoff(ctx: &Context) -> Result<Handoff, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     let path = ctx.refresh_handoff(&run_id)?;
     let text = transcript(ctx, &run_id)?;
-    Ok((run_id, path, text))
+    Ok(Handoff {
+        run_id,
+        handoff_path: path.map(|p| p.display().to_string()),
+        text,
+    })
+}
+
+/// What `show` prints for the run named by `positional` (or `--run`): the whole run, or with
+/// `round` that round's records, or with `material` that round's stored material.
+pub fn show(
+    ctx: &Context,
+    positional: Option<&str>,
+    round: Option<u32>,
+    material: Option<Material>,
+) -> Result<Show, Error> {
+    let state = run(ctx, positional)?;
+    let Some(round) = round else {
+        let transcript = transcript(ctx, &state.run_id)?;
+        return Ok(Show::Run(RunView {
+            manifest: Box::new(state.manifest),
+            transcript,
+        }));
+    };
+    if let Some(material) = material {
+        let text =
+            String::from_utf8_lossy(&self::material(&state, ctx, round, material)?).into_owned();
+        let mut view = MaterialView {
+            run_id: state.run_id.clone(),
+            round,
+            diff: None,
+            prompt: None,
+            output: None,
+        };
+        // `show` asks for the diff, the prompt or the output; any other material is output.
+        match material {
+            Material::Diff => view.diff = Some(text),
+            Material::Prompt => view.prompt = Some(text),
+            _ => view.output = Some(text),
+        }
+        return Ok(Show::Material(view));
+    }
+    Ok(Show::Round(round_records(ctx, &state, round)?))
 }

@@ -28,21 +28,8 @@ pub struct Request {
     pub replace: bool,
 }
 
-/// The run that was created.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub run_id: RunId,
-    pub ref_name: String,
-    pub handoff_path: Option<std::path::PathBuf>,
-    pub max_rounds: u32,
-    pub coder: String,
-    pub reviewer: String,
-    pub base: ObjectId,
-    pub branch: String,
-    pub task: String,
-    /// The unfinished run `--replace` abandoned.
-    pub replaced: Option<RunId>,
-}
+/// The run that was created: `start`'s report.
+pub use crate::model::report::start::Started as Report;
 
 /// Creates a run on the current branch.
 pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result<Report, Error> {
@@ -62,11 +49,11 @@ pub fn start(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resul
     Ok(Report {
         ref_name: crate::store::run_ref(&run_id),
         run_id,
-        handoff_path,
+        handoff_path: handoff_path.map(|p| p.display().to_string()),
         max_rounds,
         coder,
         reviewer,
-        base,
+        base: base.to_string(),
         branch: appended.state.manifest.branch,
         task,
         replaced,

@@ -4,34 +4,50 @@
 
 use super::{Context, Error};
 use crate::cost::spend::RunSpend;
-use crate::model::{Manifest, NextAction, Observed, RunId, Runner};
+use crate::model::report::budget_check::BudgetCheck;
+use crate::model::report::status::{CheckpointBrief, Setting, Settings};
+use crate::model::{Manifest, NextAction, Observed, Runner};
 
-/// A run's state as `status` shows it.
-#[derive(Debug, Clone)]
-pub struct Report {
-    pub run_id: RunId,
-    /// With the settings as in force now.
-    pub manifest: Manifest,
-    pub spend: RunSpend,
-    pub next: NextAction,
-    /// Each run setting, its value now and where it came from.
-    pub settings: Vec<super::settings::Effective>,
-}
+/// A run's state as `status` shows it: its report.
+pub use crate::model::report::status::Status as Report;
 
 /// The state of the run named on the command line, else the newest on this branch.
 pub fn status(ctx: &Context) -> Result<Report, Error> {
     let run_id = super::common::select::latest(ctx, None)?;
     let stored = ctx.load(&run_id)?.manifest;
     let settings = super::settings::effective(&stored, &ctx.options);
-    let manifest = super::settings::apply(&stored, &ctx.options);
-    let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
-    let next = manifest.next_action(observed(&manifest, Some(&spend)));
+    let m = super::settings::apply(&stored, &ctx.options);
+    let spend = crate::cost::spend::measure(&m, &ctx.spend_sources()?);
+    let next = m.next_action(observed(&m, Some(&spend)));
     Ok(Report {
-        run_id,
-        manifest,
-        spend,
+        round: m.current_coder_round().unwrap_or(0),
+        max_rounds: m.max_rounds,
+        last_verdict: m.last_verdict().map(|v| v.as_str()),
+        next_action: next.as_str(),
+        spent_usd: crate::render::common::usd_json(spend.usd()),
+        budget_usd: m.budget_usd,
+        checkpoint: m.checkpoint.as_ref().map(|c| CheckpointBrief {
+            id: c.id.as_str().to_owned(),
+            assessment: c.assessment.as_str(),
+            state: c.state.as_str(),
+        }),
+        compactions: m.compactions,
+        settings: Settings(
+            settings
+                .into_iter()
+                .map(|e| Setting {
+                    key: e.key,
+                    value: e.value,
+                    from: e.source.as_str().to_owned(),
+                })
+                .collect(),
+        ),
+        spent: spend.usd(),
         next,
-        settings,
+        run_id: m.run_id,
+        branch: m.branch,
+        task: m.task,
+        conflicts: m.conflicts,
     })
 }
 
@@ -67,9 +83,19 @@ pub fn is_running_here(runner: &Runner) -> bool {
 }
 
 /// The active run's spend against its budget (`budget-check`).
-pub fn budget(ctx: &Context) -> Result<(RunId, RunSpend), Error> {
+pub fn budget(ctx: &Context) -> Result<BudgetCheck, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     let manifest = ctx.load_effective(&run_id)?.manifest;
     let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
-    Ok((run_id, spend))
+    Ok(BudgetCheck {
+        level: spend.level.map(|l| match l {
+            crate::cost::Level::Warn => "warn",
+            crate::cost::Level::Alert => "alert",
+        }),
+        spent: crate::render::common::usd_json(spend.usd()),
+        limit: spend.limit_usd,
+        run_id,
+        unknown_models: spend.unknown_models.clone(),
+        spent_usd: spend.usd(),
+    })
 }

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use gix::ObjectId;
 
 use super::{Context, Error};
+use crate::model::report::verify::{CommitLine, Verified};
 use crate::model::{Approval, Body, CommitId, RunId};
 use crate::store::notes::{self, NoteLine};
 use crate::store::{CodeCommit, Repo};
@@ -134,10 +135,54 @@ impl Report {
     pub fn ok(&self) -> bool {
         self.failing() == 0
     }
+
+    /// The verdict as `verify` reports it (its `--json` contract), with why it fails.
+    pub fn verified(&self) -> Verified {
+        let failing = self.failing();
+        let n = self.commits.len();
+        Verified {
+            range: self.range.clone(),
+            ok: failing == 0,
+            allow_forced: self.allow_forced,
+            commits: self
+                .commits
+                .iter()
+                .map(|c| {
+                    let review = c.review.as_ref();
+                    CommitLine {
+                        commit: c.commit.to_string(),
+                        status: c.status.as_str(),
+                        passes: self.passes(c),
+                        run: review.map(|r| r.run_id.clone()),
+                        round: review.map(|r| r.round),
+                        reviewer: review.map(|r| r.reviewer.clone()),
+                        cost_usd: review.and_then(|r| r.cost_usd),
+                        paths: c.paths.clone(),
+                        paths_omitted: c.paths_total - c.paths.len(),
+                        via: c.via.map(Via::as_str),
+                        subject: c.subject.clone(),
+                        detail: c.detail.clone(),
+                    }
+                })
+                .collect(),
+            error: (failing > 0).then(|| {
+                format!(
+                    "{failing} of {n} commit{} in {} not approved by a review",
+                    if n == 1 { "" } else { "s" },
+                    self.range
+                )
+            }),
+        }
+    }
 }
 
-/// Verifies every commit of the range (see [`Request`]).
-pub fn verify(ctx: &Context, request: &Request) -> Result<Report, Error> {
+/// Verifies every commit of the range (see [`Request`]): `verify`'s report.
+pub fn verify(ctx: &Context, request: &Request) -> Result<Verified, Error> {
+    Ok(check_range(ctx, request)?.verified())
+}
+
+/// Every commit of the range, checked.
+fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     let repo = &ctx.repo;
     let range = resolve(repo, request.range.as_deref())?;
     let commits = match range.from_to {

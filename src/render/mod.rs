@@ -4,15 +4,29 @@
 //!
 //! Pure: records, manifests and reports in, text out. Nothing here reads git or writes files.
 
+pub mod abandon;
+pub mod budget_check;
 pub mod checkpoint;
+pub mod coder_done;
 pub mod common;
+pub mod cost;
 pub mod demo;
+pub mod diff;
 pub mod drop;
+pub mod finish;
+pub mod gate;
 pub mod handoff;
 pub mod hook;
 pub mod hooks;
+pub mod list;
 pub mod pr_body;
 pub mod probe;
 pub mod review;
+pub mod set;
+pub mod show;
 pub mod skill;
+pub mod start;
+pub mod status;
 pub mod sync;
+pub mod transcript;
+pub mod verify;

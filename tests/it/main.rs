@@ -11,6 +11,7 @@ mod diff;
 mod fast_paths;
 mod finish;
 mod hooks;
+mod json_contract;
 mod loop_state;
 mod packet;
 mod plugin;

@@ -19,7 +19,11 @@ pub fn block(hook: Hook, options: Options) -> String {
     } else {
         format!("git-pair hook {name} \"$@\"")
     };
-    let on_failure = if super::hook::can_refuse(hook) { "exit $?" } else { ":" };
+    let on_failure = if super::hook::can_refuse(hook) {
+        "exit $?"
+    } else {
+        ":"
+    };
     let missing = if gate {
         format!(
             "echo \"git-pair is not on PATH and commits here are gated on review, so this commit is refused. Install it: {INSTALL_HINT}; or bypass deliberately: git commit --no-verify\" >&2; exit 1"

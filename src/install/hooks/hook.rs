@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-
 use crate::util::fs::Failure;
 
 /// How to get `git-pair` onto `PATH`, as the shims say when it is missing.

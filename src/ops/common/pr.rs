@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::model::report::pr_body::PrBody;
 use crate::model::{Body, Refusal, RunId};
 use crate::ops::{Context, Error};
 use crate::store::Append;
@@ -17,6 +18,24 @@ pub fn render_body(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
         Err(_) => (state.manifest.spent_usd > 0.0).then_some(state.manifest.spent_usd),
     };
     Ok(crate::render::pr_body::render(&records, spent))
+}
+
+/// `pr-body`: the newest run's PR body, or with `update` the description in that file
+/// with its generated part replaced (the file rewritten).
+pub fn pr_body(ctx: &Context, update: Option<&Path>) -> Result<PrBody, Error> {
+    let run_id = crate::ops::common::select::latest(ctx, None)?;
+    Ok(match update {
+        None => PrBody {
+            body: render_body(ctx, &run_id)?,
+            run_id,
+            path: None,
+        },
+        Some(path) => PrBody {
+            body: update_description(ctx, &run_id, path)?,
+            run_id,
+            path: Some(path.display().to_string()),
+        },
+    })
 }
 
 /// Where the PR body of `run_id` is rendered: `.git/pair/pr/<run>.md`.

@@ -1,0 +1,25 @@
+//! `list`'s report: every run in the repository, newest first.
+
+use serde::Serialize;
+
+use crate::model::RunId;
+
+/// Every run (`git pair list --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunList {
+    pub runs: Vec<RunLine>,
+}
+
+/// One run, in brief.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLine {
+    pub run_id: RunId,
+    pub branch: String,
+    pub task: String,
+    pub round: u32,
+    pub next_action: &'static str,
+    pub verdict: Option<&'static str>,
+    pub created_at: String,
+    #[serde(skip)]
+    pub max_rounds: u32,
+}

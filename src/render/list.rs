@@ -1,0 +1,28 @@
+//! The human view of `list`'s report.
+
+use std::io::{Result, Write};
+
+use crate::model::report::list::RunList;
+
+/// One line per run, or how to start the first.
+pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
+    for m in &list.runs {
+        writeln!(
+            out,
+            "{}  {:<20} round {}/{}  {:<14} {}",
+            m.run_id,
+            m.branch,
+            m.round,
+            m.max_rounds,
+            m.next_action,
+            crate::util::first_line_clipped(&m.task, 50)
+        )?;
+    }
+    if list.runs.is_empty() {
+        writeln!(
+            out,
+            "no runs yet; start one with: git pair start --task \"…\""
+        )?;
+    }
+    Ok(())
+}

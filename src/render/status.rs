@@ -1,0 +1,42 @@
+//! The human view of `status`'s report.
+
+use std::io::{Result, Write};
+
+use super::common::{next_step, usd};
+use crate::model::report::status::Status;
+
+/// The run's round, verdict, spend, checkpoint, conflicts, next step and settings.
+pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "run {} on {} — round {} of {}",
+        s.run_id, s.branch, s.round, s.max_rounds
+    )?;
+    writeln!(out, "task: {}", s.task)?;
+    if let Some(v) = s.last_verdict {
+        writeln!(out, "last verdict: {v}")?;
+    }
+    match s.budget_usd {
+        Some(limit) => writeln!(out, "spent: {} of ${limit:.2}", usd(s.spent, 2))?,
+        None => writeln!(out, "spent: {}", usd(s.spent, 2))?,
+    }
+    if let Some(c) = &s.checkpoint {
+        writeln!(out, "checkpoint: {} ({}, {})", c.id, c.assessment, c.state)?;
+    }
+    if s.compactions > 0 {
+        writeln!(out, "context compactions: {}", s.compactions)?;
+    }
+    for conflict in &s.conflicts {
+        writeln!(out, "conflict: {conflict}")?;
+    }
+    writeln!(out, "next: {}", next_step(s.next))?;
+    // Only the settings that hold something: an empty panel or an unset budget says nothing.
+    let settings: Vec<String> = s
+        .settings
+        .0
+        .iter()
+        .filter(|e| !e.value.is_null() && e.value != serde_json::json!([]))
+        .map(|e| format!("{} {} ({})", e.key, e.value, e.from))
+        .collect();
+    writeln!(out, "settings: {}", settings.join(" · "))
+}
