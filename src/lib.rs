@@ -1,21 +1,16 @@
 //! git pair: a coder ↔ reviewer loop for AI coding agents whose whole state lives in git.
 //!
-//! Layers call one way (checked by `tests/it/architecture.rs`: no import cycle):
-//! - `cli`: clap definitions, one file per command (args → one `ops` call → render), errors
-//!   classified once (`cli/error.rs`), the `Ui` that alone prints.
-//! - `ops`: one module per operation (start, coder-done, review, finish, select, sync, …): the
-//!   rules of the loop and the order of steps, nothing about terminals.
-//! - domain modules: `store` (the only code touching `refs/pair` and `refs/notes/pair`, and
-//!   the layout inside a run), `model` (records and the manifest projected from them; pure),
-//!   `worktree`/`snapshot`/`diff` (work tree → tree objects → git-identical diffs), `packet`
-//!   (the bounded review packet), `review` (realizations as data, probing, parsing, the
-//!   built-in reviewer), `render` (HANDOFF transcript, PR body; pure), `cost`/`spend` (agent
-//!   logs priced), `sync` (push/pull), `hooks`/`skill` (git and agent hooks, skill folders),
-//!   `view` (rendered files kept current), `config` (`pair.*` settings), `settings` (which
-//!   run settings are in force and why), `secrets` (the one secret scanner; pure),
-//!   `checkpoint` (the rules of context-handoff packets: bounds, assessment, verification,
-//!   trust in a recorded check; pure).
-//! - `process`: the one place that spawns anything (reviewers, `gh`, `git` for transport).
+//! Layers call one way (`tests/it/architecture.rs`: no import cycle, pure layers name no gix):
+//! - `cli`: clap, the `Ui` (the only printer), errors classified once: args → one `ops` call →
+//!   `Report::rendered(&report, render::…)`. No JSON and no text is built here.
+//! - `ops`: one module per operation (review/, sync/, common/ {select, note, pr, view}, …):
+//!   the order of steps; each returns a `model::report` type, which IS its `--json` contract.
+//! - pure (no git): `model` (records, the manifest fold, next_action, the one `Setting` table,
+//!   typed ids, checkpoint rules, reports), `render` (every human view), `config` (`pair.*` →
+//!   `Options`), `secrets` (the one scanner), `cost` (+ `spend`), `hook` (what a hook decides).
+//! - domain: `review` (realizations as data, parsing, the built-in reviewer), `packet`, `diff`,
+//!   `worktree` (+ snapshot/), `store` (the only ref writer: refdb/, merge/, one CAS, one lock),
+//!   `sync` (git transport), `install` (files put in users' places), `process` (the one spawn).
 
 pub mod cli;
 pub mod config;

@@ -1,4 +1,4 @@
-//! `git pair verify`: the team gate — every commit of a range must hold reviewed work. Prints
+//! `git pair verify`: the CI check — every commit of a range must hold reviewed work. Prints
 //! the verdict (`render::verify`), and appends it as Markdown to a CI job summary if asked.
 
 use std::io::Write as _;

@@ -1,5 +1,5 @@
 //! Which work-tree snapshots a run approved, computed from its `review` and `finish` records
-//! alone (pure): the facts the team gate (`git pair verify`) checks commits against.
+//! alone (pure): the facts the CI check (`git pair verify`) checks commits against.
 
 use super::ids::TreeId;
 use super::record::{Body, Record, Verdict};

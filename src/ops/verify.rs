@@ -1,4 +1,4 @@
-//! `verify`, the team gate: proves that every commit of a range holds work a reviewer
+//! `verify`, the CI check: proves that every commit of a range holds work a reviewer
 //! approved. The note on a commit only says where to look; approval is always confirmed
 //! against the run's own records (an APPROVED review whose snapshot is the commit's tree).
 //! Commits without a confirmed note are looked up in an index of every run's approved
@@ -117,7 +117,7 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether `check` passes the gate.
+    /// Whether `check` passes.
     pub fn passes(&self, check: &CommitCheck) -> bool {
         match check.status {
             Status::Approved => true,
@@ -126,7 +126,7 @@ impl Report {
         }
     }
 
-    /// How many commits fail the gate.
+    /// How many commits fail.
     pub fn failing(&self) -> usize {
         self.commits.iter().filter(|c| !self.passes(c)).count()
     }
@@ -197,7 +197,7 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     if commits.is_empty() {
         return Ok(report);
     }
-    let mut gate = Gate {
+    let mut verifier = Verifier {
         repo,
         tips: HashMap::new(),
         all_runs: None,
@@ -211,7 +211,7 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     };
     let last = commits.len() - 1;
     for (i, commit) in commits.iter().enumerate() {
-        report.commits.push(gate.check(commit, i == last)?);
+        report.commits.push(verifier.check(commit, i == last)?);
     }
     Ok(report)
 }
@@ -312,7 +312,7 @@ struct Unclaimed {
     branch: String,
 }
 
-struct Gate<'a> {
+struct Verifier<'a> {
     repo: &'a Repo,
     /// Run tips looked up so far (`None`: no such run here).
     tips: HashMap<RunId, Option<ObjectId>>,
@@ -330,7 +330,7 @@ struct Gate<'a> {
     branches: Vec<String>,
 }
 
-impl Gate<'_> {
+impl Verifier<'_> {
     fn check(&mut self, commit: &CodeCommit, is_tip: bool) -> Result<CommitCheck, Error> {
         let mut linked: Vec<RunId> = Vec::new();
         let mut missing: Vec<String> = Vec::new();

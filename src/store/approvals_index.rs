@@ -1,4 +1,4 @@
-//! What the team gate reads from a run, and no more: the list of its record files, then
+//! What the CI check reads from a run, and no more: the list of its record files, then
 //! only the records of the kinds asked for (typically `review` and `finish`), never the
 //! manifest or the rest, so indexing a thousand runs costs a few object reads each.
 

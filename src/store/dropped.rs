@@ -27,9 +27,7 @@ impl Repo {
         Ok(self
             .refs_under(DROPPED_PREFIX)?
             .into_iter()
-            .filter_map(|(name, id)| {
-                Some((RunId::parse(name.strip_prefix(DROPPED_PREFIX)?).ok()?, id))
-            })
+            .filter_map(|(name, id)| Some((crate::store::ref_run_id(&name, DROPPED_PREFIX)?, id)))
             .collect())
     }
 

@@ -140,6 +140,15 @@ pub fn run_ref(run_id: &RunId) -> String {
     format!("{RUNS_PREFIX}{run_id}")
 }
 
+/// The run id a ref named `name` stands for under the namespace `prefix` (`refs/pair/runs/`,
+/// a staging copy's, a tombstone's), or `None` when the rest of the name is not a run id. The
+/// one place a ref name becomes a run id: git allows any name under the prefix (a foreign ref
+/// pushed there, a half-written lock), and such a ref is not a run, so listings skip it
+/// rather than fail on it.
+pub fn ref_run_id(name: &str, prefix: &str) -> Option<RunId> {
+    RunId::parse(name.strip_prefix(prefix)?).ok()
+}
+
 /// Orders record file names by their numeric seq, then by name, so the order is the same on
 /// every machine.
 pub(crate) fn record_order(a: &str, b: &str) -> std::cmp::Ordering {

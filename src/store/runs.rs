@@ -120,10 +120,7 @@ impl Repo {
                 source: gix::Error::from_error(e),
             })?;
             let name = reference.name().as_bstr().to_string();
-            if let Some(id) = name
-                .strip_prefix(RUNS_PREFIX)
-                .and_then(|id| RunId::parse(id).ok())
-            {
+            if let Some(id) = crate::store::ref_run_id(&name, RUNS_PREFIX) {
                 runs.push(id);
             }
         }

@@ -515,7 +515,7 @@ fn staged_runs(repo: &Repo, remote: &Remote) -> Result<BTreeMap<RunId, ObjectId>
     Ok(repo
         .refs_under(&prefix)?
         .into_iter()
-        .filter_map(|(name, id)| Some((RunId::parse(name.strip_prefix(&prefix)?).ok()?, id)))
+        .filter_map(|(name, id)| Some((crate::store::ref_run_id(&name, &prefix)?, id)))
         .collect())
 }
 
@@ -528,7 +528,7 @@ fn staged_tombstones(repo: &Repo, remote: &Remote) -> Result<BTreeMap<RunId, Obj
     Ok(repo
         .refs_under(&prefix)?
         .into_iter()
-        .filter_map(|(name, id)| Some((RunId::parse(name.strip_prefix(&prefix)?).ok()?, id)))
+        .filter_map(|(name, id)| Some((crate::store::ref_run_id(&name, &prefix)?, id)))
         .collect())
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::block::{find_block, splice};
-use super::hook::{Context, Error, Hook};
+use super::common::{Context, Error, Hook};
 use crate::install::file::InstalledFile;
 
 /// Schema version of the backup's metadata file.

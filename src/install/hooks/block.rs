@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::hook::{Error, Hook, INSTALL_HINT, Options};
+use super::common::{Error, Hook, INSTALL_HINT, Options};
 
 /// The first line of the managed block.
 pub const BEGIN_MARKER: &str = "# >>> git-pair hook (managed by git pair hooks install) >>>";
@@ -19,7 +19,7 @@ pub fn block(hook: Hook, options: Options) -> String {
     } else {
         format!("git-pair hook {name} \"$@\"")
     };
-    let on_failure = if super::hook::can_refuse(hook) {
+    let on_failure = if super::common::can_refuse(hook) {
         "exit $?"
     } else {
         ":"

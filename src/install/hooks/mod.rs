@@ -25,14 +25,14 @@ use serde::Serialize;
 
 mod backup;
 mod block;
-mod hook;
+mod common;
 #[cfg(test)]
 mod tests;
 
 use backup::{Backup, Original, OriginalMeta, Strategy, backup_subdir, save_backup, sha1_hex};
 pub use block::{BEGIN_MARKER, END_MARKER, block};
 use block::{find_block, insert_after_shebang, splice};
-pub use hook::{Context, Error, Hook, INSTALL_HINT, Options};
+pub use common::{Context, Error, Hook, INSTALL_HINT, Options};
 
 use super::file::InstalledFile;
 

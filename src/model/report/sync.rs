@@ -109,7 +109,7 @@ pub struct Push {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PushFinding {
     /// The run it is in (`None`: `refs/notes/pair`).
-    pub run: Option<String>,
+    pub run: Option<crate::model::RunId>,
     /// The round whose material or snapshot holds it.
     pub round: Option<u32>,
     pub kind: String,

@@ -85,7 +85,7 @@ impl<'a> Guard<'a> {
         }
         let mut blocking = Vec::new();
         let mut to_record: BTreeMap<RunId, BTreeSet<Allowance>> = BTreeMap::new();
-        let mut recorded_cache: BTreeMap<String, BTreeSet<Allowance>> = BTreeMap::new();
+        let mut recorded_cache: BTreeMap<RunId, BTreeSet<Allowance>> = BTreeMap::new();
         for f in findings {
             let allowance = f.allowance();
             let recorded = match &f.run {
@@ -101,7 +101,7 @@ impl<'a> Guard<'a> {
             if recorded {
                 self.summary.allowed.push(f);
             } else if self.flags.contains(&allowance) {
-                if let Some(run) = f.run.as_deref().and_then(|r| RunId::parse(r).ok()) {
+                if let Some(run) = f.run.clone() {
                     to_record.entry(run).or_default().insert(allowance);
                 }
                 self.summary.allowed.push(f);
@@ -135,9 +135,8 @@ impl<'a> Guard<'a> {
     }
 
     /// The allowances already recorded in `run`.
-    fn recorded_allowances(&self, run: &str) -> Result<BTreeSet<Allowance>, Error> {
-        let run_id = RunId::parse(run)?;
-        let state = self.repo.load(&run_id)?;
+    fn recorded_allowances(&self, run_id: &RunId) -> Result<BTreeSet<Allowance>, Error> {
+        let state = self.repo.load(run_id)?;
         Ok(self
             .repo
             .records(&state)?
@@ -165,7 +164,7 @@ impl<'a> Guard<'a> {
                     new,
                 } => {
                     let out = reader.run_outgoing(run_id, *new, *expected)?;
-                    let run = Some(run_id.to_string());
+                    let run = Some(run_id.clone());
                     for (commit, message) in &out.commits {
                         self.summary.commits += 1;
                         self.summary.bytes += message.len() as u64;

@@ -29,7 +29,7 @@ impl Repo {
             .refs_under(RUNS_PREFIX)?
             .into_iter()
             .filter_map(|(name, id)| {
-                let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
+                let run_id = crate::store::ref_run_id(&name, RUNS_PREFIX)?;
                 Some((run_id, id))
             })
             .collect())
@@ -56,7 +56,7 @@ impl Repo {
             let loose: Vec<(RunId, ObjectId)> = loose
                 .into_iter()
                 .filter_map(|(name, path)| {
-                    let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
+                    let run_id = crate::store::ref_run_id(&name, RUNS_PREFIX)?;
                     Some((run_id, read_direct_ref(&path)?))
                 })
                 .collect();
@@ -68,7 +68,7 @@ impl Repo {
             if let Some(packed) = packed {
                 let newest_packed = packed_backwards(packed.as_ref().as_ref(), RUNS_PREFIX)
                     .filter_map(|(name, id)| {
-                        Some((RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?, id))
+                        Some((crate::store::ref_run_id(&name, RUNS_PREFIX)?, id))
                     })
                     .take(n);
                 tips.extend(newest_packed);
@@ -203,7 +203,7 @@ impl Repo {
     /// writer of ours never loses an update to the packing.
     pub fn pack_run_refs(&self, min_loose: usize) -> Result<usize, Error> {
         self.pack_loose_refs_guarded(RUNS_PREFIX, min_loose, &|name| {
-            let run_id = RunId::parse(name.strip_prefix(RUNS_PREFIX)?).ok()?;
+            let run_id = crate::store::ref_run_id(&name, RUNS_PREFIX)?;
             self.lock_run(&run_id).ok().flatten()
         })
     }
@@ -502,7 +502,7 @@ mod tests {
             for reference in platform.prefixed(RUNS_PREFIX).expect("prefixed") {
                 let reference = reference.expect("a ref");
                 let name = reference.name().as_bstr().to_string();
-                let Some(run_id) = name.strip_prefix(RUNS_PREFIX).and_then(|id| RunId::parse(id).ok())
+                let Some(run_id) = crate::store::ref_run_id(&name, RUNS_PREFIX)
                 else {
                     continue;
                 };
