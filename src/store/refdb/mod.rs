@@ -68,7 +68,7 @@ impl Repo {
             if let Some(packed) = packed {
                 let newest_packed = packed_backwards(packed.as_ref().as_ref(), RUNS_PREFIX)
                     .filter_map(|(name, id)| {
-                        Some((crate::store::ref_run_id(&name, RUNS_PREFIX)?, id))
+                        Some((crate::store::ref_run_id(name, RUNS_PREFIX)?, id))
                     })
                     .take(n);
                 tips.extend(newest_packed);
@@ -203,7 +203,7 @@ impl Repo {
     /// writer of ours never loses an update to the packing.
     pub fn pack_run_refs(&self, min_loose: usize) -> Result<usize, Error> {
         self.pack_loose_refs_guarded(RUNS_PREFIX, min_loose, &|name| {
-            let run_id = crate::store::ref_run_id(&name, RUNS_PREFIX)?;
+            let run_id = crate::store::ref_run_id(name, RUNS_PREFIX)?;
             self.lock_run(&run_id).ok().flatten()
         })
     }
