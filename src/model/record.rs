@@ -106,6 +106,18 @@ pub struct Finding {
     pub text: String,
 }
 
+impl Finding {
+    /// Whether this finding forbids an approval (SPEC §6.3: approve if no findings or all
+    /// low/medium; revise on any high or critical): a high or critical severity, or the
+    /// `[secret]`/`[process]` categories, whoever wrote them.
+    pub fn blocks_approval(&self) -> bool {
+        matches!(self.severity, Some(Severity::High | Severity::Critical))
+            || ["secret", "process"]
+                .iter()
+                .any(|c| self.category.trim().eq_ignore_ascii_case(c))
+    }
+}
+
 /// What the coder says about one open finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -1,7 +1,8 @@
-//! Running a prepared round's reviewers: at most `parallelism.limit` at once, each with one
-//! retry on failure and one stricter re-ask when no verdict can be read; an answer that still
-//! cannot be read is CHANGES_REQUESTED with a `[process]` finding, never an approval. Stores
-//! nothing: every attempt comes back as data.
+//! Running a prepared round's reviewers: at most `parallelism.limit` at once, each making at
+//! most two reviewer calls in the round — one retry on failure, or one stricter re-ask when no
+//! verdict can be read (or a CHANGES_REQUESTED carries no severity at all); an answer that
+//! still cannot be read is CHANGES_REQUESTED with a `[process]` finding, never an approval.
+//! Stores nothing: every attempt comes back as data.
 
 use super::plan::{Member, MemberResult, Plan, Settings, run_options};
 use crate::model::{Finding, Verdict};
@@ -43,6 +44,19 @@ pub fn execute(
         .collect()
 }
 
+/// Reviewer invocations one member may make in a round, across launch failures, timeouts and
+/// re-asks together (SPEC §6.3, the design's invariant). A fresh session after a failed resume
+/// starts a new count: the resumed session could not be used at all.
+const CALLS_PER_ROUND: u32 = 2;
+
+/// Why the next call re-asks instead of retrying.
+enum Reask {
+    /// No readable verdict.
+    NoVerdict(String),
+    /// CHANGES_REQUESTED with findings none of which has a severity: format drift.
+    NoSeverity,
+}
+
 fn run_member(
     plan: &Plan,
     member: &Member,
@@ -60,59 +74,100 @@ fn run_member(
         attempts: Vec::new(),
         error: None,
     };
-    for try_index in 0..2u32 {
-        let attempt_no = plan.attempt_base + try_index + 1;
-        let prompt = plan.prompt(attempt_no);
-        progress(&format!(
-            "waiting for {name} (round {}, attempt {attempt_no}, timeout {} s)…",
-            plan.round,
-            options.timeout.as_secs()
-        ));
-        // Every try starts where the first did (the last completed review's session), never
-        // from a session that just failed.
-        let resume = member.resume_session.as_deref();
-        let mut attempt = attempt_once(plan, member, &prompt, resume, options);
-        if attempt.should_retry_fresh(&member.bound) {
+    let mut calls = 0u32;
+    let mut tries = 0u32;
+    // Every try starts where the first did (the last completed review's session), never from
+    // a session that just failed; after a failed resume, fresh.
+    let mut resume = member.resume_session.clone();
+    let mut reask: Option<Reask> = None;
+    let mut drift_asked = false;
+    while calls < CALLS_PER_ROUND {
+        let attempt_no = plan.attempt_base + tries + 1;
+        let prompt = match &reask {
+            None => {
+                progress(&format!(
+                    "waiting for {name} (round {}, attempt {attempt_no}, timeout {} s)…",
+                    plan.round,
+                    options.timeout.as_secs()
+                ));
+                plan.prompt(attempt_no)
+            }
+            Some(why) => {
+                let what = match why {
+                    Reask::NoVerdict(reason) => format!("no readable verdict ({reason})"),
+                    Reask::NoSeverity => {
+                        "findings without a `[severity: …]` tag on any of them".to_owned()
+                    }
+                };
+                progress(&format!(
+                    "{name}'s answer had {what}; asking once more, strictly…"
+                ));
+                format!(
+                    "{}\n\n{}\n\nYour previous answer had {what}.",
+                    plan.prompt(attempt_no),
+                    plan.reask
+                )
+            }
+        };
+        let reasking = reask.take().is_some();
+        let attempt = attempt_once(plan, member, &prompt, resume.as_deref(), options);
+        calls += 1;
+        if !reasking && resume.is_some() && attempt.should_retry_fresh(&member.bound) {
+            // The resumed session could not be used: a fresh one is a new count.
             result.attempts.push(attempt);
-            attempt = attempt_once(plan, member, &prompt, None, options);
+            resume = None;
+            calls = 0;
+            continue;
         }
         result.take(attempt);
         match result.outcome {
-            Outcome::Completed => return result,
+            Outcome::Completed => {
+                let drift = result.verdict == Some(Verdict::ChangesRequested)
+                    && !result.findings.is_empty()
+                    && result.findings.iter().all(|f| f.severity.is_none());
+                if drift && !drift_asked && calls < CALLS_PER_ROUND {
+                    // Format drift: asked once, then the answer is kept as it is.
+                    drift_asked = true;
+                    reask = Some(Reask::NoSeverity);
+                    resume = None;
+                    continue;
+                }
+                return result;
+            }
             Outcome::FailedValidation => {
                 let reason = match result.attempts.last().and_then(|a| a.parsed.as_ref()) {
                     Some(review::Parsed::NoVerdict { reason }) => reason.clone(),
                     _ => "no verdict".to_owned(),
                 };
-                progress(&format!(
-                    "{name} gave no readable verdict; asking once more, strictly…"
-                ));
-                let reask_prompt = format!("{prompt}\n\n{}", plan.reask);
-                result.take(attempt_once(plan, member, &reask_prompt, None, options));
-                if result.outcome != Outcome::Completed {
-                    // Fail closed: never an approval from an answer that cannot be read.
-                    result.outcome = Outcome::FailedValidation;
-                    result.verdict = Some(Verdict::ChangesRequested);
-                    result.findings = vec![Finding {
-                        n: 1,
-                        category: "process".to_owned(),
-                        severity: None,
-                        location: String::new(),
-                        text: format!(
-                            "reviewer {name} gave no readable verdict, even when asked again ({reason}); treated as CHANGES_REQUESTED"
-                        ),
-                    }];
-                    result.error = Some(format!("{name}: no readable verdict ({reason})"));
+                if !reasking && calls < CALLS_PER_ROUND {
+                    reask = Some(Reask::NoVerdict(reason));
+                    resume = None;
+                    continue;
                 }
+                // Fail closed: never an approval from an answer that cannot be read.
+                result.outcome = Outcome::FailedValidation;
+                result.verdict = Some(Verdict::ChangesRequested);
+                result.findings = vec![Finding {
+                    n: 1,
+                    category: "process".to_owned(),
+                    severity: None,
+                    location: String::new(),
+                    text: format!(
+                        "reviewer {name} gave no readable verdict, even when asked again ({reason}); treated as CHANGES_REQUESTED"
+                    ),
+                }];
+                result.error = Some(format!("{name}: no readable verdict ({reason})"));
                 return result;
             }
             Outcome::Cancelled => break,
-            _ if try_index == 0 => {
-                progress(&format!(
-                    "{name} failed; retrying once with a new attempt marker…"
-                ));
+            _ => {
+                tries += 1;
+                if calls < CALLS_PER_ROUND {
+                    progress(&format!(
+                        "{name} failed; retrying once with a new attempt marker…"
+                    ));
+                }
             }
-            _ => {}
         }
     }
     result

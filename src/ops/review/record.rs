@@ -161,6 +161,30 @@ fn combine(plan: &Plan, results: &[MemberResult], quorum: Option<usize>) -> Comb
         }
         verdict = Some(Verdict::ChangesRequested);
     }
+    // Verdict and findings must agree (SPEC §6.3): an APPROVED answer that carries a blocking
+    // finding is not an approval. It is recorded as CHANGES_REQUESTED, with a `[process]`
+    // finding saying why, so the transcript, the gate and the PR body all see the same thing.
+    if verdict == Some(Verdict::Approved)
+        && let Some(blocking) = findings.iter().find(|f| f.blocks_approval())
+    {
+        let what = match blocking.severity {
+            Some(severity) if !matches!(severity, Severity::Low | Severity::Medium) => {
+                format!("a {} finding", severity.as_str())
+            }
+            _ => format!("a [{}] finding", blocking.category.trim()),
+        };
+        findings.push(Finding {
+            n: findings.len() as u32 + 1,
+            category: "process".to_owned(),
+            severity: Some(Severity::High),
+            location: String::new(),
+            text: format!(
+                "the reviewer answered APPROVED but raised {what} (#{}); an approval may carry only low or medium findings, so the round is recorded as CHANGES_REQUESTED",
+                blocking.n
+            ),
+        });
+        verdict = Some(Verdict::ChangesRequested);
+    }
     let failed: Vec<&MemberResult> = results.iter().filter(|r| r.verdict.is_none()).collect();
     // A verdict that only the fail-closed rule produced (no reviewer's answer could be read)
     // is not a review of the code: the round's outcome says so, and the next step is to
