@@ -280,6 +280,7 @@ fn write_run(
                 again: false,
                 runner: None,
                 redacted: Vec::new(),
+                over_budget: false,
             }),
             format!("review {round}: dispatched"),
         );

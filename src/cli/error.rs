@@ -132,6 +132,7 @@ impl From<OpsError> for CommandError {
             e @ (OpsError::Packet(_)
             | OpsError::Template(_)
             | OpsError::Dispatch(_)
+            | OpsError::BudgetSpent { .. }
             | OpsError::MissingMaterial { .. }
             | OpsError::NoSnapshot { .. }) => review_error(e),
             e @ (OpsError::SecretsInPush { .. }
@@ -214,6 +215,15 @@ fn review_error(err: OpsError) -> CommandError {
         OpsError::Template(_) => CommandError::failed(message)
             .with_hint("fix the template file, or unset pair.promptTemplate"),
         OpsError::Dispatch(_) => CommandError::internal(message),
+        OpsError::BudgetSpent { .. } => {
+            let mut e = CommandError::failed(message)
+                .with_hint(
+                    "ask the human; to go on anyway (recorded, shown in the PR body): git pair review --over-budget",
+                )
+                .with_partial("next_action", "stop:budget");
+            e.exit = EXIT_BUDGET_ALERT;
+            e
+        }
         OpsError::MissingMaterial { .. } => CommandError::failed(message)
             .with_hint("it is stored when the round is reviewed: git pair review"),
         OpsError::NoSnapshot { ref run_id, .. } => {

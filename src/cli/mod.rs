@@ -62,7 +62,7 @@ State lives in refs/pair/runs/<id> and refs/notes/pair; HANDOFF.md is a view of 
     version,
     about = "Run a coder <-> reviewer loop for AI coding agents, with all state kept inside git",
     long_about = LONG_ABOUT,
-    after_help = "Exit codes: 0 success · 1 refused or failed · 2 budget alert (budget-check) · 129 usage error"
+    after_help = "Exit codes: 0 success · 1 refused or failed · 2 budget alert (budget-check; review with a paid reviewer) · 129 usage error"
 )]
 pub struct Cli {
     /// Run as if started in `path` (like git -C).

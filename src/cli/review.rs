@@ -30,6 +30,11 @@ pub struct Args {
     /// Build and print the packet and the reviewer command lines; store and spawn nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Review with a reviewer that costs money although the run's budget is spent
+    /// (`stop:budget`): recorded on the round and shown in the PR body. Without it, review
+    /// at the budget's alert exits 2 and starts nothing (the built-in reviewer still runs).
+    #[arg(long)]
+    pub over_budget: bool,
     /// Review again although this coder round was already reviewed.
     #[arg(long)]
     pub again: bool,
@@ -91,5 +96,6 @@ fn request(args: &Args) -> Result<ops::review::Request, CommandError> {
         plan,
         again: args.again,
         dry_run: args.dry_run,
+        over_budget: args.over_budget,
     })
 }

@@ -214,6 +214,10 @@ pub struct ReviewDispatch {
     /// never the secret): each becomes a blocking `[secret]` finding of the round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<SecretAt>,
+    /// Dispatched with `--over-budget`: the run's budget was spent and the user chose to go
+    /// on with a reviewer that costs money (SPEC §5). Shown in the PR body.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_budget: bool,
 }
 
 /// Where a secret was found, as recorded: its kind, path and line, never the secret.

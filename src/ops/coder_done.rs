@@ -107,6 +107,16 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
     })?;
     ctx.refresh_handoff(&run_id)?;
     warnings.extend(unchanged_warnings(ctx, &appended.state)?);
+    // The coder's work is always recorded; at the budget's alert the next review stops
+    // (SPEC §5), so say it now.
+    if super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest)
+        == crate::model::NextAction::StopBudget
+    {
+        warnings.push(
+            "warning: the run's budget is spent: git pair review starts no paid reviewer now; ask the human (to go on: git pair review --over-budget, recorded)"
+                .to_owned(),
+        );
+    }
     let round = appended.state.manifest.current_coder_round().unwrap_or(1);
     Ok(Report {
         run_id,

@@ -36,6 +36,16 @@ pub enum Error {
         remote: String,
         findings: Vec<crate::ops::sync::findings::PushFinding>,
     },
+    /// `review` at the budget's alert with a reviewer that costs money, without
+    /// `--over-budget`; nothing was spawned or stored.
+    #[error(
+        "the budget of run {run_id} is spent (${spent:.2} of ${limit:.2}); no reviewer that costs money was started"
+    )]
+    BudgetSpent {
+        run_id: String,
+        spent: f64,
+        limit: f64,
+    },
     /// `drop` of the active run without `--force`.
     #[error("run {run_id} is the active run on branch '{branch}'; dropping it deletes it for good")]
     DropActive { run_id: String, branch: String },

@@ -198,6 +198,20 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             allowed.join(", ")
         );
     }
+    let over_budget: Vec<String> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if d.over_budget => Some(d.round.to_string()),
+            _ => None,
+        })
+        .collect();
+    if !over_budget.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n> **Over budget:** round {} reviewed with `--over-budget` after the run's budget was spent.",
+            over_budget.join(", ")
+        );
+    }
     for e in m.rounds.iter().filter(|e| e.role == Role::Reviewer) {
         if let Some(warning) = records.iter().find_map(|r| match &r.body {
             Body::Review(rv)

@@ -186,3 +186,85 @@ fn the_coder_session_is_found_by_work_tree_when_not_given() {
     assert_eq!(m["rounds"][0]["session_id"], session);
     assert_eq!(m["sessions"][session]["role"], "coder");
 }
+
+/// SPEC §5: the budget is enforced. At alert, `review` spawns no reviewer that costs money and
+/// exits 2 with `stop:budget` (nothing stored); `coder-done` warns; `--over-budget` goes on,
+/// recorded on the round and shown in the PR body; the built-in reviewer still runs.
+#[test]
+fn at_the_budget_alert_review_starts_no_paid_reviewer() {
+    let spent_env = || {
+        let env = env_with_logs();
+        let mut start = env.pair_cmd(&["start", "--task", "t", "--budget-usd", "0.10", "--json"]);
+        start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+        assert_eq!(crate::common::run(start).code, 0);
+        env.write("a.txt", "a\n");
+        let out = env.pair(&["coder-done", "--summary", "x", "--session", CLAUDE_SESSION]);
+        assert_eq!(out.code, 0, "{out}");
+        assert!(
+            out.stderr.contains("budget is spent"),
+            "coder-done warns: {out}"
+        );
+        env
+    };
+    let approve = format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers/approve.sh").display()
+    );
+
+    let env = spent_env();
+    let spawned = env.home.join("spawned-prompt");
+    let before = env.pair_refs();
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &approve, "--json"],
+        &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
+    );
+    assert_eq!(out.code, 2, "{out}");
+    let v = out.json();
+    assert_eq!(v["next_action"], "stop:budget", "{v}");
+    assert!(
+        v["error"].as_str().expect("error").contains("budget"),
+        "{v}"
+    );
+    assert!(
+        out.stderr.contains("--over-budget"),
+        "the hint names the way on: {out}"
+    );
+    assert!(!spawned.exists(), "no reviewer was spawned");
+    assert_eq!(env.pair_refs(), before, "nothing was stored");
+
+    // --over-budget goes on, recorded and shown in the PR body.
+    let out = env.pair(&[
+        "review",
+        "--reviewer-cmd",
+        &approve,
+        "--over-budget",
+        "--json",
+    ]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["verdict"], "APPROVED");
+    let run_id = env.pair_json(&["status"])["run_id"]
+        .as_str()
+        .expect("run id")
+        .to_owned();
+    let dispatch = env
+        .records(&run_id)
+        .into_iter()
+        .find(|name| name.contains("review-dispatch"))
+        .expect("a dispatch record");
+    let record = env.git(&[
+        "show",
+        &format!("refs/pair/runs/{run_id}:records/{dispatch}"),
+    ]);
+    assert!(record.contains("\"over_budget\":true"), "{record}");
+    let finish = env.pair(&["finish"]);
+    assert_eq!(finish.code, 0, "{finish}");
+    let body = env.pair(&["pr-body"]);
+    assert!(body.stdout.contains("**Over budget:** round 1"), "{body}");
+
+    // The built-in reviewer is free: it still runs.
+    let env = spent_env();
+    env.pair_json(&["set", "reviewer", "builtin"]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.json()["verdict"].is_string(), "{out}");
+}

@@ -805,6 +805,7 @@ fn the_stop_hook_blocks_an_interrupted_review() {
                 again: false,
                 runner: None,
                 redacted: Vec::new(),
+                over_budget: false,
             }),
             "review 1: dispatched",
         ))

@@ -510,6 +510,7 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
                 again: false,
                 runner: None,
                 redacted: Vec::new(),
+                over_budget: false,
             }),
             vec![
                 (

@@ -84,6 +84,7 @@ fn the_loop_moves_through_next_actions() {
             again: false,
             runner: None,
             redacted: Vec::new(),
+            over_budget: false,
         }),
     );
     m.apply(&dispatch);

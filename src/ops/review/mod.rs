@@ -32,6 +32,9 @@ pub struct Request {
     pub plan: Option<String>,
     pub again: bool,
     pub dry_run: bool,
+    /// `--over-budget`: review with a reviewer that costs money although the budget is spent
+    /// (recorded on the dispatch, shown in the PR body).
+    pub over_budget: bool,
 }
 
 /// The round's settings: the run's own, then `git config`, then the flags; and the secret
@@ -46,6 +49,7 @@ pub fn settings(
     let (panel, timeout) = super::settings::review_settings(manifest, o);
     Ok(Settings {
         reviewer: effective.reviewer,
+        over_budget: false,
         dry_run: request.dry_run,
         reviewer_command: request
             .reviewer_command
@@ -89,6 +93,26 @@ pub fn review(
             &plan, argv,
         ))));
     }
+    // The budget is enforced (SPEC §5): at alert, no reviewer that costs money is spawned
+    // unless the user says so; the built-in reviewer is free and still runs.
+    let paid = plan.members.iter().any(|m| m.bound.name != "builtin");
+    if paid && !request.over_budget {
+        let manifest = ctx.load_effective(&run_id)?.manifest;
+        if let Some(limit) = manifest.budget_usd {
+            let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
+            if spend.level == Some(crate::cost::Level::Alert) {
+                return Err(Error::BudgetSpent {
+                    run_id: run_id.to_string(),
+                    spent: spend.usd().unwrap_or(0.0),
+                    limit,
+                });
+            }
+        }
+    }
+    let settings = &Settings {
+        over_budget: paid && request.over_budget,
+        ..settings.clone()
+    };
     for member in &plan.members {
         if member.bound.fallback_used {
             progress(&format!(

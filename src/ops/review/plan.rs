@@ -18,6 +18,8 @@ use crate::review::{self, Attempt, BoundRealization, Outcome, ProbeReport};
 pub struct Settings {
     /// The run's reviewer as in force now (run-owned, else `pair.reviewer`).
     pub reviewer: String,
+    /// A paid reviewer runs although the budget is spent (`--over-budget`), recorded.
+    pub over_budget: bool,
     /// `--dry-run`: a reviewer that does not bind is reported, not an error.
     pub dry_run: bool,
     /// `--reviewer-cmd` or `pair.reviewerCommand`, validated.

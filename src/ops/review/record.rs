@@ -47,6 +47,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
             start_time: crate::process::start_time(std::process::id()),
         }),
         redacted: plan.secrets.clone(),
+        over_budget: settings.over_budget,
     });
     let round = plan.round;
     let appended = repo.append(&plan.run_id, |state| {

@@ -109,6 +109,7 @@ mod tests {
                 again: false,
                 runner: None,
                 redacted: Vec::new(),
+                over_budget: false,
             })),
             (1u32..4, verdict(), 0u32..3, 0u8..4).prop_map(|(round, verdict, findings, of)| {
                 Body::Review(Review {
