@@ -76,12 +76,28 @@ impl Repo {
                     rel
                 }
             });
-        let repo =
-            gix::discover_with_environment_overrides(relative.unwrap_or(start)).map_err(|_| {
-                Error::NotARepository {
-                    path: absolute(start).display().to_string(),
-                }
-            })?;
+        let dir = relative.unwrap_or(start);
+        // `git -c key=value pair …` hands its overrides down in GIT_CONFIG_PARAMETERS: they
+        // are read like any other configuration, with git's precedence (over every file).
+        let overrides = std::env::var("GIT_CONFIG_PARAMETERS")
+            .map(|text| crate::util::git_value::config_parameters(&text))
+            .unwrap_or_default();
+        let found = if overrides.is_empty() {
+            gix::discover_with_environment_overrides(dir)
+        } else {
+            let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+            trust.full = trust.full.cli_overrides(overrides.clone());
+            trust.reduced = trust.reduced.cli_overrides(overrides);
+            gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+                dir,
+                Default::default(),
+                trust,
+            )
+            .map(gix::Repository::from)
+        };
+        let repo = found.map_err(|_| Error::NotARepository {
+            path: absolute(start).display().to_string(),
+        })?;
         Repo::from_gix(repo)
     }
 

@@ -297,3 +297,43 @@ fn help_exits_zero_and_teaches_the_loop() {
         assert!(out.stdout.contains(word), "--help lacks {word}:\n{out}");
     }
 }
+
+/// `git -c pair.*=… pair …` is read like any other configuration (git hands the overrides
+/// down in GIT_CONFIG_PARAMETERS), over the repository's own config, as git reads `-c`.
+#[test]
+fn git_dash_c_settings_are_read_like_any_config() {
+    let env = TestEnv::new();
+    env.git(&["config", "pair.maxRounds", "7"]);
+    let path = format!(
+        "{}:{}",
+        crate::common::pair_bin().display(),
+        crate::common::system_bin().display()
+    );
+    let git_pair = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        cmd.current_dir(&env.repo);
+        env.configure(&mut cmd);
+        cmd.env("PATH", &path)
+            .args([
+                "-c",
+                "pair.maxRounds=3",
+                "-c",
+                "pair.coder=codex-cli",
+                "pair",
+            ])
+            .args(args);
+        crate::common::run(cmd)
+    };
+    let out = git_pair(&["start", "--task", "dash c", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["max_rounds"], 3, "{v}");
+    assert_eq!(v["coder"], "codex-cli", "{v}");
+    let status = git_pair(&["status", "--json"]).json();
+    assert_eq!(status["settings"]["max-rounds"]["from"], "pair.maxRounds");
+    // Without -c, the repository's value.
+    assert_eq!(
+        env.pair_json(&["status"])["settings"]["max-rounds"]["value"],
+        7
+    );
+}
