@@ -796,3 +796,38 @@ fn a_reask_says_what_was_wrong() {
         );
     }
 }
+
+/// One reviewer, chosen in one order: the run's own reviewer (`start --reviewer`, `set`) beats
+/// a configured `pair.reviewerCommand`; `--reviewer-cmd` on the review beats both; with
+/// neither named, the configured command reviews.
+#[test]
+fn the_runs_reviewer_beats_a_configured_reviewer_command() {
+    let env = TestEnv::new();
+    let spawned = env.home.join("spawned");
+    env.git(&["config", "pair.reviewerCommand", &cmd("approve.sh")]);
+    let start = env.pair(&["start", "--task", "t", "--reviewer", "builtin", "--json"]);
+    assert_eq!(start.code, 0, "{start}");
+    env.write("src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n");
+    env.pair_json(&["coder-done", "--summary", "f"]);
+    let out = env.pair_env(
+        &["review", "--json"],
+        &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["outcomes"][0]["reviewer"], "builtin", "{out}");
+    assert!(!spawned.exists(), "the configured command did not run");
+    assert_eq!(
+        env.pair_json(&["status"])["settings"]["reviewer"]["value"],
+        "builtin"
+    );
+
+    // With no reviewer named by the run or pair.reviewer, the configured command reviews.
+    let env = TestEnv::new();
+    env.git(&["config", "pair.reviewerCommand", &cmd("approve.sh")]);
+    env.start("t");
+    env.write("src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n");
+    env.pair_json(&["coder-done", "--summary", "f"]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["outcomes"][0]["reviewer"], "command", "{out}");
+}

@@ -47,7 +47,17 @@ pub fn settings(
     let o = &ctx.options;
     let effective = super::settings::apply(manifest, o);
     let (panel, timeout) = super::settings::review_settings(manifest, o);
+    // One reviewer, chosen in one order (SPEC §6.1): `--reviewer-cmd` here, then the run's own
+    // reviewer (a flag to `start`, `git pair set`), then `pair.reviewer`, then a configured
+    // `pair.reviewerCommand`, then the default. A configured command never overrides a
+    // reviewer the run or the configuration named.
+    let reviewer_named = super::settings::effective(manifest, o)
+        .iter()
+        .any(|e| e.key == "reviewer" && e.source != super::settings::Source::Default);
+    let command_reviews =
+        request.reviewer_command.is_some() || (o.reviewer_command.is_some() && !reviewer_named);
     Ok(Settings {
+        command_reviews,
         reviewer: effective.reviewer,
         over_budget: false,
         dry_run: request.dry_run,

@@ -20,6 +20,9 @@ pub struct Settings {
     pub reviewer: String,
     /// A paid reviewer runs although the budget is spent (`--over-budget`), recorded.
     pub over_budget: bool,
+    /// The reviewer is the `command` realization (`--reviewer-cmd`, or a configured
+    /// `pair.reviewerCommand` when neither the run nor `pair.reviewer` names another).
+    pub command_reviews: bool,
     /// `--dry-run`: a reviewer that does not bind is reported, not an error.
     pub dry_run: bool,
     /// `--reviewer-cmd` or `pair.reviewerCommand`, validated.

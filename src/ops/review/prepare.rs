@@ -325,7 +325,7 @@ fn bind_members(
     let wanted: Vec<String> = match names {
         Some(names) => names.to_vec(),
         None if !settings.panel.is_empty() => settings.panel.clone(),
-        None if settings.reviewer_command.is_some() => vec!["command".to_owned()],
+        None if settings.command_reviews => vec!["command".to_owned()],
         None => vec![settings.reviewer.clone()],
     };
     let mut members = Vec::new();
