@@ -19,8 +19,8 @@ pub struct Approval {
 }
 
 /// The snapshots a run approved, in record order, plus the one a `--force` finish stood
-/// behind. For each snapshot the latest review with a verdict decides: a snapshot approved
-/// and later re-reviewed (`review --again`) with CHANGES_REQUESTED is no longer approved.
+/// behind. An approval stands until a later review in the run requests changes: on the same
+/// snapshot (`review --again`) or on later work, which contains it ("present since round 1").
 /// A forced finish covers the last reviewed snapshot when no review approved it.
 pub fn approvals(records: &[Record]) -> Vec<Approval> {
     let mut latest: Vec<(TreeId, Verdict, u32, String)> = Vec::new();
@@ -36,6 +36,10 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
                     continue;
                 };
                 latest.retain(|(snapshot, ..)| *snapshot != reviewed);
+                if verdict == Verdict::ChangesRequested {
+                    // Changes requested on the run's work revoke every approval before it.
+                    latest.retain(|(_, earlier, ..)| *earlier != Verdict::Approved);
+                }
                 latest.push((reviewed, verdict, review.round, review.tool.clone()));
                 last_reviewed = Some((reviewed, review.round, review.tool.clone()));
             }
@@ -194,14 +198,32 @@ mod tests {
                 vec![review(1, "a", Some(Approved)), review(2, "b", None)],
                 vec![("a", 1, false)],
             ),
-            // --force on changes requested: forced, on the last reviewed snapshot.
+            // --force on changes requested: forced, on the last reviewed snapshot; the round-1
+            // approval was revoked by round 2's changes requested.
             (
                 vec![
                     review(1, "a", Some(Approved)),
                     review(2, "b", Some(ChangesRequested)),
                     finish(true),
                 ],
-                vec![("a", 1, false), ("b", 2, true)],
+                vec![("b", 2, true)],
+            ),
+            // A later round requesting changes revokes an earlier approval ("present since
+            // round 1"); an approval after it stands.
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(ChangesRequested)),
+                ],
+                vec![],
+            ),
+            (
+                vec![
+                    review(1, "a", Some(Approved)),
+                    review(2, "b", Some(ChangesRequested)),
+                    review(3, "c", Some(Approved)),
+                ],
+                vec![("c", 3, false)],
             ),
             // --force with nothing reviewed covers nothing.
             (vec![finish(true)], vec![]),

@@ -34,13 +34,17 @@ pub enum Open {
     Approved(Approval),
 }
 
-/// The newest APPROVED review of `run_id`, with its snapshot; `None` when nothing was approved.
+/// The approval of `run_id` that stands, with its snapshot: the newest review with a verdict,
+/// when it approved. `None` when nothing was approved, or a later review requested changes
+/// (a later round, or `review --again` on the same snapshot): that revokes the approval.
 pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error> {
     let state = ctx.load(run_id)?;
-    let Some(review) = super::common::note::newest_review(ctx, &state, |v| v == Verdict::Approved)?
-    else {
+    let Some(review) = super::common::note::newest_review(ctx, &state, |_| true)? else {
         return Ok(None);
     };
+    if review.verdict != Some(Verdict::Approved) {
+        return Ok(None);
+    }
     let Some(snapshot) = super::common::note::reviewed_tree(ctx, &state, &review)? else {
         return Ok(None);
     };

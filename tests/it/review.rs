@@ -831,3 +831,39 @@ fn the_runs_reviewer_beats_a_configured_reviewer_command() {
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(out.json()["outcomes"][0]["reviewer"], "command", "{out}");
 }
+
+/// An approval can be revoked: a later round's CHANGES_REQUESTED, or `review --again` saying so
+/// on the same snapshot, closes the gate for the approved tree and `verify` fails it.
+#[test]
+fn a_later_changes_requested_revokes_an_approval() {
+    for again in [false, true] {
+        let (env, _) = env_ready_for_review();
+        assert_eq!(
+            review(&env, "approve.sh", &[]).json()["verdict"],
+            "APPROVED"
+        );
+        env.git(&["add", "-A"]);
+        let open = env.pair(&["gate", "--json"]);
+        assert_eq!(open.code, 0, "the approved tree passes: {open}");
+        if again {
+            let out = review(&env, "request-changes.sh", &["--again"]);
+            assert_eq!(out.json()["verdict"], "CHANGES_REQUESTED", "{out}");
+        } else {
+            env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    43\n}\n");
+            env.pair_json(&["coder-done", "--summary", "more"]);
+            let out = review(&env, "request-changes.sh", &[]);
+            assert_eq!(out.json()["verdict"], "CHANGES_REQUESTED", "{out}");
+            // Back to the tree round 1 approved.
+            env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    42\n}\n");
+        }
+        env.git(&["add", "-A"]);
+        let closed = env.pair(&["gate", "--json"]);
+        assert_eq!(
+            closed.code, 1,
+            "again={again}: the revoked approval opens nothing: {closed}"
+        );
+        env.git(&["commit", "-qm", "the once-approved tree", "--no-verify"]);
+        let verify = env.pair(&["verify", "HEAD", "--json"]);
+        assert_eq!(verify.code, 1, "again={again}: {verify}");
+    }
+}
