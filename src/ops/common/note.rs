@@ -68,9 +68,14 @@ pub fn vouched_line(ctx: &Context, state: &RunState) -> Result<Option<NoteLine>,
             (review, verdict, m.outcome.rounds, m.outcome.override_)
         }
         None => {
-            let Some(review) = newest_review(ctx, state, |v| v == Verdict::Approved)? else {
+            // Unfinished: the newest review with a verdict, when it approved (a later one that
+            // requested changes revoked any earlier approval).
+            let Some(review) = newest_review(ctx, state, |_| true)? else {
                 return Ok(None);
             };
+            if review.verdict != Some(Verdict::Approved) {
+                return Ok(None);
+            }
             let round = review.round;
             (review, Verdict::Approved, round, false)
         }
