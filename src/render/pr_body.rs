@@ -308,21 +308,25 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
         .into_iter()
         .flat_map(|(round, _, c)| c.responses.iter().map(move |r| (round, r)))
         .collect();
+    // The same finding across rounds, whatever category or severity a reviewer gives it the
+    // second time: its text, case and spacing aside.
     let key = |f: &crate::model::Finding| {
-        format!(
-            "{}|{}",
-            f.category.to_lowercase(),
-            f.text
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        )
+        f.text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
     };
+    let last = reviews.last();
     let mut rows = Vec::new();
     for (i, review) in reviews.iter().enumerate() {
         let next = reviews.get(i + 1);
+        let is_last = i + 1 == reviews.len();
         for finding in &review.findings {
+            // The final review (a `review --again` included) raising it again means it is
+            // open, whatever the coder said or the rounds between showed.
+            let raised_finally =
+                !is_last && last.is_some_and(|l| l.findings.iter().any(|f| key(f) == key(finding)));
             let response = responses
                 .iter()
                 .rev()
@@ -341,6 +345,7 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
                         .and_then(|r| r.reason.clone())
                         .unwrap_or_else(|| "no reason given".into()),
                 ),
+                _ if raised_finally => Standing::Open,
                 (_, Some(next)) if next.findings.iter().any(|f| key(f) == key(finding)) => {
                     Standing::Open
                 }
@@ -403,6 +408,96 @@ mod tests {
             format!("Just mine\n\n{generated}")
         );
         assert_eq!(update("", &generated), generated);
+    }
+
+    fn review(seq: u64, round: u32, texts: &[(&str, &str)]) -> Record {
+        Record::new(
+            seq,
+            "t".into(),
+            Body::Review(crate::model::Review {
+                dispatch: "d".into(),
+                round,
+                verdict: Some(if texts.is_empty() {
+                    Verdict::Approved
+                } else {
+                    Verdict::ChangesRequested
+                }),
+                outcome: "completed".into(),
+                tool: "codex".into(),
+                findings: texts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (category, text))| crate::model::Finding {
+                        n: i as u32 + 1,
+                        category: (*category).into(),
+                        severity: None,
+                        location: String::new(),
+                        text: (*text).into(),
+                    })
+                    .collect(),
+                reviewers: vec![],
+                fallback_used: false,
+                snapshot: None,
+                coverage_warning: None,
+                error: None,
+            }),
+        )
+    }
+
+    fn addressed(seq: u64, round: u32, finding: u32) -> Record {
+        Record::new(
+            seq,
+            "t".into(),
+            Body::Coder(crate::model::Coder {
+                summary: "fix".into(),
+                tool: "claude".into(),
+                findings_addressed: None,
+                session_id: None,
+                responses: vec![crate::model::Response {
+                    finding,
+                    status: ResponseStatus::Addressed,
+                    reason: None,
+                }],
+                extra_round: false,
+                round: Some(round),
+            }),
+        )
+    }
+
+    /// The ledger never calls a finding addressed that the final review raised (a later
+    /// round, or `review --again`), and a finding is the same across rounds when only its
+    /// category changed.
+    #[test]
+    fn the_final_review_decides_what_is_open() {
+        let standing_of_round_1 = |records: &[Record]| {
+            ledger(records)
+                .into_iter()
+                .find(|(round, ..)| *round == 1)
+                .map(|(.., s)| s)
+                .expect("round 1 row")
+        };
+        // Said addressed, not raised in round 2, raised again by the final review (round 3).
+        let records = vec![
+            review(1, 1, &[("bug", "RCE in the parser")]),
+            addressed(2, 2, 1),
+            review(3, 2, &[("style", "naming")]),
+            review(4, 3, &[("security", "RCE  in the PARSER")]),
+        ];
+        assert_eq!(standing_of_round_1(&records), Standing::Open);
+        // Said addressed and the next review raised it under another category: open.
+        let records = vec![
+            review(1, 1, &[("bug", "RCE in the parser")]),
+            addressed(2, 2, 1),
+            review(3, 2, &[("security", "RCE in the parser")]),
+        ];
+        assert_eq!(standing_of_round_1(&records), Standing::Open);
+        // Said addressed and never raised again: addressed.
+        let records = vec![
+            review(1, 1, &[("bug", "RCE in the parser")]),
+            addressed(2, 2, 1),
+            review(3, 2, &[]),
+        ];
+        assert_eq!(standing_of_round_1(&records), Standing::Addressed);
     }
 
     #[test]
