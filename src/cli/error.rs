@@ -472,6 +472,8 @@ impl From<crate::store::Error> for CommandError {
                     .with_hint("nothing was recorded; run the command again")
             }
             E::BadNoteLine { .. } => CommandError::failed(message),
+            E::BadOverrides { .. } => CommandError::failed(message)
+                .with_hint("fix the -c key=value given to git (git -c section.key=value pair …)"),
             E::CorruptRecord { .. } | E::CorruptRun { .. } | E::Git { .. } | E::Io { .. } => {
                 CommandError::internal(message)
             }

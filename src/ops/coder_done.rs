@@ -108,9 +108,12 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
     ctx.refresh_handoff(&run_id)?;
     warnings.extend(unchanged_warnings(ctx, &appended.state)?);
     // The coder's work is always recorded; at the budget's alert the next review stops
-    // (SPEC §5), so say it now.
-    if super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest)
-        == crate::model::NextAction::StopBudget
+    // (SPEC §5), so say it now — from the spend just measured, against the budget in force.
+    let effective = super::settings::apply(&appended.state.manifest, &ctx.options);
+    let spent = spend.as_ref().and_then(|s| s.usd());
+    if spent.and_then(|usd| {
+        crate::cost::budget_level(usd, effective.budget_usd, effective.budget_warn_ratio)
+    }) == Some(crate::cost::Level::Alert)
     {
         warnings.push(
             "warning: the run's budget is spent: git pair review starts no paid reviewer now; ask the human (to go on: git pair review --over-budget, recorded)"

@@ -31,6 +31,9 @@ pub enum Error {
     RefContention { name: String, attempts: u32 },
     #[error("a note line must be one non-empty line, got '{line}'")]
     BadNoteLine { line: String },
+    /// `git -c …` handed down overrides gix cannot apply (GIT_CONFIG_PARAMETERS).
+    #[error("cannot apply the configuration given with git -c (GIT_CONFIG_PARAMETERS): {detail}")]
+    BadOverrides { detail: String },
     #[error("cannot resolve revision '{rev}': {detail}")]
     BadRevision { rev: String, detail: String },
     #[error("cannot {action}: {source:#}")]

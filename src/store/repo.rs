@@ -82,23 +82,38 @@ impl Repo {
         let overrides = std::env::var("GIT_CONFIG_PARAMETERS")
             .map(|text| crate::util::git_value::config_parameters(&text))
             .unwrap_or_default();
-        let found = if overrides.is_empty() {
-            gix::discover_with_environment_overrides(dir)
-        } else {
-            let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
-            trust.full = trust.full.cli_overrides(overrides.clone());
-            trust.reduced = trust.reduced.cli_overrides(overrides);
-            gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
-                dir,
-                Default::default(),
-                trust,
-            )
-            .map(gix::Repository::from)
-        };
-        let repo = found.map_err(|_| Error::NotARepository {
+        let not_a_repository = || Error::NotARepository {
             path: absolute(start).display().to_string(),
-        })?;
-        Repo::from_gix(repo)
+        };
+        if overrides.is_empty() {
+            let repo =
+                gix::discover_with_environment_overrides(dir).map_err(|_| not_a_repository())?;
+            return Repo::from_gix(repo);
+        }
+        let mut trust = gix::sec::trust::Mapping::<gix::open::Options>::default();
+        trust.full = trust.full.cli_overrides(overrides.clone());
+        trust.reduced = trust.reduced.cli_overrides(overrides);
+        match gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+            dir,
+            Default::default(),
+            trust,
+        ) {
+            Ok(repo) => Repo::from_gix(repo.into()),
+            // Say which it is: no repository here, or overrides gix cannot apply.
+            Err(e) => match gix::discover_with_environment_overrides(dir) {
+                Ok(_) => {
+                    // The innermost cause names the value ("… is not a valid configuration key").
+                    let mut cause: &dyn std::error::Error = &e;
+                    while let Some(next) = cause.source() {
+                        cause = next;
+                    }
+                    Err(Error::BadOverrides {
+                        detail: cause.to_string(),
+                    })
+                }
+                Err(_) => Err(not_a_repository()),
+            },
+        }
     }
 
     /// Opens the repository at `path` ignoring the environment (`GIT_DIR`, …) and the global

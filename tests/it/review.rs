@@ -711,6 +711,21 @@ fn an_approval_carrying_a_blocking_finding_is_changes_requested() {
     }
 }
 
+/// `review` with `sequence.sh` answering call by call as `seq` says; returns the output and
+/// the stub's call-count file.
+fn review_in_sequence(env: &TestEnv, seq: &str) -> (crate::common::Output, std::path::PathBuf) {
+    let count = env.home.join("calls");
+    let command = cmd("sequence.sh");
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &command, "--json"],
+        &[
+            ("STUB_SEQ", seq),
+            ("STUB_COUNT", count.to_str().expect("utf8")),
+        ],
+    );
+    (out, count)
+}
+
 /// The design's invariant (SPEC §6.3): at most two reviewer calls per round, across launch
 /// failures, timeouts and re-asks together. Fail → retry → garbage ends there, fail-closed,
 /// never APPROVED (it used to re-ask a third time and could approve).
@@ -734,15 +749,7 @@ fn a_round_makes_at_most_two_reviewer_calls() {
     ];
     for &(seq, calls, verdict) in cases {
         let (env, run_id) = env_ready_for_review();
-        let count = env.home.join("calls");
-        let command = cmd("sequence.sh");
-        let out = env.pair_env(
-            &["review", "--reviewer-cmd", &command, "--json"],
-            &[
-                ("STUB_SEQ", seq),
-                ("STUB_COUNT", count.to_str().expect("utf8")),
-            ],
-        );
+        let (out, count) = review_in_sequence(&env, seq);
         let made: u32 = std::fs::read_to_string(&count)
             .expect("the stub counted")
             .trim()
@@ -778,15 +785,7 @@ fn a_reask_says_what_was_wrong() {
         ("cr-nosev,cr", "without a `[severity: …]` tag"),
     ] {
         let (env, _) = env_ready_for_review();
-        let count = env.home.join("calls");
-        let command = cmd("sequence.sh");
-        let out = env.pair_env(
-            &["review", "--reviewer-cmd", &command, "--json"],
-            &[
-                ("STUB_SEQ", seq),
-                ("STUB_COUNT", count.to_str().expect("utf8")),
-            ],
-        );
+        let (out, count) = review_in_sequence(&env, seq);
         assert_eq!(out.code, 0, "{out}");
         let prompts = std::fs::read_to_string(count.with_extension("prompts")).expect("prompts");
         let second = prompts.lines().nth(1).expect("a second call");

@@ -337,3 +337,18 @@ fn git_dash_c_settings_are_read_like_any_config() {
         7
     );
 }
+
+/// A `-c` override gix cannot apply is one error line naming it (not "not a git
+/// repository"), and nothing is stored.
+#[test]
+fn an_unusable_git_dash_c_override_is_one_error_line() {
+    let env = TestEnv::new();
+    let before = env.pair_refs();
+    let out = env.pair_env(
+        &["start", "--task", "t"],
+        &[("GIT_CONFIG_PARAMETERS", "'bogus'")],
+    );
+    assert_one_error_line(&out, 1, "GIT_CONFIG_PARAMETERS");
+    assert!(out.stderr.contains("bogus"), "{out}");
+    assert_eq!(env.pair_refs(), before);
+}

@@ -93,7 +93,8 @@ pub fn review(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<report::Review, Error> {
     let run_id = super::common::select::active(ctx, None)?;
-    let settings = &settings(ctx, request, &ctx.load(&run_id)?.manifest)?;
+    let stored = ctx.load(&run_id)?.manifest;
+    let settings = &settings(ctx, request, &stored)?;
     // The shipped pattern table compiles while the work tree is snapshotted and diffed.
     settings.scanner.warm_up();
     let plan = prepare(&ctx.repo, &run_id, settings)?;
@@ -107,7 +108,7 @@ pub fn review(
     // unless the user says so; the built-in reviewer is free and still runs.
     let paid = plan.members.iter().any(|m| m.bound.name != "builtin");
     if paid && !request.over_budget {
-        let manifest = ctx.load_effective(&run_id)?.manifest;
+        let manifest = super::settings::apply(&stored, &ctx.options);
         if let Some(limit) = manifest.budget_usd {
             let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
             if spend.level == Some(crate::cost::Level::Alert) {

@@ -294,27 +294,31 @@ fn no_reflog() -> LogChange {
 mod tests {
     use super::*;
 
+    /// Runs git in `dir`, isolated from the user's configuration; asserts success and
+    /// returns its trimmed stdout.
+    fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@e")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@e")
+            .output()
+            .expect("run git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_owned()
+    }
+
     #[test]
     fn the_newest_run_tips_are_the_tail_of_all_tips_packed_loose_or_both() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_AUTHOR_NAME", "t")
-                .env("GIT_AUTHOR_EMAIL", "t@e")
-                .env("GIT_COMMITTER_NAME", "t")
-                .env("GIT_COMMITTER_EMAIL", "t@e")
-                .output()
-                .expect("run git");
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-            String::from_utf8(out.stdout)
-                .expect("utf-8")
-                .trim()
-                .to_owned()
-        };
+        let git = |args: &[&str]| git_in(dir.path(), args);
         git(&["init", "-q"]);
         let a = git(&[
             "commit-tree",
@@ -357,24 +361,7 @@ mod tests {
     #[test]
     fn packing_the_run_refs_removes_their_emptied_directory_and_new_runs_still_land() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_AUTHOR_NAME", "t")
-                .env("GIT_AUTHOR_EMAIL", "t@e")
-                .env("GIT_COMMITTER_NAME", "t")
-                .env("GIT_COMMITTER_EMAIL", "t@e")
-                .output()
-                .expect("run git");
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-            String::from_utf8(out.stdout)
-                .expect("utf-8")
-                .trim()
-                .to_owned()
-        };
+        let git = |args: &[&str]| git_in(dir.path(), args);
         git(&["init", "-q"]);
         let a = git(&[
             "commit-tree",
