@@ -156,6 +156,7 @@ impl From<OpsError> for CommandError {
             e @ (OpsError::Skill(_)
             | OpsError::NeverCommit { .. }
             | OpsError::GateClosed { .. }
+            | OpsError::GatePartial { .. }
             | OpsError::NoHome) => install_error(e),
             other => run_error(other),
         }
@@ -288,6 +289,14 @@ fn install_error(err: OpsError) -> CommandError {
             );
             CommandError::failed(message).with_hint(hint)
         }
+        OpsError::GatePartial { run_id, round, .. } => CommandError::failed(message)
+            .with_hint(
+                "see what no reviewer saw with git pair show; split the change (or raise pair.maxFileBytes) and review again, or bypass the gate deliberately with git commit --no-verify",
+            )
+            .with_partial("open", false)
+            .with_partial("run_id", run_id)
+            .with_partial("reason", "partial")
+            .with_partial("round", round),
         OpsError::GateClosed {
             run_id,
             approved_round,
@@ -516,6 +525,9 @@ impl From<Refusal> for CommandError {
             Refusal::NotApproved { .. } => {
                 Some("run git pair review, or override deliberately with git pair finish --force")
             }
+            Refusal::PartialApproval { .. } => Some(
+                "git pair show lists what was unreviewed; split the change (or raise pair.maxFileBytes) and review again, or accept it deliberately with git pair finish --accept-partial",
+            ),
         };
         let err = CommandError::failed(refusal.to_string());
         match hint {

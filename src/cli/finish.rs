@@ -12,6 +12,10 @@ use crate::ops::finish::Note;
 /// (never into the work tree) and prints its path; commit and push your work the normal way,
 /// then open the PR with it (--open-pr does that through `gh`). A human merges; the tool never
 /// does. On a finished run, --pr N records the PR number (idempotent) and nothing else.
+///
+/// An approval is partial when some file of the change reached no reviewer (binary content,
+/// a file over pair.maxFileBytes): it opens no commit gate and passes no `verify`, and finish
+/// closes it only with --accept-partial (recorded, and shown in the PR body).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The outcome to record: APPROVED (default) or CHANGES_REQUESTED (closing unapproved).
@@ -23,6 +27,9 @@ pub struct Args {
     /// Finish APPROVED without an approving last review (recorded as an override).
     #[arg(long)]
     pub force: bool,
+    /// Finish on a partial approval (files no reviewer saw), recorded and shown in the PR body.
+    #[arg(long)]
+    pub accept_partial: bool,
     /// Open the PR with `gh pr create --body-file …` (needs the GitHub CLI).
     #[arg(long)]
     pub open_pr: bool,
@@ -40,6 +47,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             verdict,
             pr: args.pr,
             force: args.force,
+            accept_partial: args.accept_partial,
             open_pr: args.open_pr,
         },
         &|message| ui.progress(message),

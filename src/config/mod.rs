@@ -14,6 +14,9 @@ use crate::model::settings::{self, Configuration, Setting, Shape};
 /// on their own, so a `!pattern` in `pair.review.exclude` cannot re-include them).
 pub const DEFAULT_REVIEW_EXCLUDE: [&str; 2] = ["HANDOFF.md", ".pair/working/**"];
 
+/// `pair.maxFileBytes`'s default: 1 MiB, far beyond a hand-written source file.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
 /// The settings in force, after defaults; command-line flags override them in the command layer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -26,6 +29,9 @@ pub struct Options {
     pub reviewer_command: Option<Vec<String>>,
     pub review_timeout_secs: u64,
     pub diff_budget_bytes: u64,
+    /// `pair.maxFileBytes`: a changed file larger than this is not sent to a reviewer at all
+    /// (listed as unreviewed, so an approval of the change is partial; SPEC §6.2).
+    pub max_file_bytes: u64,
     pub review_exclude: Vec<String>,
     pub max_parallel: Option<u32>,
     pub quorum: Option<u32>,
@@ -48,7 +54,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 21] = [
+pub const KEYS: [&str; 22] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -70,6 +76,7 @@ pub const KEYS: [&str; 21] = [
     "pair.trustedChecks",
     "pair.review.redactSecrets",
     "pair.secretsFile",
+    "pair.maxFileBytes",
 ];
 
 /// A configuration value that does not parse.
@@ -94,6 +101,7 @@ impl Default for Options {
             reviewer_command: None,
             review_timeout_secs: 0,
             diff_budget_bytes: 262_144,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             review_exclude: DEFAULT_REVIEW_EXCLUDE
                 .iter()
                 .map(|s| s.to_string())
@@ -191,6 +199,9 @@ impl Options {
         o.secrets_file = last_text("pair.secretsFile")
             .filter(|v| !v.trim().is_empty())
             .map(PathBuf::from);
+        if let Some(v) = last("pair.maxFileBytes") {
+            o.max_file_bytes = u64::from(positive_u32("pair.maxFileBytes", v)?);
+        }
         Ok(o)
     }
 

@@ -252,6 +252,56 @@ impl Differ {
             .attributes_only(&index, source)
             .map_err(|source| Error::Attributes { source })?
             .detach();
+        Differ::with_attributes(repo, options, attributes)
+    }
+
+    /// Prepares diffs whose attributes come from the `.gitattributes` files committed in
+    /// `tree` alone: not the work tree, the index, `$GIT_DIR/info/attributes` or a global
+    /// attributes file (SPEC §6.2: what a reviewer sees is decided by the change itself, never
+    /// by files outside it). What review packets are built with.
+    pub fn for_tree(repo: &gix::Repository, options: Options, tree: ObjectId) -> Result<Differ, Error> {
+        let index = repo
+            .index_from_tree(&tree)
+            .map_err(|source| Error::Attributes { source })?;
+        let case = if repo
+            .config_snapshot()
+            .boolean("core.ignoreCase")
+            .unwrap_or(false)
+        {
+            gix::glob::pattern::Case::Fold
+        } else {
+            gix::glob::pattern::Case::Sensitive
+        };
+        let mut buf = Vec::new();
+        let mut collection = gix::attrs::search::MetadataCollection::default();
+        // Only git's built-in `binary` macro: no global file is read.
+        let globals = gix::attrs::Search::new_globals(
+            std::iter::empty::<std::path::PathBuf>(),
+            &mut buf,
+            &mut collection,
+        )
+        .map_err(|e| Error::Attributes {
+            source: gix::Error::from_error(e),
+        })?;
+        let state = gix::worktree::stack::State::AttributesStack(
+            gix::worktree::stack::state::Attributes::new(
+                globals,
+                None,
+                gix::worktree::stack::state::attributes::Source::IdMapping,
+                collection,
+            ),
+        );
+        let mappings = state.id_mappings_from_index(&index, index.path_backing(), case);
+        let root = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
+        let attributes = gix::worktree::Stack::new(root, state, case, buf, mappings);
+        Differ::with_attributes(repo, options, attributes)
+    }
+
+    fn with_attributes(
+        repo: &gix::Repository,
+        options: Options,
+        attributes: gix::worktree::Stack,
+    ) -> Result<Differ, Error> {
         let matches = attributes.selected_attribute_matches([
             "diff",
             "linguist-generated",
@@ -518,7 +568,8 @@ impl Differ {
         Ok(object.detach().data)
     }
 
-    fn blob_size(&self, id: ObjectId) -> Result<u64, Error> {
+    /// The size of blob `id`, from its header (nothing is read whole).
+    pub fn blob_size(&self, id: ObjectId) -> Result<u64, Error> {
         let header = self
             .repo
             .find_header(id)

@@ -23,9 +23,10 @@ pub struct Approval {
 /// snapshot (`review --again`) or on later work, which contains it ("present since round 1").
 /// A forced finish covers the last reviewed snapshot when no review approved it.
 pub fn approvals(records: &[Record]) -> Vec<Approval> {
-    let mut latest: Vec<(TreeId, Verdict, u32, String)> = Vec::new();
+    let mut latest: Vec<(TreeId, Verdict, u32, String, bool)> = Vec::new();
     let mut last_reviewed: Option<(TreeId, u32, String)> = None;
     let mut forced = false;
+    let mut accepted_partial = false;
     for record in records {
         match &record.body {
             Body::Review(review) => {
@@ -40,23 +41,34 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
                     // Changes requested on the run's work revoke every approval before it.
                     latest.retain(|(_, earlier, ..)| *earlier != Verdict::Approved);
                 }
-                latest.push((reviewed, verdict, review.round, review.tool.clone()));
+                latest.push((
+                    reviewed,
+                    verdict,
+                    review.round,
+                    review.tool.clone(),
+                    review.is_partial(),
+                ));
                 last_reviewed = Some((reviewed, review.round, review.tool.clone()));
             }
             Body::Finish(finish) => {
-                forced = finish.override_ && finish.verdict == Verdict::Approved
+                forced = finish.override_ && finish.verdict == Verdict::Approved;
+                accepted_partial = finish.accept_partial && finish.verdict == Verdict::Approved;
             }
             _ => {}
         }
     }
     let mut out: Vec<Approval> = latest
         .into_iter()
-        .filter(|(_, verdict, ..)| *verdict == Verdict::Approved)
-        .map(|(snapshot, _, round, reviewer)| Approval {
+        .filter(|(_, verdict, .., partial)| {
+            // A partial approval is none, unless `finish --accept-partial` stood behind it:
+            // then it is an override, as `--force` is.
+            *verdict == Verdict::Approved && (!partial || accepted_partial)
+        })
+        .map(|(snapshot, _, round, reviewer, partial)| Approval {
             snapshot,
             round,
             reviewer,
-            forced: false,
+            forced: partial,
         })
         .collect();
     if forced
@@ -74,14 +86,17 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
 }
 
 /// Whether a run's finish record can change what [`approvals`] returns, given its review
-/// records: a `--force` override only matters when the last review with a verdict did not
-/// approve (the approved snapshot stands either way). Lets a reader skip that record.
+/// records: a `--force` override (or `--accept-partial`) only matters when the last review
+/// with a verdict did not approve, or approved partially (a full approval stands either way). Lets a reader skip that record.
 pub fn finish_matters(reviews: &[Record]) -> bool {
     let last = reviews.iter().rev().find_map(|r| match &r.body {
-        Body::Review(review) if review.snapshot.is_some() => review.verdict,
+        Body::Review(review) if review.snapshot.is_some() && review.verdict.is_some() => {
+            Some((review.verdict, review.is_partial()))
+        }
         _ => None,
     });
-    last != Some(Verdict::Approved)
+    // A partial approval stands only with `finish --accept-partial`.
+    !matches!(last, Some((Some(Verdict::Approved), false)))
 }
 
 #[cfg(test)]
@@ -122,6 +137,7 @@ mod tests {
                 verdict: Verdict::Approved,
                 override_,
                 pr: None,
+                accept_partial: false,
             }),
         )
     }

@@ -305,6 +305,14 @@ pub struct Review {
     pub error: Option<String>,
 }
 
+impl Review {
+    /// Whether some file of the reviewed change reached no reviewer (its coverage was
+    /// partial): an APPROVED verdict then is a partial approval, which opens no gate.
+    pub fn is_partial(&self) -> bool {
+        self.coverage_warning.is_some()
+    }
+}
+
 /// A measurement of one agent session's cost within the run: cumulative for that session, so
 /// a later measurement supersedes an earlier one and the growth in between is attributed to
 /// the round during which it was measured.
@@ -336,6 +344,10 @@ pub struct Finish {
     pub override_: bool,
     #[serde(default)]
     pub pr: Option<u64>,
+    /// `--accept-partial`: the user accepted an approval of a change some of which reached
+    /// no reviewer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accept_partial: bool,
 }
 
 /// The payload of a record; `kind` names it in JSON and in the record's file name.

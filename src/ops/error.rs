@@ -127,6 +127,15 @@ pub enum Error {
         /// How many more paths differ.
         more: usize,
     },
+    /// The commit gate is closed: the run's approval is partial (SPEC §6.2).
+    #[error(
+        "commit refused: the approval of run {run_id} (round {round}) is partial ({summary}): some files of the change reached no reviewer, so it opens no gate"
+    )]
+    GatePartial {
+        run_id: String,
+        round: u32,
+        summary: String,
+    },
     #[error("cannot write {what} {path}: {source}")]
     WriteFile {
         what: &'static str,

@@ -15,6 +15,8 @@ pub struct Request {
     pub verdict: Option<Verdict>,
     pub pr: Option<u64>,
     pub force: bool,
+    /// `--accept-partial`: close on an approval some of whose change reached no reviewer.
+    pub accept_partial: bool,
     pub open_pr: bool,
 }
 
@@ -29,14 +31,17 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
     let verdict = request.verdict.unwrap_or(Verdict::Approved);
     let mut finished_now = false;
     if state.manifest.is_finished() {
-        if request.force || request.verdict.is_some() {
+        if request.force || request.verdict.is_some() || request.accept_partial {
             return Err(Error::FinishedOnlyPr {
                 run_id: run_id.to_string(),
             });
         }
     } else {
         ctx.repo.append(&run_id, |s| {
-            model::check_finish(&s.manifest, verdict, request.force)?;
+            model::check_finish(&s.manifest, verdict, request.force, request.accept_partial)?;
+            let accept_partial = verdict == Verdict::Approved
+                && request.accept_partial
+                && s.manifest.last_approval_is_partial();
             let override_ = verdict == Verdict::Approved
                 && s.manifest.last_verdict() != Some(Verdict::Approved);
             let mut append = Append::record(
@@ -44,12 +49,18 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
                     verdict,
                     override_,
                     pr: request.pr,
+                    accept_partial,
                 }),
                 format!(
-                    "finish: {}{}",
+                    "finish: {}{}{}",
                     verdict.as_str(),
                     if override_ {
                         " (override: --force)"
+                    } else {
+                        ""
+                    },
+                    if accept_partial {
+                        " (partial coverage accepted: --accept-partial)"
                     } else {
                         ""
                     }

@@ -42,7 +42,8 @@ pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error
     let Some(review) = super::common::note::newest_review(ctx, &state, |_| true)? else {
         return Ok(None);
     };
-    if review.verdict != Some(Verdict::Approved) {
+    // A partial approval (some file reached no reviewer) is no approval here (SPEC §6.2).
+    if review.verdict != Some(Verdict::Approved) || review.is_partial() {
         return Ok(None);
     }
     let Some(snapshot) = super::common::note::reviewed_tree(ctx, &state, &review)? else {
@@ -84,6 +85,16 @@ pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, 
         Err(e) => return Err(e),
     };
     let Some(approval) = approval(ctx, &run_id)? else {
+        let state = ctx.load(&run_id)?;
+        if let Some(review) = super::common::note::newest_review(ctx, &state, |_| true)?
+            .filter(|r| r.verdict == Some(Verdict::Approved) && r.is_partial())
+        {
+            return Err(Error::GatePartial {
+                run_id: run_id.to_string(),
+                round: review.round,
+                summary: review.coverage_warning.unwrap_or_default(),
+            });
+        }
         return Err(Error::GateClosed {
             run_id: run_id.to_string(),
             approved_round: None,

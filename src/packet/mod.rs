@@ -12,6 +12,7 @@
 //! This module decides and formats; it never prints and never spawns anything.
 
 pub mod glob;
+pub mod passes;
 mod redact;
 mod shape;
 
@@ -80,7 +81,7 @@ pub struct Coverage {
     pub names_only: FileList,
     /// Files left out, named only in the list at the end of the diff.
     pub not_included: FileList,
-    /// Files shown as metadata only because their content is binary or not UTF-8.
+    /// Files shown as metadata only because git shows them as binary.
     pub binary: usize,
     /// Length of the packet's diff.
     pub bytes_included: u64,
@@ -91,6 +92,17 @@ pub struct Coverage {
     pub budget_bytes: u64,
     /// `reviewed X of Y files` when not every file is shown completely, else `null`.
     pub summary: Option<String>,
+    /// How many packets (passes) the change was reviewed in; 1 for a single packet.
+    #[serde(default = "one")]
+    pub passes: u32,
+    /// Files whose content no pass showed (binary content, over `pair.maxFileBytes`, a line
+    /// longer than a pass): an approval with any of them is partial.
+    #[serde(default)]
+    pub unreviewed: FileList,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// A bounded list of paths.
@@ -461,6 +473,8 @@ impl Outcome {
                 bytes_total: None,
                 budget_bytes: budget as u64,
                 summary: None,
+                passes: 1,
+                unreviewed: FileList::default(),
             },
         }
     }

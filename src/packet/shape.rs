@@ -1,5 +1,5 @@
 //! The shapes one file can take in a packet, each built from its git diff section: in full,
-//! metadata only (binary or non-UTF-8), names only, without its deletion-only hunks, or
+//! metadata only (binary, as git decides), names only, without its deletion-only hunks, or
 //! clipped. Markers are single lines starting with `[git-pair]`. Pure: bytes in, bytes out.
 
 use crate::diff::{FileDiff, HunkSpan};
@@ -10,9 +10,9 @@ pub const MARKER: &str = "[git-pair]";
 /// One file prepared for budgeting: its shapes, largest first.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// The file as git prints it, or metadata only when its content cannot go to a reviewer.
+    /// The file as git prints it, with unreadable bytes escaped.
     pub full: Vec<u8>,
-    /// Whether `full` is metadata only (binary, or non-UTF-8 / NUL content shown as binary).
+    /// Whether `full` is metadata only (git shows the file as binary).
     pub metadata_only: bool,
     /// `full`'s header length; content after it may be clipped.
     pub header_len: usize,
@@ -39,23 +39,12 @@ impl Prepared {
     pub fn new(file: FileDiff, generated: bool) -> Prepared {
         let header = header_lines(&file.text, &file.hunks);
         let (added, deleted) = (file.added_lines, file.deleted_lines);
-        let content_ok = file
-            .hunks
-            .iter()
-            .all(|h| reviewable(&file.text[h.start..h.end]));
-        let (full, metadata_only, header_len, hunks) = if content_ok {
-            (file.text, file.binary, file.header_len, file.hunks)
-        } else {
-            let mut meta = header.clone();
-            meta.extend_from_slice(
-                format!(
-                    "{MARKER} non-UTF-8 or NUL content shown as binary: +{added} -{deleted} lines\n"
-                )
-                .as_bytes(),
-            );
-            let len = meta.len();
-            (meta, true, len, Vec::new())
-        };
+        // Text with a stray invalid byte (or a NUL past git's 8,000-byte probe) is still text:
+        // shown with those bytes escaped, never called binary (SPEC §6.2). Binary is git's
+        // call alone (`Binary files … differ`).
+        let file = escape_unreadable(file);
+        let (full, metadata_only, header_len, hunks) =
+            (file.text, file.binary, file.header_len, file.hunks);
 
         let reason = if generated {
             "lockfile, generated or vendored"
@@ -167,6 +156,71 @@ pub enum Shape<'a> {
 /// Content a reviewer can read: valid UTF-8 without NUL bytes.
 fn reviewable(bytes: &[u8]) -> bool {
     !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok()
+}
+
+/// The marker put before the first hunk of a file whose content had bytes escaped.
+pub const ESCAPED_MARKER: &str = "[git-pair] bytes that are not UTF-8 text (and NUL) are shown as \\xNN\n";
+
+/// `file` with every byte of its hunks that is not part of valid UTF-8 text, and every NUL,
+/// written as `\xNN`, hunk spans moved to match and a marker line before the first hunk.
+/// Unchanged when its content is readable already.
+pub fn escape_unreadable(file: FileDiff) -> FileDiff {
+    if file
+        .hunks
+        .iter()
+        .all(|h| reviewable(&file.text[h.start..h.end]))
+    {
+        return file;
+    }
+    let mut text = Vec::with_capacity(file.text.len() + 64);
+    let mut hunks = Vec::with_capacity(file.hunks.len());
+    let mut cursor = 0;
+    let mut header_len = file.header_len;
+    for (i, hunk) in file.hunks.iter().enumerate() {
+        text.extend_from_slice(&file.text[cursor..hunk.start]);
+        if i == 0 {
+            text.extend_from_slice(ESCAPED_MARKER.as_bytes());
+            header_len = text.len();
+        }
+        let start = text.len();
+        push_escaped(&mut text, &file.text[hunk.start..hunk.end]);
+        hunks.push(HunkSpan {
+            start,
+            end: text.len(),
+            ..*hunk
+        });
+        cursor = hunk.end;
+    }
+    text.extend_from_slice(&file.text[cursor..]);
+    FileDiff {
+        text,
+        header_len,
+        hunks,
+        ..file
+    }
+}
+
+fn push_escaped(out: &mut Vec<u8>, mut bytes: &[u8]) {
+    let escape = |out: &mut Vec<u8>, b: u8| out.extend_from_slice(format!("\\x{b:02x}").as_bytes());
+    while !bytes.is_empty() {
+        let (valid, rest) = match std::str::from_utf8(bytes) {
+            Ok(_) => (bytes, &[][..]),
+            Err(e) => bytes.split_at(e.valid_up_to()),
+        };
+        for &b in valid {
+            if b == 0 {
+                escape(out, b);
+            } else {
+                out.push(b);
+            }
+        }
+        if rest.is_empty() {
+            break;
+        }
+        // One invalid byte at a time: the rest may be valid again.
+        escape(out, rest[0]);
+        bytes = &rest[1..];
+    }
 }
 
 /// Everything outside the hunks, minus the `---`/`+++` lines: `diff --git`, mode, rename,
@@ -317,24 +371,28 @@ mod tests {
     }
 
     #[test]
-    fn non_utf8_content_is_metadata_only() {
+    fn non_utf8_content_is_shown_escaped_not_as_binary() {
         let body = "@@ -1 +1 @@\n-caf\u{e9}\n+caf\u{e8}\n";
         let mut f = file(&format!("{HEADER}{body}"), Vec::new(), HEADER.len());
         let start = HEADER.len();
-        f.text[start + 18] = 0xe9; // break the UTF-8 of the first content line
+        f.text[start + 16] = 0xe9; // break the UTF-8 of the first content line
         f.hunks = vec![HunkSpan {
             start,
             end: f.text.len(),
             added: 1,
             deleted: 1,
         }];
+        f.text.push(b'+');
+        f.text.extend_from_slice(b"nul\0here\n");
+        f.hunks[0].end = f.text.len();
         let p = Prepared::new(f, false);
-        assert!(p.metadata_only);
-        assert!(std::str::from_utf8(&p.full).is_ok());
-        assert!(
-            String::from_utf8_lossy(&p.full)
-                .contains("[git-pair] non-UTF-8 or NUL content shown as binary")
-        );
+        assert!(!p.metadata_only);
+        let text = std::str::from_utf8(&p.full).expect("escaped text is UTF-8");
+        assert!(text.contains(ESCAPED_MARKER), "{text}");
+        assert!(text.contains("-caf\\xe9\\xa9\n"), "{text}");
+        assert!(text.contains("+caf\u{e8}\n"), "{text}");
+        assert!(text.contains("+nul\\x00here\n"), "{text}");
+        assert!(text[p.header_len..].starts_with("@@ -1 +1 @@"), "{text}");
     }
 
     #[test]

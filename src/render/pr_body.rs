@@ -182,6 +182,12 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             m.last_verdict().map_or("missing", Verdict::as_str)
         );
     }
+    if m.outcome.accepted_partial {
+        let _ = writeln!(
+            out,
+            "\n> **Partial approval accepted:** finished with `--accept-partial` although some files of the change reached no reviewer (see Coverage below)."
+        );
+    }
     let allowed: Vec<String> = records
         .iter()
         .filter_map(|r| match &r.body {

@@ -20,10 +20,38 @@ pub fn round(report: &Round, out: &mut dyn Write) -> std::io::Result<()> {
         } else {
             format!("{} — ", f.location)
         };
-        writeln!(out, "{}. [{}] {location}{}", f.n, f.category, f.text)?;
+        let severity = f
+            .severity
+            .map(|s| format!(" [severity: {}]", s.as_str()))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}. [{}]{severity} {location}{}",
+            f.n, f.category, f.text
+        )?;
+    }
+    if report.coverage.passes > 1 {
+        writeln!(
+            out,
+            "reviewed in {} passes (the change is larger than one packet)",
+            report.coverage.passes
+        )?;
     }
     if let Some(summary) = &report.partial_coverage {
         writeln!(out, "coverage: {summary}")?;
+        if !report.coverage.unreviewed.is_empty() {
+            writeln!(
+                out,
+                "unreviewed: {}",
+                report.coverage.unreviewed.join(", ")
+            )?;
+        }
+        if report.verdict == Some(crate::model::Verdict::Approved) {
+            writeln!(
+                out,
+                "this approval is partial: it opens no commit gate and passes no verify; finish it only with git pair finish --accept-partial"
+            )?;
+        }
     }
     if report.outcome == "failed-validation" {
         writeln!(

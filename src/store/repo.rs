@@ -209,6 +209,16 @@ impl Repo {
         crate::diff::Differ::new(&self.repo, crate::diff::Options::from_config(&self.repo)?)
     }
 
+    /// A [`crate::diff::Differ`] whose attributes come from `tree`'s own `.gitattributes`
+    /// alone: what a review packet of the change to `tree` is built with.
+    pub fn review_differ(&self, tree: ObjectId) -> Result<crate::diff::Differ, crate::diff::Error> {
+        crate::diff::Differ::for_tree(
+            &self.repo,
+            crate::diff::Options::from_config(&self.repo)?,
+            tree,
+        )
+    }
+
     /// Every file's `git diff` from `old` (a tree or commit, `None` for the empty tree) to
     /// `new`, with this repository's diff settings ([`crate::diff::diff_trees`]).
     pub fn diff_trees(

@@ -126,7 +126,7 @@ fn review_json_keys() {
     env.write("src/lib.rs", "pub fn f() {}\n");
     env.pair_json(&["coder-done", "--summary", "first"]);
     let coverage =
-        "coverage:{files_total,full,clipped,names_only,not_included,bytes_included,summary}";
+        "coverage:{files_total,full,clipped,names_only,not_included,bytes_included,summary,passes}";
     let approve = reviewer("approve.sh");
     pin(
         &env,

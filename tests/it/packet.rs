@@ -78,8 +78,13 @@ fn under_budget_the_packet_is_git_diff() {
             assert!(packet.coverage.summary.is_none());
             assert_eq!(packet.coverage.bytes_total, Some(git.len() as u64));
         } else {
-            // Non-UTF-8 (or NUL) content goes to the reviewer as metadata only (SPEC 6.2).
-            assert!(packet.coverage.binary > 0, "commit {commit}");
+            // Binary content goes to the reviewer as metadata only; text with bytes that are
+            // not UTF-8 is shown with them escaped (SPEC 6.2): the packet is text either way.
+            let text = std::str::from_utf8(&packet.diff).expect("the packet is UTF-8");
+            assert!(
+                packet.coverage.binary > 0 || text.contains("are shown as \\xNN"),
+                "commit {commit}"
+            );
         }
         previous = Some(commit.to_owned());
     }
@@ -368,9 +373,11 @@ fn binary_and_non_utf8_files() {
     assert!(t.contains("Binary files a/img.png and b/img.png differ\n"));
     assert!(t.contains("Binary files /dev/null and b/new.bin differ\n"));
     assert!(t.contains("diff --git a/latin1.txt b/latin1.txt\nindex "));
-    assert!(t.contains("[git-pair] non-UTF-8 or NUL content shown as binary: +1 -0 lines\n"));
+    // Latin-1 text is text: shown with the stray bytes escaped, not called binary.
+    assert!(t.contains("[git-pair] bytes that are not UTF-8 text (and NUL) are shown as \\xNN\n"));
+    assert!(t.contains(" caf\\xe9\n+cr\\xe8me\n"), "{t}");
     assert!(t.contains("+still ok\n"));
-    assert_eq!(p.coverage.binary, 3);
+    assert_eq!(p.coverage.binary, 2);
     assert_eq!(p.coverage.full.count, 4);
 }
 

@@ -126,6 +126,7 @@ impl Manifest {
             cost_usd: None,
             summaries: Some(1),
             open_findings_digest: None,
+            partial: false,
         });
     }
 
@@ -172,6 +173,7 @@ impl Manifest {
             cost_usd: None,
             summaries: None,
             open_findings_digest,
+            partial: review.is_partial(),
         });
     }
 
@@ -209,6 +211,7 @@ impl Manifest {
 
     fn apply_finish(&mut self, finish: &Finish) {
         self.close(Some(finish.verdict), finish.override_, false);
+        self.outcome.accepted_partial = finish.accept_partial;
         if finish.pr.is_some() {
             self.pr = finish.pr;
         }
@@ -221,6 +224,7 @@ impl Manifest {
             rounds: self.current_coder_round().unwrap_or(0),
             override_,
             abandoned,
+            accepted_partial: false,
         };
     }
 

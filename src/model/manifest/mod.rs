@@ -41,6 +41,10 @@ pub struct RoundEntry {
     /// Reviewer rounds: a digest of the open findings, to detect a stalled loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_findings_digest: Option<String>,
+    /// Reviewer rounds: some file of the change reached no reviewer (coverage partial), so
+    /// an APPROVED verdict is a partial approval.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// How the run ended.
@@ -53,6 +57,9 @@ pub struct Outcome {
     /// Closed with `git pair abandon` (or `start --replace`): no verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub abandoned: bool,
+    /// Finished with `--accept-partial` on a partial approval.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accepted_partial: bool,
 }
 
 /// One agent session of the run and its latest stored cost.
@@ -251,6 +258,12 @@ impl Manifest {
     /// The verdict of the last completed review.
     pub fn last_verdict(&self) -> Option<Verdict> {
         self.last_review().and_then(|e| e.verdict)
+    }
+
+    /// Whether the last review with a verdict approved with something unreviewed.
+    pub fn last_approval_is_partial(&self) -> bool {
+        self.last_review()
+            .is_some_and(|e| e.partial && e.verdict == Some(Verdict::Approved))
     }
 
     /// Whether coder round `n` has a completed review (failed reviews use no round).

@@ -24,6 +24,10 @@ pub enum Refusal {
     AlreadyReviewed { run_id: String, round: u32 },
     #[error("run {run_id} has no approving last review (last verdict: {last})")]
     NotApproved { run_id: String, last: String },
+    #[error(
+        "the approval of run {run_id} is partial: some files of the change reached no reviewer (binary content, or over pair.maxFileBytes)"
+    )]
+    PartialApproval { run_id: String },
     #[error("run {run_id} already has PR #{number}; a run never gets a second PR")]
     SecondPr { run_id: String, number: u64 },
     #[error("nothing to review in run {run_id}: the work tree equals the base ({base})")]
@@ -83,7 +87,12 @@ pub fn check_review(manifest: &Manifest, again: bool) -> Result<(), Refusal> {
 }
 
 /// Refuses a `finish` the loop's rules do not allow.
-pub fn check_finish(manifest: &Manifest, verdict: Verdict, force: bool) -> Result<(), Refusal> {
+pub fn check_finish(
+    manifest: &Manifest,
+    verdict: Verdict,
+    force: bool,
+    accept_partial: bool,
+) -> Result<(), Refusal> {
     if manifest.is_finished() {
         return Err(Refusal::AlreadyFinished {
             run_id: manifest.run_id.clone(),
@@ -97,6 +106,13 @@ pub fn check_finish(manifest: &Manifest, verdict: Verdict, force: bool) -> Resul
                 .last_verdict()
                 .map_or("none", Verdict::as_str)
                 .to_owned(),
+        });
+    }
+    // A partial approval closes a run only when the user says so (SPEC §6.2); `--force`
+    // overrides a missing approval, not a partial one.
+    if verdict == Verdict::Approved && manifest.last_approval_is_partial() && !accept_partial {
+        return Err(Refusal::PartialApproval {
+            run_id: manifest.run_id.clone(),
         });
     }
     Ok(())

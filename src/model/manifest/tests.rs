@@ -174,13 +174,14 @@ fn approval_leads_to_finish_then_done() {
         rec(3, review("d", 1, Some(Verdict::Approved), &[])),
     ]);
     assert_eq!(m.next_action, NextAction::Finish);
-    assert!(check_finish(&m, Verdict::Approved, false).is_ok());
+    assert!(check_finish(&m, Verdict::Approved, false, false).is_ok());
     m.apply(&rec(
         4,
         Body::Finish(crate::model::Finish {
             verdict: Verdict::Approved,
             override_: false,
             pr: None,
+            accept_partial: false,
         }),
     ));
     assert_eq!(m.next_action, NextAction::Done);

@@ -75,6 +75,12 @@ pub struct CoverageSummary {
     pub bytes_included: u64,
     /// `reviewed X of Y files` when not every file is shown completely.
     pub summary: Option<String>,
+    /// How many packets the change was reviewed in (1 unless it is larger than the budget).
+    pub passes: u32,
+    /// Files no pass showed (binary content, over `pair.maxFileBytes`): the first ones; an
+    /// approval with any is partial.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreviewed: Vec<String>,
 }
 
 /// `review --dry-run`: the packet and the reviewer command lines.

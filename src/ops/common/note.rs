@@ -65,7 +65,9 @@ pub fn vouched_line(ctx: &Context, state: &RunState) -> Result<Option<NoteLine>,
             let Some(review) = newest_review(ctx, state, |_| true)? else {
                 return Ok(None);
             };
-            (review, verdict, m.outcome.rounds, m.outcome.override_)
+            // An accepted partial approval is an override, as `--force` is.
+            let override_ = m.outcome.override_ || m.outcome.accepted_partial;
+            (review, verdict, m.outcome.rounds, override_)
         }
         None => {
             // Unfinished: the newest review with a verdict, when it approved (a later one that
@@ -73,7 +75,7 @@ pub fn vouched_line(ctx: &Context, state: &RunState) -> Result<Option<NoteLine>,
             let Some(review) = newest_review(ctx, state, |_| true)? else {
                 return Ok(None);
             };
-            if review.verdict != Some(Verdict::Approved) {
+            if review.verdict != Some(Verdict::Approved) || review.is_partial() {
                 return Ok(None);
             }
             let round = review.round;

@@ -57,9 +57,58 @@ enum Reask {
     NoSeverity,
 }
 
+/// One member's review of every pass, in order: APPROVED only when every pass approved; the
+/// findings of all passes; a pass that ends without a verdict (failed, timed out, cancelled)
+/// ends the member's review there, with no verdict.
 fn run_member(
     plan: &Plan,
     member: &Member,
+    options: &review::RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> MemberResult {
+    let count = plan.passes.len();
+    if count <= 1 {
+        return run_pass(plan, member, 0, options, progress);
+    }
+    let mut all: Option<MemberResult> = None;
+    for pass in 0..count {
+        progress(&format!(
+            "{}: pass {} of {count} (the change is larger than one packet)…",
+            member.bound.name,
+            pass + 1
+        ));
+        let mut result = run_pass(plan, member, pass, options, progress);
+        let Some(so_far) = all.as_mut() else {
+            let stop = result.verdict.is_none();
+            all = Some(result);
+            if stop {
+                break;
+            }
+            continue;
+        };
+        so_far.attempts.append(&mut result.attempts);
+        if result.session_id.is_some() {
+            so_far.session_id = result.session_id;
+        }
+        so_far.outcome = result.outcome;
+        so_far.error = result.error;
+        if result.verdict.is_none() {
+            so_far.verdict = None;
+            break;
+        }
+        if result.verdict != Some(Verdict::Approved) {
+            so_far.verdict = result.verdict;
+        }
+        so_far.findings.append(&mut result.findings);
+    }
+    all.expect("a change has at least one pass")
+}
+
+/// One member's review of pass `pass`: at most two reviewer calls.
+fn run_pass(
+    plan: &Plan,
+    member: &Member,
+    pass: usize,
     options: &review::RunOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
@@ -82,7 +131,7 @@ fn run_member(
     let mut reask: Option<Reask> = None;
     let mut drift_asked = false;
     while calls < CALLS_PER_ROUND {
-        let attempt_no = plan.attempt_base + tries + 1;
+        let attempt_no = plan.attempt_of_pass(pass) + tries + 1;
         let prompt = match &reask {
             None => {
                 progress(&format!(
@@ -90,7 +139,7 @@ fn run_member(
                     plan.round,
                     options.timeout.as_secs()
                 ));
-                plan.prompt(attempt_no)
+                plan.prompt(attempt_no, pass)
             }
             Some(why) => {
                 let what = match why {
@@ -104,13 +153,13 @@ fn run_member(
                 ));
                 format!(
                     "{}\n\n{}\n\nYour previous answer had {what}.",
-                    plan.prompt(attempt_no),
+                    plan.prompt(attempt_no, pass),
                     plan.reask
                 )
             }
         };
         let reasking = reask.take().is_some();
-        let attempt = attempt_once(plan, member, &prompt, resume.as_deref(), options);
+        let attempt = attempt_once(plan, member, pass, &prompt, resume.as_deref(), options);
         calls += 1;
         if !reasking && resume.is_some() && attempt.should_retry_fresh(&member.bound) {
             // The resumed session could not be used: a fresh one is a new count.
@@ -191,6 +240,7 @@ impl MemberResult {
 fn attempt_once(
     plan: &Plan,
     member: &Member,
+    pass: usize,
     prompt: &str,
     resume: Option<&str>,
     options: &review::RunOptions,
@@ -199,7 +249,7 @@ fn attempt_once(
         &member.bound,
         &review::ReviewInput {
             prompt,
-            diff: &plan.diff,
+            diff: plan.passes.get(pass).map_or("", String::as_str),
             resume_session_id: resume,
             file_sizes: &plan.parts.file_sizes,
         },

@@ -75,6 +75,7 @@ pub fn settings(
         plan: request.plan.clone(),
         again: request.again,
         budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
+        max_file_bytes: o.max_file_bytes,
         exclude: o.review_exclude.clone(),
         max_parallel: o.max_parallel.map(|n| n as usize),
         quorum: o.quorum.map(|n| n as usize),
@@ -240,7 +241,7 @@ fn dry_run_report(plan: &Plan, argv: Vec<(String, Vec<String>)>) -> report::DryR
             .collect(),
         coverage: coverage_summary(&plan.coverage),
         secrets: plan.secrets.clone(),
-        prompt: plan.prompt(plan.attempt_base + 1),
+        prompt: plan.prompt(plan.attempt_base + 1, 0),
         members: plan.members.iter().map(|m| m.bound.name.clone()).collect(),
     }
 }
@@ -255,5 +256,7 @@ fn coverage_summary(c: &crate::packet::Coverage) -> report::CoverageSummary {
         not_included: c.not_included.count,
         bytes_included: c.bytes_included,
         summary: c.summary.clone(),
+        passes: c.passes,
+        unreviewed: c.unreviewed.paths.iter().take(10).cloned().collect(),
     }
 }

@@ -34,6 +34,8 @@ pub struct Settings {
     pub plan: Option<String>,
     pub again: bool,
     pub budget_bytes: usize,
+    /// `pair.maxFileBytes`: a file larger than this goes to no reviewer (unreviewed).
+    pub max_file_bytes: u64,
     pub exclude: Vec<String>,
     pub max_parallel: Option<usize>,
     pub quorum: Option<usize>,
@@ -61,6 +63,10 @@ pub struct PromptParts {
     /// packet shows it): what a size check judges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub file_sizes: Vec<(String, u64)>,
+    /// Where each pass after the first starts in the stored diff (a change reviewed in one
+    /// packet has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_starts: Vec<usize>,
 }
 
 /// An open finding of an earlier round and the coder's response, as stored with a dispatch.
@@ -87,7 +93,10 @@ pub struct Plan {
     pub round: u32,
     pub mode: Mode,
     pub snapshot: ObjectId,
+    /// Every pass's diff, one after the other (what is stored).
     pub diff: String,
+    /// Each pass's diff: one packet under the byte budget each.
+    pub passes: Vec<String>,
     pub coverage: Coverage,
     pub parts: PromptParts,
     pub members: Vec<Member>,
@@ -131,9 +140,34 @@ pub struct RoundOutcome {
     pub error: Option<String>,
 }
 
+/// Attempt numbers one pass of one dispatch may use: the first try and one retry (a re-ask
+/// keeps its try's number).
+pub(super) const ATTEMPTS_PER_PASS: u32 = 2;
+
 impl Plan {
-    /// The prompt for attempt `attempt` of this dispatch.
-    pub fn prompt(&self, attempt: u32) -> String {
+    /// The first attempt number of pass `pass` (from 0) of this dispatch.
+    pub fn attempt_of_pass(&self, pass: usize) -> u32 {
+        self.attempt_base + ATTEMPTS_PER_PASS * pass as u32
+    }
+
+    /// Splits a stored diff at `starts` into its passes.
+    pub fn split_passes(diff: &str, starts: &[usize]) -> Vec<String> {
+        let mut passes = Vec::with_capacity(starts.len() + 1);
+        let mut from = 0;
+        for &start in starts {
+            let start = start.clamp(from, diff.len());
+            let start = (start..=diff.len())
+                .find(|&i| diff.is_char_boundary(i))
+                .unwrap_or(diff.len());
+            passes.push(diff[from..start].to_owned());
+            from = start;
+        }
+        passes.push(diff[from..].to_owned());
+        passes
+    }
+
+    /// The prompt for attempt `attempt` of this dispatch, showing pass `pass` (from 0).
+    pub fn prompt(&self, attempt: u32, pass: usize) -> String {
         let prior: Vec<PriorFinding> = self
             .parts
             .prior
@@ -144,6 +178,14 @@ impl Plan {
                 response: p.response.clone(),
             })
             .collect();
+        let coverage = match (self.passes.len(), &self.parts.coverage) {
+            (0 | 1, c) => c.clone(),
+            (n, c) => Some(format!(
+                "pass {} of {n}: this change is reviewed in {n} packets, each showing other files (or other parts of a file too large for one); this one is judged on its own, so give your verdict on what it shows{}",
+                pass + 1,
+                c.as_ref().map(|c| format!("; in all, {c}")).unwrap_or_default()
+            )),
+        };
         prompt::render(
             &self.templates,
             &prompt::Context {
@@ -153,8 +195,8 @@ impl Plan {
                 mode: self.mode,
                 task: &self.parts.task,
                 summaries: &self.parts.summaries,
-                diff: &self.diff,
-                coverage: self.parts.coverage.as_deref(),
+                diff: self.passes.get(pass).map_or("", String::as_str),
+                coverage: coverage.as_deref(),
                 since: self.parts.since.as_deref(),
                 prior: &prior,
                 plan: self.parts.plan.as_deref(),
@@ -164,13 +206,13 @@ impl Plan {
 
     /// The command line each member would run, for `--dry-run`.
     pub fn planned_argv(&self, settings: &Settings) -> Vec<(String, Vec<String>)> {
-        let prompt = self.prompt(self.attempt_base + 1);
+        let prompt = self.prompt(self.attempt_base + 1, 0);
         self.members
             .iter()
             .map(|m| {
                 let input = review::ReviewInput {
                     prompt: &prompt,
-                    diff: &self.diff,
+                    diff: self.passes.first().map_or("", String::as_str),
                     resume_session_id: m.resume_session.as_deref(),
                     file_sizes: &self.parts.file_sizes,
                 };

@@ -71,9 +71,20 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let (built, file_sizes) =
-        build_packet_sized(repo, base, snapshot, &options, &settings.scanner)?;
+    let (built, file_sizes) = build_passes_sized(
+        repo,
+        base,
+        snapshot,
+        &options,
+        settings.max_file_bytes,
+        &settings.scanner,
+    )?;
     let secrets = in_the_change(&built.secrets);
+    let passes: Vec<String> = built
+        .passes
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
         (Some(_), _) => Mode::CodeVsPlan,
@@ -134,6 +145,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             prior,
             plan: settings.plan.clone(),
             file_sizes,
+            pass_starts: pass_starts(&passes),
         },
     );
     let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
@@ -144,12 +156,13 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         round,
         mode,
         snapshot,
-        diff: String::from_utf8_lossy(&built.diff).into_owned(),
+        diff: passes.concat(),
+        attempt_base: super::plan::ATTEMPTS_PER_PASS * passes.len() as u32 * dispatches_so_far,
+        passes,
         coverage: built.coverage,
         parts,
         members,
         parallelism,
-        attempt_base: 2 * dispatches_so_far,
         resumes: None,
         unbound,
         secrets,
@@ -235,23 +248,70 @@ fn resume(
     };
     let (members, unbound) = bind_members(surfaces, records, settings, Some(&dispatch.reviewers))?;
     let parallelism = parallelism(&members, settings);
+    let diff = String::from_utf8_lossy(&diff).into_owned();
+    let passes = Plan::split_passes(&diff, &parts.pass_starts);
     Ok(Plan {
         run_id: state.run_id.clone(),
         round,
         mode,
         snapshot,
-        diff: String::from_utf8_lossy(&diff).into_owned(),
+        attempt_base: super::plan::ATTEMPTS_PER_PASS
+            * passes.len() as u32
+            * count_dispatches(records, round),
+        passes,
+        diff,
         coverage,
         parts,
         members,
         parallelism,
-        attempt_base: 2 * count_dispatches(records, round),
         resumes: Some(dispatch_id.to_owned()),
         unbound,
         secrets: dispatch.redacted.clone(),
         templates,
         reask,
     })
+}
+
+/// Where each pass after the first starts in the passes joined.
+fn pass_starts(passes: &[String]) -> Vec<usize> {
+    let mut at = 0;
+    let mut starts = Vec::new();
+    for pass in passes.iter().take(passes.len().saturating_sub(1)) {
+        at += pass.len();
+        starts.push(at);
+    }
+    starts
+}
+
+/// The change `old` → `new` in passes (every file's content, or listed as unreviewed), and
+/// each added or modified file's size in `new` (from the object database's headers).
+fn build_passes_sized(
+    repo: &Repo,
+    old: Option<ObjectId>,
+    new: ObjectId,
+    options: &packet::Options,
+    max_file_bytes: u64,
+    scanner: &Scanner,
+) -> Result<(packet::passes::Passes, Vec<(String, u64)>), Error> {
+    let mut differ = repo.review_differ(new)?;
+    let changes = differ.changes(old, new)?;
+    let sizes = file_sizes(repo, &changes);
+    let passes = packet::passes::build(&mut differ, &changes, options, max_file_bytes, scanner)?;
+    Ok((passes, sizes))
+}
+
+fn file_sizes(repo: &Repo, changes: &[crate::diff::Change]) -> Vec<(String, u64)> {
+    changes
+        .iter()
+        .filter(|c| c.new_mode.is_some_and(|m| m & 0o170000 == 0o100000))
+        .filter_map(|c| {
+            let id = c.new_id?;
+            // An object whose header cannot be read gets no size hint: the packet shows
+            // its diff all the same.
+            let size = repo.object_size(id).ok()?;
+            Some((String::from_utf8_lossy(&c.new_path).into_owned(), size))
+        })
+        .collect()
 }
 
 fn build_packet(
@@ -273,19 +333,9 @@ fn build_packet_sized(
     options: &packet::Options,
     scanner: &Scanner,
 ) -> Result<(packet::Packet, Vec<(String, u64)>), Error> {
-    let mut differ = repo.differ()?;
+    let mut differ = repo.review_differ(new)?;
     let changes = differ.changes(old, new)?;
-    let sizes = changes
-        .iter()
-        .filter(|c| c.new_mode.is_some_and(|m| m & 0o170000 == 0o100000))
-        .filter_map(|c| {
-            let id = c.new_id?;
-            // An object whose header cannot be read gets no size hint: the packet shows
-            // its diff all the same.
-            let size = repo.object_size(id).ok()?;
-            Some((String::from_utf8_lossy(&c.new_path).into_owned(), size))
-        })
-        .collect();
+    let sizes = file_sizes(repo, &changes);
     packet::check_blindness(
         changes
             .iter()

@@ -23,7 +23,7 @@ use crate::store::{Append, Content, Material, Repo};
 /// Stores the dispatch record (and the packet it sends) before any reviewer is spawned.
 /// Fails loudly when it cannot be written: then nothing may be spawned.
 pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String, Error> {
-    let prompt = plan.prompt(plan.attempt_base + 1);
+    let prompt = plan.prompt(plan.attempt_base + 1, 0);
     let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
     let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
     let names: Vec<String> = plan.members.iter().map(|m| m.bound.name.clone()).collect();

@@ -152,6 +152,7 @@ mod tests {
                     },
                     override_,
                     pr,
+                    accept_partial: false,
                 })
             ),
             (1u64..3).prop_map(|number| Body::Pr { number }),
