@@ -199,8 +199,9 @@ fn attempt_once(
         &member.bound,
         &review::ReviewInput {
             prompt,
-            diff: &plan.diff,
             resume_session_id: resume,
+            files: &plan.files,
+            secrets: &plan.file_secrets,
             file_sizes: &plan.parts.file_sizes,
         },
         options,
