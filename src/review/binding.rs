@@ -26,6 +26,12 @@ pub struct BoundRealization {
 }
 
 impl BoundRealization {
+    /// Whether this is the built-in reviewer (in-process: it reads the change's file diffs,
+    /// not the prompt).
+    pub fn is_builtin(&self) -> bool {
+        self.realization.kind == RealizationKind::Builtin
+    }
+
     /// Whether structured output will be requested (defined in the data and, when it names
     /// a capability, proven by the probe).
     pub fn supports_structured_output(&self) -> bool {

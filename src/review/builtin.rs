@@ -1,23 +1,36 @@
-//! The built-in reviewer: deterministic checks on the added lines of a unified diff (conflict
-//! markers, committed secrets, debug leftovers, oversized files, source changed without tests,
-//! new TODO/FIXME). Pure and offline; answers in the same contract as any other reviewer.
+//! The built-in reviewer: deterministic checks on the added lines of the change, read from
+//! its file diffs ([`FileDiff`]: every changed file, complete, not the budget-cut packet):
+//! conflict markers, debug leftovers, oversized files, source changed without tests, new
+//! TODO/FIXME. Pure and offline; answers in the same contract as any other reviewer. Binary
+//! files get no line checks; their size is still judged.
 //!
-//! Blocking (→ CHANGES_REQUESTED): `conflict-marker`, `secret`, `debug-leftover`,
-//! `large-file` — each is almost always an accident and cheap to fix before merging.
+//! Blocking (→ CHANGES_REQUESTED): `conflict-marker`, `debug-leftover`, `large-file` — each
+//! is almost always an accident and cheap to fix before merging.
 //! Advisory (reported, verdict stays APPROVED): `missing-tests`, `todo` — both are often
 //! deliberate, and a deterministic check cannot tell.
+//!
+//! Secrets are not its check: the one scanner ([`crate::secrets`]) decides what a secret is,
+//! and the round turns each of its findings into one blocking `[secret]` finding. The
+//! built-in is handed those findings only so that nothing it writes carries a secret: a line
+//! it quotes has every secret on it redacted, and a line the scanner names without saying
+//! where on it the secret is, is not quoted at all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::diff::FileDiff;
 use crate::review::parse::{Finding, Severity, Verdict, render_contract};
+use crate::secrets::{self, Finding as SecretFinding, Origin};
+use crate::util::hunk::{self, HunkLine, LineKind};
 
 /// Settings of the built-in reviewer.
 #[derive(Debug, Clone)]
 pub struct BuiltinOptions {
-    /// A file whose added lines total more bytes than this is flagged.
+    /// A file bigger than this (its size in the snapshot; else the bytes of its added lines)
+    /// is flagged.
     pub max_file_bytes: u64,
     /// At most this many findings per category; further ones are summed up in one line.
     pub max_per_category: usize,
@@ -44,34 +57,44 @@ pub struct BuiltinReview {
 }
 
 /// Categories whose findings make the verdict CHANGES_REQUESTED.
-pub const BLOCKING_CATEGORIES: &[&str] =
-    &["conflict-marker", "secret", "debug-leftover", "large-file"];
+pub const BLOCKING_CATEGORIES: &[&str] = &["conflict-marker", "debug-leftover", "large-file"];
 
-/// Reviews the added lines of `diff` (unified diff text), and the size of each changed file as
-/// the snapshot holds it (`sizes`; a packet under its byte budget shows only part of a big
-/// file, or only its name).
-pub fn review(diff: &str, sizes: &[(String, u64)], options: &BuiltinOptions) -> BuiltinReview {
-    let mut files = parse_diff(diff);
-    for (path, bytes) in sizes {
-        match files.iter_mut().find(|f| &f.path == path) {
-            Some(file) => file.size = Some(*bytes),
-            None => files.push(FileAdds {
-                path: path.clone(),
-                size: Some(*bytes),
-                ..FileAdds::default()
-            }),
-        }
+/// Reviews the change: `files`, every changed file's diff, complete; `secrets`, what the
+/// scanner found in them, each as [`secrets::Scanner::scan_diff`] reports it for its file's
+/// `text` (ranges into that text; a finding named by path and line only is honoured too);
+/// `sizes`, each added or modified file's size in the snapshot (a file without one is judged
+/// by the bytes of its added lines).
+pub fn review(
+    files: &[FileDiff],
+    secrets: &[SecretFinding],
+    sizes: &[(String, u64)],
+    options: &BuiltinOptions,
+) -> BuiltinReview {
+    let sizes: HashMap<&str, u64> = sizes.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+    let mut secrets_of: HashMap<&str, Vec<&SecretFinding>> = HashMap::new();
+    for s in secrets
+        .iter()
+        .filter(|s| matches!(s.origin, Origin::Added | Origin::Context | Origin::Text))
+    {
+        secrets_of.entry(s.path.as_str()).or_default().push(s);
     }
     let mut raw: Vec<Finding> = Vec::new();
     let mut any_source = None;
     let mut any_test = false;
-    for file in &files {
-        let test_file = is_test_path(&file.path);
+    for diff in files {
+        let path = String::from_utf8_lossy(&diff.change.new_path).into_owned();
+        let test_file = is_test_path(&path);
         any_test |= test_file;
-        if !test_file && is_source_path(&file.path) && any_source.is_none() {
-            any_source = Some(file.path.clone());
+        if !test_file && is_source_path(&path) && any_source.is_none() {
+            any_source = Some(path.clone());
         }
-        check_file(file, options, &mut raw, &mut any_test);
+        let file = File {
+            size: sizes.get(path.as_str()).copied(),
+            secrets: secrets_of.get(path.as_str()).map_or(&[], Vec::as_slice),
+            path,
+            diff,
+        };
+        check_file(&file, options, &mut raw, &mut any_test);
     }
     if let (Some(source), false) = (any_source, any_test) {
         raw.push(finding(
@@ -98,93 +121,73 @@ pub fn review(diff: &str, sizes: &[(String, u64)], options: &BuiltinOptions) -> 
     }
 }
 
-/// One file's added lines in a diff.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct FileAdds {
+/// One changed file as the checks see it.
+struct File<'a> {
+    /// The new-side path, as people read it (not git-quoted).
     path: String,
-    /// (line number in the new file, text without the leading `+`)
-    lines: Vec<(u32, String)>,
-    added_bytes: u64,
-    /// The whole file's size in the snapshot, when known.
+    diff: &'a FileDiff,
+    /// Its size in the snapshot, when known.
     size: Option<u64>,
+    /// The scanner's findings on its new side.
+    secrets: &'a [&'a SecretFinding],
 }
 
-fn parse_diff(diff: &str) -> Vec<FileAdds> {
-    let mut files: Vec<FileAdds> = Vec::new();
-    let mut new_line: u32 = 0;
-    let mut in_hunk = false;
-    for line in diff.lines() {
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            in_hunk = false;
-            files.push(FileAdds {
-                path: path_from_git_header(rest),
-                ..FileAdds::default()
-            });
-            continue;
+impl File<'_> {
+    /// The added lines, in order (none for a binary file).
+    fn added_lines(&self) -> impl Iterator<Item = HunkLine> + '_ {
+        let text = &self.diff.text;
+        let hunks = if self.diff.binary {
+            &[][..]
+        } else {
+            &self.diff.hunks[..]
+        };
+        hunks
+            .iter()
+            .flat_map(move |h| hunk::lines(text, h.start..h.end))
+            .filter(|l| l.kind == LineKind::Added)
+    }
+
+    /// `line`'s text for a finding to quote, every secret on it redacted; `None` when the
+    /// scanner names the line without saying where on it the secret is.
+    fn quotable(&self, line: &HunkLine) -> Option<String> {
+        let span = &line.content;
+        let overlaps = |s: &SecretFinding| {
+            matches!(s.origin, Origin::Added | Origin::Context)
+                && s.range.start < span.end
+                && s.range.end > span.start
+        };
+        if self
+            .secrets
+            .iter()
+            .any(|s| u64::try_from(s.line).ok() == Some(line.number) && !overlaps(s))
+        {
+            return None;
         }
-        if !in_hunk && let Some(path) = line.strip_prefix("+++ ") {
-            let path = strip_diff_prefix(path.trim_end());
-            if path != "/dev/null" {
-                match files.last_mut() {
-                    Some(f) if f.lines.is_empty() => f.path = path,
-                    _ => files.push(FileAdds {
-                        path,
-                        ..FileAdds::default()
-                    }),
-                }
+        let mut on_line: Vec<(Range<usize>, &str)> = self
+            .secrets
+            .iter()
+            .filter(|s| overlaps(s))
+            .map(|s| {
+                (
+                    s.range.start.max(span.start)..s.range.end.min(span.end),
+                    s.kind.as_str(),
+                )
+            })
+            .collect();
+        on_line.sort_by_key(|(r, _)| r.start);
+        let text = &self.diff.text;
+        let mut out = Vec::with_capacity(span.len());
+        let mut copied = span.start;
+        for (range, kind) in on_line {
+            if range.end <= copied {
+                continue;
             }
-            continue;
+            out.extend_from_slice(&text[copied..range.start.max(copied)]);
+            out.extend_from_slice(secrets::redaction_marker(kind).as_bytes());
+            copied = range.end;
         }
-        if let Some(header) = line.strip_prefix("@@ ") {
-            in_hunk = true;
-            new_line = header
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix('+'))
-                .and_then(|range| range.split(',').next())
-                .and_then(|start| start.parse().ok())
-                .unwrap_or(1);
-            continue;
-        }
-        if !in_hunk {
-            continue;
-        }
-        match line.as_bytes().first() {
-            Some(b'+') => {
-                if let Some(f) = files.last_mut() {
-                    f.added_bytes += line.len() as u64;
-                    f.lines.push((new_line, line[1..].to_owned()));
-                }
-                new_line += 1;
-            }
-            Some(b' ') => new_line += 1,
-            Some(b'-') | Some(b'\\') => {}
-            // Anything else (a blank line some tools emit for an empty context line).
-            _ => new_line += 1,
-        }
-    }
-    files
-}
-
-fn strip_diff_prefix(path: &str) -> String {
-    let path = unquote(path);
-    match path.split_once('/') {
-        Some(("a" | "b", rest)) => rest.to_owned(),
-        _ => path,
-    }
-}
-
-fn unquote(path: &str) -> String {
-    match path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
-        Some(inner) => inner.replace("\\\"", "\"").replace("\\\\", "\\"),
-        None => path.to_owned(),
-    }
-}
-
-/// `a/x b/x` → `x` (the new side; only a guess when paths contain spaces, corrected by `+++`).
-fn path_from_git_header(rest: &str) -> String {
-    match rest.rfind(" b/") {
-        Some(at) => rest[at + 3..].to_owned(),
-        None => rest.to_owned(),
+        out.extend_from_slice(&text[copied..span.end]);
+        Some(String::from_utf8_lossy(&out).into_owned())
     }
 }
 
@@ -212,41 +215,6 @@ fn is_source_path(path: &str) -> bool {
         .is_some_and(|(_, ext)| EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
-struct Rule {
-    category: &'static str,
-    severity: Severity,
-    what: &'static str,
-    re: Regex,
-}
-
-fn secret_rules() -> &'static [Rule] {
-    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        let rule = |what, pattern: &str| Rule {
-            category: "secret",
-            severity: Severity::Critical,
-            what,
-            re: Regex::new(pattern).expect("secret pattern is valid"),
-        };
-        vec![
-            rule("a private key", r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-            rule("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-            rule(
-                "an AWS secret access key",
-                r#"(?i)aws_?secret_?access_?key\s*[=:]\s*["']?[A-Za-z0-9/+]{40}\b"#,
-            ),
-            rule("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b"),
-            rule("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-            rule("an OpenAI/Anthropic-style API key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
-            rule("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
-            rule(
-                "a hard-coded password",
-                r#"(?i)(?:^|[^a-z])(?:password|passwd|pwd|secret)(?:_\w+)?["']?\s*[:=]\s*["'][^"'\s$<{]{4,}["']"#,
-            ),
-        ]
-    })
-}
-
 fn debug_rules() -> &'static [(Regex, &'static str)] {
     static RULES: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
     RULES.get_or_init(|| {
@@ -272,7 +240,7 @@ fn debug_rules() -> &'static [(Regex, &'static str)] {
 }
 
 fn check_file(
-    file: &FileAdds,
+    file: &File<'_>,
     options: &BuiltinOptions,
     out: &mut Vec<Finding>,
     any_test: &mut bool,
@@ -287,22 +255,28 @@ fn check_file(
         )
         .expect("test pattern is valid")
     });
-    let loc = |n: u32| format!("{}:{n}", file.path);
+    let loc = |n: u64| format!("{}:{n}", file.path);
     let mut in_conflict = false;
-    for (n, text) in &file.lines {
+    let mut added_bytes: u64 = 0;
+    for line in file.added_lines() {
+        let n = line.number;
+        // The `+` and the text, as the line stands in the diff.
+        added_bytes += line.content.len() as u64 + 1;
+        let text = String::from_utf8_lossy(&file.diff.text[line.content.clone()]);
+        let text = text.as_ref();
         if text.starts_with("<<<<<<< ") || text == "<<<<<<<" {
             in_conflict = true;
             out.push(finding(
                 "conflict-marker",
                 Some(Severity::High),
-                &loc(*n),
+                &loc(n),
                 "merge conflict marker `<<<<<<<` committed".into(),
             ));
         } else if in_conflict && text == "=======" {
             out.push(finding(
                 "conflict-marker",
                 Some(Severity::High),
-                &loc(*n),
+                &loc(n),
                 "merge conflict marker `=======` committed".into(),
             ));
         } else if text.starts_with(">>>>>>> ") || text == ">>>>>>>" {
@@ -310,39 +284,33 @@ fn check_file(
             out.push(finding(
                 "conflict-marker",
                 Some(Severity::High),
-                &loc(*n),
+                &loc(n),
                 "merge conflict marker `>>>>>>>` committed".into(),
-            ));
-        }
-        if let Some(rule) = secret_rules().iter().find(|r| r.re.is_match(text)) {
-            out.push(finding(
-                rule.category,
-                Some(rule.severity),
-                &loc(*n),
-                format!("{} is committed; remove it, rotate it, and load it from the environment or a secret store", rule.what),
             ));
         }
         if let Some((_, what)) = debug_rules().iter().find(|(re, _)| re.is_match(text)) {
             out.push(finding(
                 "debug-leftover",
                 Some(Severity::Medium),
-                &loc(*n),
+                &loc(n),
                 format!("{what} left in the change"),
             ));
         }
         if let Some(m) = todo.find(text) {
-            out.push(finding(
-                "todo",
-                Some(Severity::Low),
-                &loc(*n),
-                format!("new {} added: {}", m.as_str(), text.trim()),
-            ));
+            let text = match file.quotable(&line) {
+                Some(quoted) => format!("new {} added: {}", m.as_str(), quoted.trim()),
+                None => format!(
+                    "new {} added (the line is not quoted: it holds a secret)",
+                    m.as_str()
+                ),
+            };
+            out.push(finding("todo", Some(Severity::Low), &loc(n), text));
         }
         if test_code.is_match(text) {
             *any_test = true;
         }
     }
-    let size = file.size.unwrap_or(file.added_bytes);
+    let size = file.size.unwrap_or(added_bytes);
     if size > options.max_file_bytes {
         out.push(finding(
             "large-file",
@@ -399,19 +367,24 @@ fn cap_per_category(raw: Vec<Finding>, max: usize) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diff::file_diff_for_tests;
     use crate::review::parse::{Parsed, parse_answer};
+    use crate::secrets::Scanner;
 
-    fn diff(path: &str, added: &[&str]) -> String {
-        let mut d = format!(
-            "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n@@ -1,2 +1,{} @@\n context line\n-removed line\n",
-            added.len() + 1
-        );
+    /// `path` modified: a context line kept, a line removed, `added` added after it (so the
+    /// first added line is line 2 of the new file).
+    fn file(path: &str, added: &[&str]) -> FileDiff {
+        let old = "context line\nremoved line\n";
+        let mut new = String::from("context line\n");
         for l in added {
-            d.push('+');
-            d.push_str(l);
-            d.push('\n');
+            new.push_str(l);
+            new.push('\n');
         }
-        d
+        file_diff_for_tests(path, Some(old.as_bytes()), Some(new.as_bytes()))
+    }
+
+    fn run(files: &[FileDiff]) -> BuiltinReview {
+        review(files, &[], &[], &BuiltinOptions::default())
     }
 
     fn categories(r: &BuiltinReview) -> Vec<(&str, &str)> {
@@ -423,38 +396,19 @@ mod tests {
 
     #[test]
     fn each_check_fires_on_added_lines_with_the_new_line_number() {
-        // Secret-shaped strings are assembled at run time so this file itself holds none.
-        let aws = format!("let key = \"{}{}\";", "AKIA", "ABCDEFGHIJKLMNOP");
-        let gh = format!("token: {}{}", "ghp_", "a".repeat(36));
-        let slack = format!("SLACK={}{}", "xoxb-", "1234567890-abcdef");
-        let openai = format!("OPENAI_API_KEY={}{}", "sk-proj-", "A".repeat(24));
-        let pem = format!("-----BEGIN {}PRIVATE KEY-----", "RSA ");
-        let bearer = format!("curl -H 'Authorization: {} {}'", "Bearer", "x".repeat(32));
-        let password = format!("db_{} = \"{}\"", "password", "hunter22");
-        let cases: Vec<(String, &str)> = vec![
-            ("<<<<<<< HEAD".into(), "conflict-marker"),
-            (aws, "secret"),
-            (gh, "secret"),
-            (slack, "secret"),
-            (openai, "secret"),
-            (pem, "secret"),
-            (bearer, "secret"),
-            (password, "secret"),
-            ("    dbg!(&x);".into(), "debug-leftover"),
-            ("  console.log(state)".into(), "debug-leftover"),
-            ("debugger;".into(), "debug-leftover"),
-            ("binding.pry".into(), "debug-leftover"),
-            ("import pdb; pdb.set_trace()".into(), "debug-leftover"),
-            ("print(\"DEBUG value\", v)".into(), "debug-leftover"),
-            ("// TODO: handle the error".into(), "todo"),
-            ("# FIXME later".into(), "todo"),
+        let cases = [
+            ("<<<<<<< HEAD", "conflict-marker"),
+            ("    dbg!(&x);", "debug-leftover"),
+            ("  console.log(state)", "debug-leftover"),
+            ("debugger;", "debug-leftover"),
+            ("binding.pry", "debug-leftover"),
+            ("import pdb; pdb.set_trace()", "debug-leftover"),
+            ("print(\"DEBUG value\", v)", "debug-leftover"),
+            ("// TODO: handle the error", "todo"),
+            ("# FIXME later", "todo"),
         ];
         for (line, want) in cases {
-            let r = review(
-                &diff("src/app.rs", &[line.as_str()]),
-                &[],
-                &BuiltinOptions::default(),
-            );
+            let r = run(&[file("src/app.rs", &[line])]);
             assert_eq!(r.findings[0].category, want, "{line}");
             assert_eq!(r.findings[0].location, "src/app.rs:2", "{line}");
         }
@@ -464,36 +418,98 @@ mod tests {
     fn harmless_lines_raise_nothing() {
         let lines = [
             "let password = std::env::var(\"DB_PASSWORD\")?;",
-            "password = \"\"",
             "println!(\"done\");",
             "print(result)",
             "Title",
             "=======",
             "fn todo_list() {}",
-            "let sk = \"sk-short\";",
-            "secretary = \"Alice Smith\"",
         ];
-        let r = review(&diff("README.md", &lines), &[], &BuiltinOptions::default());
+        let r = run(&[file("README.md", &lines)]);
         assert_eq!(r.findings, vec![], "{:?}", r.findings);
         assert_eq!(r.verdict, Verdict::Approved);
     }
 
     #[test]
+    fn secrets_are_the_scanners_finding_not_the_builtins() {
+        // Secret-shaped strings are assembled at run time so this file itself holds none.
+        let aws = format!("let key = \"{}{}\";", "AKIA", "ZQ7M4KRT6W3XJ5NP");
+        let look_alike = format!("db_{} = \"{}\"", "password", "hunter22");
+        let files = [file("src/app.rs", &[aws.as_str(), look_alike.as_str()])];
+        let secrets = Scanner::builtin().scan_diff(&files[0].text);
+        let r = review(&files, &secrets, &[], &BuiltinOptions::default());
+        assert!(
+            r.findings.iter().all(|f| f.category != "secret"),
+            "{:?}",
+            r.findings
+        );
+        assert_eq!(r.verdict, Verdict::Approved, "{:?}", r.findings);
+    }
+
+    #[test]
+    fn a_quoted_line_never_carries_a_secret() {
+        let key = format!("{}{}", "AKIA", "ZQ7M4KRT6W3XJ5NP");
+        let line = format!("let key = \"{key}\"; // TODO move to the environment");
+        let files = [file("src/app.rs", &[line.as_str()])];
+        let secrets = Scanner::builtin().scan_diff(&files[0].text);
+        assert_eq!(secrets.len(), 1, "the scanner finds the key");
+        let r = review(&files, &secrets, &[], &BuiltinOptions::default());
+        assert_eq!(
+            r.findings[0].text,
+            "new TODO added: let key = \"[REDACTED:aws-access-key-id]\"; // TODO move to the environment"
+        );
+        assert!(!r.text.contains(&key), "{}", r.text);
+        // Named by path and line only (no range into this text): not quoted at all.
+        let mut named = secrets[0].clone();
+        named.origin = Origin::Text;
+        named.range = 0..0;
+        let r = review(&files, &[named], &[], &BuiltinOptions::default());
+        assert_eq!(
+            r.findings[0].text,
+            "new TODO added (the line is not quoted: it holds a secret)"
+        );
+        assert_eq!(r.findings[0].location, "src/app.rs:2");
+    }
+
+    #[test]
+    fn every_line_of_a_multi_line_secret_is_redacted_where_quoted() {
+        let body = format!("MIIEow{}", "IBAAKCAQEAx3Vq9Zr1Ty8Kp2Wm5Ln7Hd4Gf6Js0Qe");
+        let key = [
+            format!("-----BEGIN RSA {}-----", "PRIVATE KEY"),
+            format!("{body}+XXX/"),
+            format!("-----END RSA {}-----", "PRIVATE KEY"),
+        ];
+        let refs: Vec<&str> = key.iter().map(String::as_str).collect();
+        let files = [file("deploy/id_rsa", &refs)];
+        let secrets = Scanner::builtin().scan_diff(&files[0].text);
+        assert!(!secrets.is_empty(), "the scanner finds the key");
+        let r = review(&files, &secrets, &[], &BuiltinOptions::default());
+        // The body line holds `XXX`: a `todo` that must not quote the key.
+        let todo = r.findings.iter().find(|f| f.category == "todo");
+        assert_eq!(
+            todo.map(|f| (f.location.as_str(), f.text.as_str())),
+            Some(("deploy/id_rsa:3", "new XXX added: [REDACTED:private-key]")),
+            "{:?}",
+            r.findings
+        );
+        assert!(!r.text.contains(&body), "{}", r.text);
+    }
+
+    #[test]
     fn removed_and_context_lines_are_not_checked() {
-        let d = "diff --git a/a.md b/a.md\n--- a/a.md\n+++ b/a.md\n@@ -1,2 +1,1 @@\n dbg!(x)\n-console.log(1)\n";
-        assert_eq!(review(d, &[], &BuiltinOptions::default()).findings, vec![]);
+        let f = file_diff_for_tests(
+            "a.md",
+            Some(b"dbg!(x)\nconsole.log(1)\n"),
+            Some(b"dbg!(x)\n"),
+        );
+        assert_eq!(run(&[f]).findings, vec![]);
     }
 
     #[test]
     fn conflict_separator_counts_only_inside_a_conflict() {
-        let r = review(
-            &diff(
-                "doc.md",
-                &["<<<<<<< ours", "a", "=======", "b", ">>>>>>> theirs"],
-            ),
-            &[],
-            &BuiltinOptions::default(),
-        );
+        let r = run(&[file(
+            "doc.md",
+            &["<<<<<<< ours", "a", "=======", "b", ">>>>>>> theirs"],
+        )]);
         assert_eq!(
             categories(&r),
             [
@@ -506,67 +522,65 @@ mod tests {
 
     #[test]
     fn verdict_blocks_only_on_blocking_categories() {
-        let todo_only = review(
-            &diff("src/a.rs", &["// TODO tidy"]),
-            &[],
-            &BuiltinOptions::default(),
-        );
+        let todo_only = run(&[file("src/a.rs", &["// TODO tidy"])]);
         assert_eq!(todo_only.verdict, Verdict::Approved);
         assert_eq!(
             categories(&todo_only),
             [("todo", "src/a.rs:2"), ("missing-tests", "")]
         );
-        let debug = review(
-            &diff("src/a.rs", &["dbg!(1);"]),
-            &[],
-            &BuiltinOptions::default(),
-        );
+        let debug = run(&[file("src/a.rs", &["dbg!(1);"])]);
         assert_eq!(debug.verdict, Verdict::ChangesRequested);
     }
 
     #[test]
     fn tests_changed_alongside_source_satisfy_the_tests_check() {
-        let both = diff("src/a.rs", &["fn f() {}"]) + &diff("tests/a.rs", &["fn t() {}"]);
-        assert_eq!(
-            review(&both, &[], &BuiltinOptions::default()).findings,
-            vec![]
-        );
-        let inline = diff("src/a.rs", &["#[cfg(test)]", "mod tests {}"]);
-        assert_eq!(
-            review(&inline, &[], &BuiltinOptions::default()).findings,
-            vec![]
-        );
-        let py = diff("app/views.py", &["def f(): pass"])
-            + &diff("app/test_views.py", &["def test_f(): pass"]);
-        assert_eq!(
-            review(&py, &[], &BuiltinOptions::default()).findings,
-            vec![]
-        );
-        let docs = diff("docs/guide.md", &["words"]);
-        assert_eq!(
-            review(&docs, &[], &BuiltinOptions::default()).findings,
-            vec![]
-        );
+        let both = [
+            file("src/a.rs", &["fn f() {}"]),
+            file("tests/a.rs", &["fn t() {}"]),
+        ];
+        assert_eq!(run(&both).findings, vec![]);
+        let inline = [file("src/a.rs", &["#[cfg(test)]", "mod tests {}"])];
+        assert_eq!(run(&inline).findings, vec![]);
+        let py = [
+            file("app/views.py", &["def f(): pass"]),
+            file("app/test_views.py", &["def test_f(): pass"]),
+        ];
+        assert_eq!(run(&py).findings, vec![]);
+        let docs = [file("docs/guide.md", &["words"])];
+        assert_eq!(run(&docs).findings, vec![]);
     }
 
     #[test]
-    fn large_files_are_flagged_by_added_bytes() {
+    fn large_files_are_flagged_by_snapshot_size_else_added_bytes() {
         let big = "x".repeat(100);
         let lines: Vec<&str> = (0..20).map(|_| big.as_str()).collect();
         let options = BuiltinOptions {
             max_file_bytes: 1000,
             ..BuiltinOptions::default()
         };
-        let r = review(&diff("data.txt", &lines), &[], &options);
+        let r = review(&[file("data.txt", &lines)], &[], &[], &options);
         assert_eq!(categories(&r), [("large-file", "data.txt")]);
         assert_eq!(r.verdict, Verdict::ChangesRequested);
+        // The snapshot's size wins over what the diff adds: a one-line edit of a big file…
+        let small_edit = [file("data.txt", &["x"])];
+        let sizes = [("data.txt".to_owned(), 5000)];
+        let r = review(&small_edit, &[], &sizes, &options);
+        assert_eq!(categories(&r), [("large-file", "data.txt")]);
+        // …and a binary file, which has no lines to check, is judged by it too.
+        let binary = file_diff_for_tests("img.png", None, Some(b"\x89PNG\0\0dbg!(1)\n"));
+        assert!(binary.binary);
+        let binary = [binary];
+        let sizes = [("img.png".to_owned(), 5000)];
+        let r = review(&binary, &[], &sizes, &options);
+        assert_eq!(categories(&r), [("large-file", "img.png")]);
+        assert_eq!(review(&binary, &[], &[], &options).findings, vec![]);
     }
 
     #[test]
     fn findings_are_capped_per_category_with_a_summary() {
         let lines: Vec<String> = (0..15).map(|i| format!("// TODO {i}")).collect();
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let r = review(&diff("notes.txt", &refs), &[], &BuiltinOptions::default());
+        let r = run(&[file("notes.txt", &refs)]);
         assert_eq!(r.findings.len(), 11);
         assert_eq!(r.findings[10].text, "and 5 more `todo` findings");
         assert_eq!(
@@ -577,30 +591,35 @@ mod tests {
 
     #[test]
     fn hunk_line_numbers_follow_the_new_side() {
-        let d = "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -10,3 +20,4 @@ fn ctx\n keep\n-gone\n+// FIXME one\n keep\n+// FIXME two\n";
-        let r = review(d, &[], &BuiltinOptions::default());
-        assert_eq!(categories(&r), [("todo", "x.txt:21"), ("todo", "x.txt:23")]);
+        let old: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let mut new: Vec<String> = (1..=30).map(|i| format!("line {i}")).collect();
+        new[19] = "// FIXME one".to_owned();
+        new.insert(21, "// FIXME two".to_owned());
+        let new = new.join("\n") + "\n";
+        let f = file_diff_for_tests("x.txt", Some(old.as_bytes()), Some(new.as_bytes()));
+        assert_eq!(
+            categories(&run(&[f])),
+            [("todo", "x.txt:20"), ("todo", "x.txt:22")]
+        );
     }
 
     #[test]
     fn new_deleted_and_quoted_paths() {
-        let d = "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+TODO a\n\
-                 diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-TODO gone\n\
-                 diff --git \"a/sp ace.txt\" \"b/sp ace.txt\"\n--- \"a/sp ace.txt\"\n+++ \"b/sp ace.txt\"\n@@ -0,0 +1 @@\n+TODO b\n";
-        let r = review(d, &[], &BuiltinOptions::default());
+        let files = [
+            file_diff_for_tests("new.txt", None, Some(b"TODO a\n")),
+            file_diff_for_tests("old.txt", Some(b"TODO gone\n"), None),
+            file_diff_for_tests("na\u{ef}ve \"q\".txt", Some(b"x\n"), Some(b"x\nTODO b\n")),
+        ];
+        assert!(files[2].text.starts_with(b"diff --git \"a/na\\303\\257ve"));
         assert_eq!(
-            categories(&r),
-            [("todo", "new.txt:1"), ("todo", "sp ace.txt:1")]
+            categories(&run(&files)),
+            [("todo", "new.txt:1"), ("todo", "na\u{ef}ve \"q\".txt:2")]
         );
     }
 
     #[test]
     fn answer_text_round_trips_through_the_parser() {
-        let r = review(
-            &diff("src/a.rs", &["dbg!(1);", "// TODO x"]),
-            &[],
-            &BuiltinOptions::default(),
-        );
+        let r = run(&[file("src/a.rs", &["dbg!(1);", "// TODO x"])]);
         assert_eq!(
             parse_answer(r.text.as_bytes()),
             Parsed::Verdict {
@@ -608,7 +627,7 @@ mod tests {
                 findings: r.findings.clone()
             }
         );
-        let empty = review("", &[], &BuiltinOptions::default());
+        let empty = run(&[]);
         assert_eq!(
             (empty.verdict, empty.text.as_str()),
             (Verdict::Approved, "VERDICT: APPROVED\n")

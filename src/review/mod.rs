@@ -77,12 +77,16 @@ impl std::fmt::Display for Outcome {
 pub struct ReviewInput<'a> {
     /// The full prompt (packet, instructions, answer contract).
     pub prompt: &'a str,
-    /// The packet's unified diff; what the built-in reviewer reads.
-    pub diff: &'a str,
     /// Resume this vendor session (a later round) when the realization can.
     pub resume_session_id: Option<&'a str>,
-    /// Each added or modified file's size in the reviewed snapshot (the packet may show
-    /// only part of it); what the built-in reviewer's size check judges.
+    /// Every changed file's diff, complete and unredacted (not the budget-cut packet): what
+    /// the built-in reviewer reads. Only filled when the built-in is a reviewer of the round.
+    pub files: &'a [crate::diff::FileDiff],
+    /// What the scanner found in `files` (each as it reports a scan of its file's text): the
+    /// built-in reviewer quotes no line without redacting them.
+    pub secrets: &'a [crate::secrets::Finding],
+    /// Each added or modified file's size in the reviewed snapshot (a diff does not show a
+    /// file whole, a binary one not at all); what the built-in reviewer's size check judges.
     pub file_sizes: &'a [(String, u64)],
 }
 
@@ -238,7 +242,12 @@ pub fn run_attempt(
     let mut attempt = Attempt::new(bound);
     if bound.realization.kind == RealizationKind::Builtin {
         let started = Instant::now();
-        let review = builtin::review(input.diff, input.file_sizes, &options.builtin);
+        let review = builtin::review(
+            input.files,
+            input.secrets,
+            input.file_sizes,
+            &options.builtin,
+        );
         attempt.argv = vec![bound.name.clone()];
         attempt.outcome = Outcome::Completed;
         attempt.stdout = review.text.clone().into_bytes();

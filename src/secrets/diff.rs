@@ -1,6 +1,7 @@
 //! Where in a unified diff (as `git diff` prints it) a match sits: which file section, which
 //! side, which line. Used only after a scan of the whole diff text found something, so it
-//! may walk lines one by one. Knows nothing about patterns.
+//! may walk lines one by one; hunk lines are counted by the one hunk reader,
+//! [`crate::util::hunk`]. Knows nothing about patterns.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -8,6 +9,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 
 use super::location::{LineCounter, Origin};
+use crate::util::hunk::{HunkCursor, LineKind};
 
 /// One `diff --git` section (or the text before the first one, with no paths).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -88,10 +90,8 @@ struct Walker {
     next: usize,
     /// 1-based line number in the diff text of the next line.
     diff_line: usize,
-    old_left: u64,
-    new_left: u64,
-    old_line: u64,
-    new_line: u64,
+    /// The hunk being read (closed outside one).
+    hunk: HunkCursor,
     /// The last line read: its end and location.
     current: Option<(usize, Origin, usize)>,
 }
@@ -101,10 +101,7 @@ impl Walker {
         Walker {
             next: start,
             diff_line,
-            old_left: 0,
-            new_left: 0,
-            old_line: 0,
-            new_line: 0,
+            hunk: HunkCursor::default(),
             current: None,
         }
     }
@@ -135,65 +132,26 @@ impl Walker {
 
     fn classify(&mut self, line: &[u8]) -> (Origin, usize) {
         let header = (Origin::Header, self.diff_line);
-        if self.old_left > 0 || self.new_left > 0 {
-            let origin = match line.first() {
-                None | Some(b' ') if self.old_left > 0 && self.new_left > 0 => Origin::Context,
-                Some(b'+') if self.new_left > 0 => Origin::Added,
-                Some(b'-') if self.old_left > 0 => Origin::Removed,
-                Some(b'\\') => return header,
-                _ => {
-                    // Not a hunk line: the hunk is cut short (a clipped packet, say).
-                    self.old_left = 0;
-                    self.new_left = 0;
-                    return self.classify(line);
-                }
-            };
-            let number = match origin {
-                Origin::Removed => self.old_line,
-                _ => self.new_line,
-            };
-            if origin != Origin::Added {
-                self.old_left -= 1;
-                self.old_line += 1;
+        if self.hunk.is_open() {
+            if let Some((kind, number)) = self.hunk.read(line) {
+                let origin = match kind {
+                    LineKind::Context => Origin::Context,
+                    LineKind::Added => Origin::Added,
+                    LineKind::Removed => Origin::Removed,
+                };
+                return (origin, usize::try_from(number).unwrap_or(usize::MAX));
             }
-            if origin != Origin::Removed {
-                self.new_left -= 1;
-                self.new_line += 1;
+            if self.hunk.is_open() {
+                // The `\ No newline at end of file` marker.
+                return header;
             }
-            return (origin, usize::try_from(number).unwrap_or(usize::MAX));
+            // Not a hunk line: the hunk was cut short; the line may start the next one.
         }
-        if let Some((old, new)) = parse_hunk_header(line) {
-            (self.old_line, self.old_left) = old;
-            (self.new_line, self.new_left) = new;
+        if let Some(hunk) = HunkCursor::start(line) {
+            self.hunk = hunk;
         }
         header
     }
-}
-
-/// `@@ -a[,b] +c[,d] @@…` → ((a, b), (c, d)).
-fn parse_hunk_header(line: &[u8]) -> Option<((u64, u64), (u64, u64))> {
-    let rest = line.strip_prefix(b"@@ -")?;
-    let (old, rest) = split_once(rest, b' ')?;
-    let rest = rest.strip_prefix(b"+")?;
-    let (new, rest) = split_once(rest, b' ')?;
-    if !rest.starts_with(b"@@") {
-        return None;
-    }
-    Some((parse_range(old)?, parse_range(new)?))
-}
-
-fn parse_range(text: &[u8]) -> Option<(u64, u64)> {
-    let (start, count) = match split_once(text, b',') {
-        Some((s, c)) => (s, Some(c)),
-        None => (text, None),
-    };
-    let number = |t: &[u8]| std::str::from_utf8(t).ok()?.parse::<u64>().ok();
-    Some((number(start)?, count.map_or(Some(1), number)?))
-}
-
-fn split_once(text: &[u8], byte: u8) -> Option<(&[u8], &[u8])> {
-    let i = text.iter().position(|&b| b == byte)?;
-    Some((&text[..i], &text[i + 1..]))
 }
 
 /// The paths of the section at `range`, read from its header lines (up to the first hunk).
@@ -348,18 +306,6 @@ fn path_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hunk_headers_parse_with_and_without_counts() {
-        assert_eq!(
-            parse_hunk_header(b"@@ -1,2 +3,4 @@ fn x()"),
-            Some(((1, 2), (3, 4)))
-        );
-        assert_eq!(parse_hunk_header(b"@@ -0,0 +1 @@"), Some(((0, 0), (1, 1))));
-        assert_eq!(parse_hunk_header(b"@@ -5 +5 @@"), Some(((5, 1), (5, 1))));
-        assert_eq!(parse_hunk_header(b"@@ garbage @@"), None);
-        assert_eq!(parse_hunk_header(b"@@@ -1,2 -1,2 +1,3 @@@"), None);
-    }
 
     #[test]
     fn sections_read_paths_from_headers() {

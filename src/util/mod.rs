@@ -1,9 +1,11 @@
-//! Small pure helpers shared by every module: UTC time stamps and unique ids.
+//! Small pure helpers shared by every module: UTC time stamps, unique ids, the hunk-line
+//! reader.
 //!
 //! Nothing here touches a repository, the terminal or the network.
 
 pub mod fs;
 pub mod git_value;
+pub mod hunk;
 pub mod time;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -403,6 +403,68 @@ fn a_review_killed_mid_flight_is_resumed_by_the_next_review() {
 }
 
 #[test]
+fn a_resumed_review_gives_the_builtin_the_dispatched_change() {
+    let env = TestEnv::new();
+    let run_id = env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    dbg!(42)\n}\n");
+    env.write("tests/fetch.rs", "#[test]\nfn fetch() {}\n");
+    env.pair_json(&["coder-done", "--summary", "Added fetch"]);
+    env.git(&["config", "pair.reviewers", "builtin,command"]);
+    env.git(&["config", "pair.maxParallel", "1"]);
+    env.git(&["config", "pair.reviewerCommand", &cmd("hang.sh")]);
+    let pid_file = env.home.join("stub.pid");
+    let mut child = env
+        .pair_cmd(&["review"])
+        .env("STUB_PID_FILE", &pid_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !pid_file.exists() {
+        assert!(Instant::now() < deadline, "the reviewer never started");
+        std::thread::yield_now();
+    }
+    child.kill().expect("SIGKILL the review");
+    child.wait().expect("reap");
+    let stub = std::fs::read_to_string(&pid_file)
+        .expect("pid")
+        .trim()
+        .to_owned();
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &stub])
+        .status();
+    assert_eq!(env.pair_json(&["status"])["next_action"], "resume:review");
+    // The work tree moves on; the resumed dispatch still reviews the snapshot it sent.
+    env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    42\n}\n");
+
+    env.git(&["config", "pair.reviewerCommand", &cmd("approve.sh")]);
+    let out = env.pair(&["review", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["round"], 1, "{out}");
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{out}");
+    assert_eq!(
+        v["findings"],
+        serde_json::json!([{
+            "n": 1,
+            "category": "debug-leftover",
+            "severity": "medium",
+            "location": "src/lib.rs:2",
+            "text": "(builtin) dbg! left in the change"
+        }]),
+        "{out}"
+    );
+    assert_eq!(
+        env.records(&run_id)
+            .iter()
+            .filter(|r| r.contains("-review-dispatch-"))
+            .count(),
+        2
+    );
+}
+
+#[test]
 fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
     let (env, _) = env_ready_for_review();
     // A file where the writer lock directory must go makes every write fail, for root too.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::{alive, eventually, read_pid};
+use git_pair::diff::{Change, ChangeKind, FileDiff, HunkSpan};
 use git_pair::process::find_executable;
 use git_pair::process::{self, Cancel, Limits, Spawn};
 use git_pair::review::{
@@ -82,9 +83,58 @@ const PROMPT: &str = "Review this change.\n<!-- git-pair: r/1/1 -->\n";
 fn input() -> ReviewInput<'static> {
     ReviewInput {
         prompt: PROMPT,
-        diff: "",
-        resume_session_id: None,
-        file_sizes: &[],
+        ..ReviewInput::default()
+    }
+}
+
+/// A modified file's diff, as the diff module hands it over: `text` is its section of `git
+/// diff`, whose hunks are found by their `@@` lines.
+fn file_diff(path: &str, text: String) -> FileDiff {
+    let text = text.into_bytes();
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b"@@ ") {
+            starts.push(at);
+        }
+        at += line.len();
+    }
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    let hunks: Vec<HunkSpan> = starts
+        .iter()
+        .zip(ends)
+        .map(|(&start, end)| {
+            let count = |marker: u8| {
+                text[start..end]
+                    .split(|&b| b == b'\n')
+                    .filter(|l| l.first() == Some(&marker))
+                    .count() as u32
+            };
+            HunkSpan {
+                start,
+                end,
+                added: count(b'+'),
+                deleted: count(b'-'),
+            }
+        })
+        .collect();
+    FileDiff {
+        change: Change {
+            kind: ChangeKind::Modified,
+            old_path: path.into(),
+            new_path: path.into(),
+            old_mode: Some(0o100644),
+            new_mode: Some(0o100644),
+            old_id: None,
+            new_id: None,
+        },
+        binary: false,
+        generated: false,
+        added_lines: hunks.iter().map(|h| h.added).sum(),
+        deleted_lines: hunks.iter().map(|h| h.deleted).sum(),
+        header_len: starts.first().copied().unwrap_or(text.len()),
+        text,
+        hunks,
     }
 }
 
@@ -422,8 +472,18 @@ fn a_reviewer_that_vanished_after_probing_is_not_started() {
 #[test]
 fn builtin_reviews_the_diff_in_process() {
     let bound = bind("builtin", None, &[]);
-    let diff = "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1,2 @@\n fn a() {}\n+fn b() { dbg!(1); }\n";
-    let a = run_attempt(&bound, &ReviewInput { diff, ..input() }, &options(&[]));
+    let files = [file_diff(
+        "src/a.rs",
+        "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1 +1,2 @@\n fn a() {}\n+fn b() { dbg!(1); }\n".to_owned(),
+    )];
+    let a = run_attempt(
+        &bound,
+        &ReviewInput {
+            files: &files,
+            ..input()
+        },
+        &options(&[]),
+    );
     assert_eq!(a.outcome, Outcome::Completed);
     assert_eq!(a.verdict(), Some(Verdict::ChangesRequested));
     assert_eq!(a.findings()[0].location, "src/a.rs:2");
@@ -513,22 +573,24 @@ fn figures() {
     println!("parse_answer {} bytes: {:?}", big.len(), t.elapsed());
     assert!(matches!(parsed, Parsed::Verdict { .. }));
 
-    let mut diff = String::new();
+    let mut files = Vec::new();
     for f in 0..500 {
-        diff.push_str(&format!(
-            "diff --git a/src/f{f}.rs b/src/f{f}.rs\n--- a/src/f{f}.rs\n+++ b/src/f{f}.rs\n@@ -1,1 +1,200 @@\n"
-        ));
+        let mut diff = format!(
+            "diff --git a/src/f{f}.rs b/src/f{f}.rs\n--- a/src/f{f}.rs\n+++ b/src/f{f}.rs\n@@ -0,0 +1,200 @@\n"
+        );
         for l in 0..200 {
             diff.push_str(&format!(
                 "+    let value_{l} = compute(input, {l}); // plain code line\n"
             ));
         }
+        files.push(file_diff(&format!("src/f{f}.rs"), diff));
     }
+    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     let t = Instant::now();
-    let r = builtin::review(&diff, &[], &BuiltinOptions::default());
+    let r = builtin::review(&files, &[], &[], &BuiltinOptions::default());
     println!(
         "builtin::review {} bytes / 100000 added lines: {:?} ({} findings)",
-        diff.len(),
+        bytes,
         t.elapsed(),
         r.findings.len()
     );

@@ -708,3 +708,99 @@ fn a_run_only_the_remote_has_is_dropped_there() {
             .contains(&format!("refs/pair/runs/{run_id}"))
     );
 }
+
+/// Everything stored for a run but its reviewed snapshots (which are the work tree itself):
+/// every file of its tree, its commit messages, and `refs/notes/pair` when there is one.
+fn stored_outside_snapshots(env: &TestEnv, run_id: &str) -> String {
+    let tip = format!("refs/pair/runs/{run_id}");
+    let mut stored = String::new();
+    for path in env.git(&["ls-tree", "-r", "--name-only", &tip]).lines() {
+        if !path.contains("/snapshot/") {
+            stored.push_str(&show(env, run_id, path));
+        }
+    }
+    stored.push_str(&env.git(&["log", "--format=%B", &tip]));
+    if env
+        .git_out(&["rev-parse", "--verify", "-q", "refs/notes/pair"])
+        .code
+        == 0
+    {
+        stored.push_str(&env.git(&["log", "-p", "refs/notes/pair"]));
+    }
+    stored
+}
+
+#[test]
+fn the_builtin_reviewer_leaves_a_secret_to_the_scanner_one_finding_and_no_bytes() {
+    let env = TestEnv::new();
+    let keys = AwsKeys::new(0x5eed_0007);
+    let start = ok(env.pair(&[
+        "start",
+        "--task",
+        "Load the key",
+        "--reviewer",
+        "builtin",
+        "--json",
+    ]));
+    let run_id = start.json()["run_id"].as_str().expect("run id").to_owned();
+    // The key sits on a line the built-in quotes (a TODO), in a file with a test beside it.
+    env.write(
+        "src/keys.rs",
+        &format!(
+            "pub fn key() -> &'static str {{\n    \"{}\" // TODO load from the environment\n}}\n",
+            keys.id
+        ),
+    );
+    env.write("tests/keys.rs", "#[test]\nfn key() {}\n");
+    ok(env.pair(&["coder-done", "--summary", "Added the key"]));
+    let out = ok(clean(env.pair(&["review", "--json"]), &[&keys.id]));
+    let v = out.json();
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{out}");
+    let findings = v["findings"].as_array().expect("findings");
+    let secret: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["category"] == "secret")
+        .collect();
+    assert_eq!(secret.len(), 1, "{out}");
+    assert_eq!(secret[0]["location"], "src/keys.rs:2", "{out}");
+    // The built-in's own finding on that line quotes it redacted.
+    let todo: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["category"] == "todo")
+        .collect();
+    assert_eq!(todo.len(), 1, "{out}");
+    assert_eq!(
+        todo[0]["text"],
+        "new TODO added: \"[REDACTED:aws-access-key-id]\" // TODO load from the environment",
+        "{out}"
+    );
+    let stored = stored_outside_snapshots(&env, &run_id);
+    assert!(
+        stored.contains("VERDICT: CHANGES_REQUESTED"),
+        "the output is stored"
+    );
+    assert!(!stored.contains(&keys.id), "stored:\n{stored}");
+    ok(clean(env.pair(&["handoff"]), &[&keys.id]));
+    assert!(!env.read("HANDOFF.md").contains(&keys.id));
+}
+
+#[test]
+fn a_look_alike_the_scanner_ignores_no_longer_makes_the_builtin_request_changes() {
+    let env = TestEnv::new();
+    ok(env.pair(&[
+        "start",
+        "--task",
+        "Config",
+        "--reviewer",
+        "builtin",
+        "--json",
+    ]));
+    // What the built-in's own table used to call a hard-coded password.
+    let look_alike = format!("db_{} = \"{}\"\n", "password", "hunter22");
+    env.write("config/app.toml", &look_alike);
+    ok(env.pair(&["coder-done", "--summary", "Added the config"]));
+    let out = ok(env.pair(&["review", "--json"]));
+    let v = out.json();
+    assert_eq!(v["verdict"], "APPROVED", "{out}");
+    assert_eq!(v["findings"], serde_json::json!([]), "{out}");
+}

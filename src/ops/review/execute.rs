@@ -67,7 +67,8 @@ fn run_member(
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
     let count = plan.passes.len();
-    if count <= 1 {
+    // The built-in reads the whole change at once, not the packets.
+    if count <= 1 || member.bound.is_builtin() {
         return run_pass(plan, member, 0, options, progress);
     }
     let mut all: Option<MemberResult> = None;
@@ -159,7 +160,7 @@ fn run_pass(
             }
         };
         let reasking = reask.take().is_some();
-        let attempt = attempt_once(plan, member, pass, &prompt, resume.as_deref(), options);
+        let attempt = attempt_once(plan, member, &prompt, resume.as_deref(), options);
         calls += 1;
         if !reasking && resume.is_some() && attempt.should_retry_fresh(&member.bound) {
             // The resumed session could not be used: a fresh one is a new count.
@@ -240,7 +241,6 @@ impl MemberResult {
 fn attempt_once(
     plan: &Plan,
     member: &Member,
-    pass: usize,
     prompt: &str,
     resume: Option<&str>,
     options: &review::RunOptions,
@@ -249,8 +249,9 @@ fn attempt_once(
         &member.bound,
         &review::ReviewInput {
             prompt,
-            diff: plan.passes.get(pass).map_or("", String::as_str),
             resume_session_id: resume,
+            files: &plan.files,
+            secrets: &plan.file_secrets,
             file_sizes: &plan.parts.file_sizes,
         },
         options,

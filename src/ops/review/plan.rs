@@ -8,6 +8,7 @@ use std::time::Duration;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
+use crate::diff::FileDiff;
 use crate::model::{Finding, Response, RunId, SecretAt, Verdict};
 use crate::packet::Coverage;
 use crate::review::prompt::{self, Mode, PriorFinding, Templates};
@@ -97,6 +98,11 @@ pub struct Plan {
     pub diff: String,
     /// Each pass's diff: one packet under the byte budget each.
     pub passes: Vec<String>,
+    /// The change as the built-in reviewer reads it: every file's diff, complete and not
+    /// redacted, and what the scanner found in each (ranges into its file's text). Empty
+    /// unless the built-in is a reviewer of the round.
+    pub files: Vec<FileDiff>,
+    pub file_secrets: Vec<crate::secrets::Finding>,
     pub coverage: Coverage,
     pub parts: PromptParts,
     pub members: Vec<Member>,
@@ -212,8 +218,9 @@ impl Plan {
             .map(|m| {
                 let input = review::ReviewInput {
                     prompt: &prompt,
-                    diff: self.passes.first().map_or("", String::as_str),
                     resume_session_id: m.resume_session.as_deref(),
+                    files: &self.files,
+                    secrets: &self.file_secrets,
                     file_sizes: &self.parts.file_sizes,
                 };
                 let argv = review::planned_argv(&m.bound, &input, &run_options(settings))

@@ -5,6 +5,7 @@
 use gix::ObjectId;
 
 use super::plan::{Member, Plan, PromptParts, Settings, StoredPrior};
+use crate::diff::FileDiff;
 use crate::model::{self, Body, Response, RunId, SecretAt, Verdict};
 use crate::ops::Error;
 use crate::packet;
@@ -149,6 +150,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         },
     );
     let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
+    let (files, file_secrets) = builtin_change(repo, &members, base, snapshot, settings)?;
     let parallelism = parallelism(&members, settings);
     let dispatches_so_far = count_dispatches(&records, round);
     Ok(Plan {
@@ -159,6 +161,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         diff: passes.concat(),
         attempt_base: super::plan::ATTEMPTS_PER_PASS * passes.len() as u32 * dispatches_so_far,
         passes,
+        files,
+        file_secrets,
         coverage: built.coverage,
         parts,
         members,
@@ -247,6 +251,13 @@ fn resume(
         _ => Mode::Code,
     };
     let (members, unbound) = bind_members(surfaces, records, settings, Some(&dispatch.reviewers))?;
+    // The built-in reads the change itself: the run's base against the dispatched snapshot.
+    let base = state
+        .manifest
+        .base
+        .map(|commit| repo.commit_tree(commit.into()))
+        .transpose()?;
+    let (files, file_secrets) = builtin_change(repo, &members, base, snapshot, settings)?;
     let parallelism = parallelism(&members, settings);
     let diff = String::from_utf8_lossy(&diff).into_owned();
     let passes = Plan::split_passes(&diff, &parts.pass_starts);
@@ -260,6 +271,8 @@ fn resume(
             * count_dispatches(records, round),
         passes,
         diff,
+        files,
+        file_secrets,
         coverage,
         parts,
         members,
@@ -312,6 +325,27 @@ fn file_sizes(repo: &Repo, changes: &[crate::diff::Change]) -> Vec<(String, u64)
             Some((String::from_utf8_lossy(&c.new_path).into_owned(), size))
         })
         .collect()
+}
+
+/// The change as the built-in reviewer reads it ([`Plan::files`]): every file's diff from
+/// `base` to `snapshot`, complete, and what the scanner finds in each; nothing when no member
+/// is the built-in, or on a dry run (which runs no reviewer).
+fn builtin_change(
+    repo: &Repo,
+    members: &[Member],
+    base: Option<ObjectId>,
+    snapshot: ObjectId,
+    settings: &Settings,
+) -> Result<(Vec<FileDiff>, Vec<crate::secrets::Finding>), Error> {
+    if settings.dry_run || !members.iter().any(|m| m.bound.is_builtin()) {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let files = repo.diff_trees(base, snapshot)?;
+    let secrets = files
+        .iter()
+        .flat_map(|f| settings.scanner.scan_diff(&f.text))
+        .collect();
+    Ok((files, secrets))
 }
 
 fn build_packet(
