@@ -84,6 +84,7 @@ fn input() -> ReviewInput<'static> {
         prompt: PROMPT,
         diff: "",
         resume_session_id: None,
+        marker: None,
         file_sizes: &[],
     }
 }

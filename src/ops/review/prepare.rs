@@ -136,9 +136,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             file_sizes,
         },
     );
-    let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
+    let (members, unbound) = bind_members(&surfaces, &records, settings, None, &[])?;
     let parallelism = parallelism(&members, settings);
-    let dispatches_so_far = count_dispatches(&records, round);
     Ok(Plan {
         run_id: run_id.clone(),
         round,
@@ -149,7 +148,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         parts,
         members,
         parallelism,
-        attempt_base: 2 * dispatches_so_far,
+        carried: Vec::new(),
+        attempt_base: attempts_so_far(&records, round),
         resumes: None,
         unbound,
         secrets,
@@ -233,7 +233,23 @@ fn resume(
         "code-vs-plan" => Mode::CodeVsPlan,
         _ => Mode::Code,
     };
-    let (members, unbound) = bind_members(surfaces, records, settings, Some(&dispatch.reviewers))?;
+    // Members that already finished under this dispatch (or an earlier interrupted one of the
+    // round) keep their results and do not run again (SPEC §6.4).
+    let carried = super::record::carried(
+        repo,
+        state,
+        records,
+        &interrupted_chain(records, round),
+        &dispatch.reviewers,
+    )?;
+    let done: Vec<usize> = carried.iter().map(|c| c.slot).collect();
+    let (members, unbound) = bind_members(
+        surfaces,
+        records,
+        settings,
+        Some(&dispatch.reviewers),
+        &done,
+    )?;
     let parallelism = parallelism(&members, settings);
     Ok(Plan {
         run_id: state.run_id.clone(),
@@ -245,7 +261,8 @@ fn resume(
         parts,
         members,
         parallelism,
-        attempt_base: 2 * count_dispatches(records, round),
+        carried,
+        attempt_base: attempts_so_far(records, round),
         resumes: Some(dispatch_id.to_owned()),
         unbound,
         secrets: dispatch.redacted.clone(),
@@ -307,20 +324,44 @@ fn coder_records_of_round(
         .map(|(_, _, coder)| coder)
 }
 
-fn count_dispatches(records: &[model::Record], round: u32) -> u32 {
+/// Attempt numbers the round's earlier dispatches could use: each member of each dispatch
+/// has its own block, so no two calls of a round share a marker.
+fn attempts_so_far(records: &[model::Record], round: u32) -> u32 {
     records
         .iter()
-        .filter(|r| matches!(&r.body, Body::ReviewDispatch(d) if d.round == round))
-        .count() as u32
+        .filter_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if d.round == round => Some(d.reviewers.len().max(1) as u32),
+            _ => None,
+        })
+        .sum::<u32>()
+        * super::ATTEMPTS_PER_MEMBER
+}
+
+/// The dispatches of `round` since its last recorded review: the interrupted chain a resumed
+/// dispatch continues.
+fn interrupted_chain(records: &[model::Record], round: u32) -> Vec<String> {
+    let since = records
+        .iter()
+        .rposition(|r| matches!(&r.body, Body::Review(review) if review.round == round))
+        .map_or(0, |at| at + 1);
+    records[since..]
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if d.round == round => Some(r.id.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Binds each reviewer of the round: the panel, or the command, or the run's reviewer.
-/// `names` fixes the members (a resumed dispatch binds the ones it dispatched).
+/// `names` fixes the members (a resumed dispatch binds the ones it dispatched); the slots in
+/// `done` finished already and are not bound.
 fn bind_members(
     surfaces: &Surfaces,
     records: &[model::Record],
     settings: &Settings,
     names: Option<&[String]>,
+    done: &[usize],
 ) -> Result<(Vec<Member>, Vec<review::ProbeReport>), Error> {
     let wanted: Vec<String> = match names {
         Some(names) => names.to_vec(),
@@ -330,7 +371,10 @@ fn bind_members(
     };
     let mut members = Vec::new();
     let mut unbound = Vec::new();
-    for name in wanted {
+    for (slot, name) in wanted.into_iter().enumerate() {
+        if done.contains(&slot) {
+            continue;
+        }
         let report = match review::probe(
             surfaces,
             &ProbeRequest {
@@ -360,6 +404,7 @@ fn bind_members(
             None
         };
         members.push(Member {
+            slot,
             bound,
             report,
             resume_session,
