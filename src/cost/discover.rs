@@ -375,6 +375,48 @@ mod tests {
     }
 
     #[test]
+    fn recent_session_files_are_listed_newest_first_within_the_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = LogRoots {
+            claude: vec![dir.path().join("claude")],
+            codex: vec![dir.path().join("codex")],
+        };
+        let now = std::time::SystemTime::now();
+        let put = |rel: &str, age_secs: u64| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "{}\n").unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(now - std::time::Duration::from_secs(age_secs))
+                .unwrap();
+        };
+        put("claude/projects/-w-a/old.jsonl", 600);
+        put("claude/projects/-w-a/newer.jsonl", 20);
+        put("claude/projects/-w-b/newest.jsonl", 10);
+        put("claude/projects/-w-b/agent-x.jsonl", 1);
+        put("claude/projects/-w-b/bad.id.jsonl", 1);
+        put("claude/projects/-w-b/newest/subagents/s.jsonl", 1);
+        put(
+            "codex/sessions/2026/11/29/rollout-2026-11-29T23-15-00-0199f0aa-1111.jsonl",
+            5,
+        );
+        put("codex/sessions/2026/11/29/notes.jsonl", 5);
+        let since = now - std::time::Duration::from_secs(60);
+        let ids = |agent, max| -> Vec<String> {
+            recent_session_files(&roots, agent, since, max)
+                .into_iter()
+                .map(|f| f.session_id)
+                .collect()
+        };
+        assert_eq!(ids(Agent::Claude, 10), ["newest", "newer"]);
+        assert_eq!(ids(Agent::Claude, 1), ["newest"]);
+        assert_eq!(ids(Agent::Codex, 10), ["0199f0aa-1111"]);
+    }
+
+    #[test]
     fn project_dir_names() {
         assert_eq!(
             claude_project_dir_name("/home/dev/my_repo"),

@@ -74,9 +74,8 @@ pub fn resolve(
     match find_marked(spec, roots, marker, since) {
         Marked::Nothing => {}
         Marked::Several => {
-            resolved.refused = Some(
-                "several vendor session files hold the attempt marker; none is taken".into(),
-            );
+            resolved.refused =
+                Some("several vendor session files hold the attempt marker; none is taken".into());
         }
         Marked::One(id) if realization.session_id_fits(&id) => {
             resolved.id = Some(id);
@@ -234,7 +233,9 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("mkdir");
         let padded = format!("{}\n{MARKER}\n", "x".repeat(4096));
         std::fs::write(dir.join(format!("{ID}.jsonl")), padded).expect("write");
-        let mut spec = claude().session_files.expect("claude names its session files");
+        let mut spec = claude()
+            .session_files
+            .expect("claude names its session files");
         assert_eq!(
             find_marked(&spec, &roots(home.path()), MARKER, since),
             Marked::One(ID.into())

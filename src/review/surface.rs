@@ -940,6 +940,16 @@ mod tests {
             ),
             ("\"v\": 1", "\"v\": 2", "version 2"),
             (
+                "\"session_id_shape\": \"^",
+                "\"session_id_shape\": \"",
+                "must be anchored",
+            ),
+            (
+                "\"max_files\": 32",
+                "\"max_files\": 0",
+                "session_files bounds",
+            ),
+            (
                 "\"{structured_output}\", \"-\"]",
                 "\"x{structured_output}\", \"-\"]",
                 "whole argv element",

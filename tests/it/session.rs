@@ -78,7 +78,12 @@ fn last_attempt(env: &TestEnv, run_id: &str) -> Value {
 fn a_session_id_missing_from_the_output_is_found_by_the_attempt_marker() {
     let (env, run_id) = env_ready_for_review();
     // Without session_files in the data, no session file is looked at.
-    let out = env.pair(&["review", "--reviewer-cmd", &stub("session-file.sh"), "--json"]);
+    let out = env.pair(&[
+        "review",
+        "--reviewer-cmd",
+        &stub("session-file.sh"),
+        "--json",
+    ]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(out.json()["outcomes"][0]["session_id"], Value::Null);
 
@@ -109,7 +114,12 @@ fn another_attempts_marker_or_a_malformed_id_is_not_taken() {
     // A session file holding a different attempt's marker is not this attempt's session.
     let other = format!("<!-- git-pair: {run_id}/1/2 -->");
     let out = env.pair_env(
-        &["review", "--reviewer-cmd", &stub("session-file.sh"), "--json"],
+        &[
+            "review",
+            "--reviewer-cmd",
+            &stub("session-file.sh"),
+            "--json",
+        ],
         &[("STUB_MARKER", &other)],
     );
     assert_eq!(out.code, 0, "{out}");
@@ -164,7 +174,10 @@ fn a_resumed_panel_does_not_run_the_member_that_finished() {
     // The second member hangs: by then the first one's part is stored.
     let deadline = Instant::now() + Duration::from_secs(60);
     while !pid_file.exists() {
-        assert!(Instant::now() < deadline, "the second reviewer never started");
+        assert!(
+            Instant::now() < deadline,
+            "the second reviewer never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().expect("SIGKILL the review");
@@ -209,7 +222,10 @@ fn a_resumed_panel_does_not_run_the_member_that_finished() {
         .expect("re-dispatch");
     let redispatch: Value =
         serde_json::from_str(&show(&env, &run_id, &format!("records/{redispatch}"))).expect("json");
-    assert_eq!(redispatch["reviewers"], serde_json::json!(["command", "command"]));
+    assert_eq!(
+        redispatch["reviewers"],
+        serde_json::json!(["command", "command"])
+    );
     assert_eq!(redispatch["carried"], serde_json::json!(["command"]));
     let attempts: Value =
         serde_json::from_str(&show(&env, &run_id, "reviews/1/attempts.json")).expect("json");
@@ -250,6 +266,10 @@ fn the_panel_cap_and_its_binding_limit_are_reported_and_recorded() {
         assert_eq!(out.code, 0, "{out}");
         let want = serde_json::json!({"limit": limit, "bound_by": bound_by});
         assert_eq!(out.json()["parallelism"], want, "case {i}");
-        assert_eq!(dispatch_of_last_review(&env)["parallelism"], want, "case {i}");
+        assert_eq!(
+            dispatch_of_last_review(&env)["parallelism"],
+            want,
+            "case {i}"
+        );
     }
 }

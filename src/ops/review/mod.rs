@@ -166,7 +166,14 @@ pub fn review(
     let panel = plan.members.len() + plan.carried.len() > 1;
     let mut store_member = |slot: usize, result: &MemberResult| {
         if panel
-            && let Err(e) = member(&ctx.repo, &plan, &dispatch_id, slot, result, &settings.scanner)
+            && let Err(e) = member(
+                &ctx.repo,
+                &plan,
+                &dispatch_id,
+                slot,
+                result,
+                &settings.scanner,
+            )
         {
             progress(&format!(
                 "note: could not store {}'s finished review ({e}); an interrupted review would run it again",

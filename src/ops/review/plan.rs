@@ -151,7 +151,11 @@ impl Plan {
             .members
             .iter()
             .map(|m| (m.slot, m.bound.name.as_str()))
-            .chain(self.carried.iter().map(|c| (c.slot, c.result.name.as_str())))
+            .chain(
+                self.carried
+                    .iter()
+                    .map(|c| (c.slot, c.result.name.as_str())),
+            )
             .collect();
         slots.sort();
         slots.into_iter().map(|(_, n)| n.to_owned()).collect()
@@ -219,7 +223,9 @@ impl Plan {
 pub(super) fn run_options(settings: &Settings) -> review::RunOptions {
     let mut options = review::RunOptions {
         timeout: settings.timeout,
-        session_logs: Some(crate::cost::LogRoots::from_env(|key| std::env::var(key).ok())),
+        session_logs: Some(crate::cost::LogRoots::from_env(|key| {
+            std::env::var(key).ok()
+        })),
         ..review::RunOptions::default()
     };
     if let Some(path) = &settings.path_env {

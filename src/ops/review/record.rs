@@ -130,7 +130,9 @@ pub fn member(
         }
         let mut append = Append::record(body.clone(), subject.clone());
         append.round = Some(plan.round);
-        append.files.push((path.clone(), Content::Blob(attempts.clone())));
+        append
+            .files
+            .push((path.clone(), Content::Blob(attempts.clone())));
         Ok(append)
     })?;
     Ok(())
@@ -199,7 +201,9 @@ fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
         v: u32,
         attempts: Vec<Stored>,
     }
-    let file: File = serde_json::from_slice(bytes).ok().filter(|f: &File| f.v == 1)?;
+    let file: File = serde_json::from_slice(bytes)
+        .ok()
+        .filter(|f: &File| f.v == 1)?;
     Some(
         file.attempts
             .into_iter()
