@@ -281,6 +281,8 @@ fn write_run(
                 runner: None,
                 redacted: Vec::new(),
                 over_budget: false,
+                parallelism: None,
+                carried: Vec::new(),
             }),
             format!("review {round}: dispatched"),
         );

@@ -158,6 +158,76 @@ pub(crate) fn codex_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// One agent session log file, found from directory listings and its metadata only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentSessionFile {
+    /// The session id its file name gives (checked by [`is_valid_session_id`]).
+    pub session_id: String,
+    pub path: PathBuf,
+    /// Last modification.
+    pub modified: std::time::SystemTime,
+}
+
+/// `agent`'s main session files (Claude: `projects/*/<id>.jsonl`, not subagents; Codex:
+/// `sessions/YYYY/MM/DD/rollout-*-<id>.jsonl`) created and modified at or after `since`
+/// (creation is judged only where the file system records it), newest first, at most `max`.
+/// Reads directories and metadata, never contents.
+pub fn recent_session_files(
+    roots: &LogRoots,
+    agent: Agent,
+    since: std::time::SystemTime,
+    max: usize,
+) -> Vec<RecentSessionFile> {
+    let mut named: Vec<(String, PathBuf)> = Vec::new();
+    match agent {
+        Agent::Claude => {
+            for root in &roots.claude {
+                for (_, project) in list_dir(&root.join("projects")) {
+                    for (name, path) in list_dir(&project) {
+                        if let Some(stem) = name.strip_suffix(".jsonl")
+                            && !stem.starts_with("agent-")
+                        {
+                            named.push((stem.to_owned(), path));
+                        }
+                    }
+                }
+            }
+        }
+        Agent::Codex => {
+            for root in &roots.codex {
+                for (_, year) in list_dir(&root.join("sessions")) {
+                    for (_, month) in list_dir(&year) {
+                        for (_, day) in list_dir(&month) {
+                            for (name, path) in list_dir(&day) {
+                                if let Some(id) = rollout_id(&name) {
+                                    named.push((id.to_owned(), path));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut found: Vec<RecentSessionFile> = named
+        .into_iter()
+        .filter(|(id, _)| is_valid_session_id(id))
+        .filter_map(|(session_id, path)| {
+            let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
+            let modified = meta.modified().ok()?;
+            let created_after = meta.created().map_or(true, |c| c >= since);
+            (modified >= since && created_after).then_some(RecentSessionFile {
+                session_id,
+                path,
+                modified,
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    found.truncate(max);
+    found
+}
+
 /// Claude Code names a project directory after its working directory with every character
 /// other than an ASCII letter or digit replaced by `-` (`/home/dev/my_repo` → `-home-dev-my-repo`).
 pub(crate) fn claude_project_dir_name(cwd: &str) -> String {
@@ -302,6 +372,48 @@ mod tests {
                 "{name} {id}"
             );
         }
+    }
+
+    #[test]
+    fn recent_session_files_are_listed_newest_first_within_the_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = LogRoots {
+            claude: vec![dir.path().join("claude")],
+            codex: vec![dir.path().join("codex")],
+        };
+        let now = std::time::SystemTime::now();
+        let put = |rel: &str, age_secs: u64| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "{}\n").unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(now - std::time::Duration::from_secs(age_secs))
+                .unwrap();
+        };
+        put("claude/projects/-w-a/old.jsonl", 600);
+        put("claude/projects/-w-a/newer.jsonl", 20);
+        put("claude/projects/-w-b/newest.jsonl", 10);
+        put("claude/projects/-w-b/agent-x.jsonl", 1);
+        put("claude/projects/-w-b/bad.id.jsonl", 1);
+        put("claude/projects/-w-b/newest/subagents/s.jsonl", 1);
+        put(
+            "codex/sessions/2026/11/29/rollout-2026-11-29T23-15-00-0199f0aa-1111.jsonl",
+            5,
+        );
+        put("codex/sessions/2026/11/29/notes.jsonl", 5);
+        let since = now - std::time::Duration::from_secs(60);
+        let ids = |agent, max| -> Vec<String> {
+            recent_session_files(&roots, agent, since, max)
+                .into_iter()
+                .map(|f| f.session_id)
+                .collect()
+        };
+        assert_eq!(ids(Agent::Claude, 10), ["newest", "newer"]);
+        assert_eq!(ids(Agent::Claude, 1), ["newest"]);
+        assert_eq!(ids(Agent::Codex, 10), ["0199f0aa-1111"]);
     }
 
     #[test]

@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::util::time::{TimeWindow, Timestamp};
-pub use discover::{Agent, LogRoots, newest_claude_session_for_cwd};
+pub use discover::{
+    Agent, LogRoots, RecentSessionFile, newest_claude_session_for_cwd, recent_session_files,
+};
 pub use error::CostError;
 pub use pricing::{LongContext, ModelPrice, Pricing};
 pub use tokens::TokenCounts;

@@ -218,6 +218,40 @@ pub struct ReviewDispatch {
     /// on with a reviewer that costs money (SPEC §5). Shown in the PR body.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub over_budget: bool,
+    /// How many of its reviewers run at once and which limit binds (SPEC §6.4). Absent in
+    /// records written before it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<PanelLimit>,
+    /// Reviewers (by name) that already finished with a verdict under the interrupted
+    /// dispatch this one resumes: their results are kept, they are not run again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<String>,
+}
+
+/// A panel's effective parallel cap, `min(reviewers, pair.maxParallel, each surface's
+/// ceiling)`, and which of those binds (`reviewers`, `maxParallel`, `<realization> ceiling`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanelLimit {
+    pub limit: usize,
+    pub bound_by: String,
+}
+
+/// One panel member's finished part of a dispatched review, stored the moment it finishes
+/// (before its siblings do), so a review resumed after an interruption keeps it and does not
+/// run that reviewer again (SPEC §6.4). Its attempts, raw output included, are stored beside
+/// it; the round's `review` record still carries every member.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewMember {
+    /// The id of the dispatch record it answers for.
+    pub dispatch: String,
+    pub round: u32,
+    /// Its place in the dispatch's `reviewers`.
+    pub slot: u32,
+    pub result: ReviewAttempt,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    #[serde(default)]
+    pub fallback_used: bool,
 }
 
 /// Where a secret was found, as recorded: its kind, path and line, never the secret.
@@ -357,6 +391,7 @@ pub enum Body {
     Start(Start),
     Coder(Coder),
     ReviewDispatch(ReviewDispatch),
+    ReviewMember(ReviewMember),
     Review(Review),
     Cost(CostEntry),
     Finish(Finish),
@@ -390,6 +425,7 @@ impl Body {
             Body::Start(_) => "start",
             Body::Coder(_) => "coder",
             Body::ReviewDispatch(_) => "review-dispatch",
+            Body::ReviewMember(_) => "review-member",
             Body::Review(_) => "review",
             Body::Cost(_) => "cost",
             Body::Finish(_) => "finish",
@@ -556,6 +592,7 @@ const KNOWN_KINDS: &[&str] = &[
     "start",
     "coder",
     "review-dispatch",
+    "review-member",
     "review",
     "cost",
     "finish",

@@ -69,7 +69,11 @@ pub fn section(record: &Record, after: &Manifest) -> String {
             );
         }
         Body::AllowSecret(allow) => allow_secret_line(&mut out, allow, &when),
-        Body::Start(_) | Body::ReviewDispatch(_) | Body::Cost(_) | Body::Unknown { .. } => {}
+        Body::Start(_)
+        | Body::ReviewDispatch(_)
+        | Body::ReviewMember(_)
+        | Body::Cost(_)
+        | Body::Unknown { .. } => {}
     }
     out
 }

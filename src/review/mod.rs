@@ -1,7 +1,7 @@
 //! Running reviewers and reading their answers (SPEC §6): realizations as data
 //! ([`surface`]), capability probing ([`mod@probe`]), the one spawn builder ([`process`]),
-//! fail-closed parsing ([`parse`], [`schema`]), the built-in reviewer ([`builtin`]) and panel
-//! arithmetic ([`panel`]). [`run_attempt`] ties them into one attempt → one [`Attempt`].
+//! fail-closed parsing ([`parse`], [`schema`]), the built-in reviewer ([`builtin`]), panel
+//! arithmetic ([`panel`]) and which vendor session an attempt ran in ([`session`]). [`run_attempt`] ties them into one attempt → one [`Attempt`].
 //! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
 //! the caller.
 
@@ -13,6 +13,7 @@ pub mod parse;
 pub mod probe;
 pub mod prompt;
 pub mod schema;
+pub mod session;
 pub mod surface;
 
 use std::ffi::OsString;
@@ -29,6 +30,7 @@ pub use error::Error;
 pub use panel::{Parallelism, panel_parallelism, panel_verdict};
 pub use parse::{Finding, Parsed, Severity, Verdict, parse_answer};
 pub use probe::{ProbeRequest, probe};
+pub use session::SessionIdSource;
 pub use surface::{RealizationKind, Surfaces};
 
 use crate::process::{self, Cancel, End, Limits, Spawn};
@@ -85,6 +87,10 @@ pub struct ReviewInput<'a> {
     /// What the scanner found in `files` (each as it reports a scan of its file's text): the
     /// built-in reviewer quotes no line without redacting them.
     pub secrets: &'a [crate::secrets::Finding],
+    /// This attempt's marker line (`<!-- git-pair: <run>/<round>/<attempt> -->`), which the
+    /// prompt carries: how the vendor's session file is told apart when the output names no
+    /// session.
+    pub marker: Option<&'a str>,
     /// Each added or modified file's size in the reviewed snapshot (a diff does not show a
     /// file whole, a binary one not at all); what the built-in reviewer's size check judges.
     pub file_sizes: &'a [(String, u64)],
@@ -116,6 +122,9 @@ pub struct RunOptions {
     /// Told the pid of every reviewer process started, so a later command can kill one that
     /// outlived a killed `git pair`.
     pub on_start: Option<process::OnStart>,
+    /// Where agents keep their session logs: searched for the attempt marker when the output
+    /// names no session (none: the second tier is not tried).
+    pub session_logs: Option<crate::cost::LogRoots>,
 }
 
 impl Default for RunOptions {
@@ -133,6 +142,7 @@ impl Default for RunOptions {
             handle_sigint: true,
             builtin: BuiltinOptions::default(),
             on_start: None,
+            session_logs: None,
         }
     }
 }
@@ -169,8 +179,16 @@ pub struct Attempt {
     pub stderr_bytes: u64,
     /// Spawn to end.
     pub duration_ms: u64,
-    /// The vendor session id, for cost and resuming.
+    /// The vendor session id, for cost and resuming; it fits the realization's shape.
     pub session_id: Option<String>,
+    /// Which tier found `session_id`: the reviewer's `output`, or the vendor's
+    /// `session-file` holding the attempt marker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id_from: Option<SessionIdSource>,
+    /// Why a session id that was found was refused (it did not fit the declared shape, or
+    /// several session files held the marker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id_refused: Option<String>,
     /// The answer text read from the realization's answer source.
     pub answer: Option<String>,
     /// The parsed answer (completed and failed-validation attempts).
@@ -222,6 +240,8 @@ impl Attempt {
             stderr_bytes: 0,
             duration_ms: 0,
             session_id: None,
+            session_id_from: None,
+            session_id_refused: None,
             answer: None,
             parsed: None,
             message: None,
@@ -271,6 +291,7 @@ pub fn run_attempt(
     attempt.structured_output = prepared.structured;
     attempt.argv = prepared.argv();
 
+    let spawned_at = std::time::SystemTime::now();
     let on_start = |started: process::Started| {
         if let Some(hook) = &options.on_start {
             (hook.0)(started);
@@ -312,7 +333,18 @@ pub fn run_attempt(
     attempt.stdout_truncated = finished.stdout_truncated;
     attempt.stderr_bytes = finished.stderr_bytes;
     attempt.duration_ms = millis(finished.duration);
-    attempt.session_id = seen.session_id.clone();
+    if !matches!(finished.end, End::SpawnFailed { .. }) {
+        let session = session::resolve(
+            &bound.realization,
+            seen.session_id.clone(),
+            input.marker,
+            options.session_logs.as_ref(),
+            spawned_at,
+        );
+        attempt.session_id = session.id;
+        attempt.session_id_from = session.from;
+        attempt.session_id_refused = session.refused;
+    }
     attempt.answer = seen.answer.clone();
     decide(&mut attempt, &finished.end, finished.status, &seen, options);
     attempt.stdout = finished.stdout;
@@ -361,8 +393,14 @@ fn prepare(
         .program
         .clone()
         .ok_or_else(|| format!("realization `{}` has no program to run", bound.name))?;
+    // A session id from a record reaches the argv only in the realization's declared shape:
+    // anything else means a fresh review.
     let resume = match (input.resume_session_id, &bound.realization.resume) {
-        (Some(id), Some(spec)) if bound.supports_resume() => Some((id, spec)),
+        (Some(id), Some(spec))
+            if bound.supports_resume() && bound.realization.session_id_fits(id) =>
+        {
+            Some((id, spec))
+        }
         _ => None,
     };
     let template = resume.map_or(&bound.realization.argv, |(_, spec)| &spec.argv);

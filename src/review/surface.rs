@@ -130,6 +130,15 @@ pub struct Realization {
     /// Where the vendor's session id is read, tried in order.
     #[serde(default)]
     pub session_id: Vec<Selector>,
+    /// The shape every session id of this realization has: an anchored regular expression
+    /// (`^…$`). An id that does not fit (from the output, a session file or a record) is
+    /// refused: never kept, never put in an argv.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id_shape: Option<String>,
+    /// Where the vendor keeps its own session files: searched for the attempt marker when the
+    /// output names no session (the second tier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_files: Option<SessionFilesSpec>,
     /// How the vendor reports its own failure.
     #[serde(default)]
     pub failure: FailureSpec,
@@ -138,6 +147,37 @@ pub struct Realization {
     /// Realizations tried, in order, when this one does not bind.
     #[serde(default)]
     pub fallback: Vec<String>,
+}
+
+/// The vendor's own session files, and the bounds of a search through them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionFilesSpec {
+    /// Whose session logs these are, as the cost module finds them (`claude`: under
+    /// `CLAUDE_CONFIG_DIR`, `codex`: under `CODEX_HOME`): one locator for pricing and binding.
+    pub logs: crate::cost::Agent,
+    /// At most this many files are opened, the most recently modified first.
+    #[serde(default = "default_max_files")]
+    pub max_files: usize,
+    /// At most this many bytes are read across all of them.
+    #[serde(default = "default_max_bytes")]
+    pub max_bytes: u64,
+    /// The marker counts only within this many bytes of a file's start (the prompt is the
+    /// session's first message; a marker quoted later in some other session is not ours).
+    #[serde(default = "default_marker_within")]
+    pub marker_within_bytes: u64,
+}
+
+fn default_max_files() -> usize {
+    32
+}
+
+fn default_max_bytes() -> u64 {
+    16 * 1024 * 1024
+}
+
+fn default_marker_within() -> u64 {
+    1024 * 1024
 }
 
 /// The probe command and the output substrings that prove each capability.
@@ -494,6 +534,22 @@ impl Surfaces {
                 return Err(bad("failure event rule without a message path".into()));
             }
         }
+        if let Some(shape) = &r.session_id_shape {
+            if !shape.starts_with('^') || !shape.ends_with('$') {
+                return Err(bad(format!(
+                    "session_id_shape {shape:?} must be anchored (^…$)"
+                )));
+            }
+            Regex::new(shape).map_err(|e| bad(format!("session_id_shape {shape:?}: {e}")))?;
+        }
+        if let Some(files) = &r.session_files
+            && (files.max_files == 0 || files.max_bytes == 0 || files.marker_within_bytes == 0)
+        {
+            return Err(bad(
+                "session_files bounds (max_files, max_bytes, marker_within_bytes) must be at least 1"
+                    .into(),
+            ));
+        }
         for pattern in &r.failure.stderr_patterns {
             Regex::new(pattern).map_err(|e| bad(format!("stderr pattern {pattern:?}: {e}")))?;
         }
@@ -589,6 +645,23 @@ impl Realization {
             }
         }
         Ok(out)
+    }
+
+    /// Whether `id` may be kept as this realization's session id and put in its argv: a plain
+    /// name (`[A-Za-z0-9_-]`, at most 128 bytes, starting with a letter or digit, so never an
+    /// option or a path) of the declared `session_id_shape`, when one is declared.
+    pub fn session_id_fits(&self, id: &str) -> bool {
+        let plain = !id.is_empty()
+            && id.len() <= 128
+            && id.as_bytes()[0].is_ascii_alphanumeric()
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        plain
+            && self
+                .session_id_shape
+                .as_deref()
+                .is_none_or(|shape| Regex::new(shape).is_ok_and(|re| re.is_match(id)))
     }
 
     /// Reads answer, session id and vendor failure messages from a finished process's output.
@@ -866,6 +939,16 @@ mod tests {
                 "max_concurrency",
             ),
             ("\"v\": 1", "\"v\": 2", "version 2"),
+            (
+                "\"session_id_shape\": \"^",
+                "\"session_id_shape\": \"",
+                "must be anchored",
+            ),
+            (
+                "\"max_files\": 32",
+                "\"max_files\": 0",
+                "session_files bounds",
+            ),
             (
                 "\"{structured_output}\", \"-\"]",
                 "\"x{structured_output}\", \"-\"]",

@@ -125,6 +125,12 @@ pub(crate) fn snapshot_round(path: &str) -> Option<u32> {
         .flatten()
 }
 
+/// Where a panel member's finished part of a dispatch (its attempts, raw output included) is
+/// stored as it finishes: `reviews/<round>/members/<dispatch>-<slot>.json`.
+pub fn member_path(round: u32, dispatch: &str, slot: u32) -> String {
+    format!("reviews/{round}/members/{dispatch}-{slot}.json")
+}
+
 /// Where a checkpoint's work-tree snapshot lives in its run's tree (a subtree, like a
 /// reviewed snapshot, so it travels with the run and stays reachable).
 pub(crate) fn checkpoint_snapshot_path(id: &CheckpointId) -> String {

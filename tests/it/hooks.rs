@@ -806,6 +806,8 @@ fn the_stop_hook_blocks_an_interrupted_review() {
                 runner: None,
                 redacted: Vec::new(),
                 over_budget: false,
+                parallelism: None,
+                carried: Vec::new(),
             }),
             "review 1: dispatched",
         ))

@@ -142,7 +142,7 @@ fn review_json_keys() {
         &["review", "--reviewer-cmd", &changes],
         0,
         &format!(
-            "{{run_id,round,verdict,findings:[{{n,category,severity,location,text}}],outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,{coverage},next_action}}"
+            "{{run_id,round,verdict,findings:[{{n,category,severity,location,text}}],outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},next_action}}"
         ),
     );
     env.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");
@@ -152,7 +152,7 @@ fn review_json_keys() {
         &["review", "--reviewer-cmd", &approve],
         0,
         &format!(
-            "{{run_id,round,verdict,findings,outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,{coverage},next_action}}"
+            "{{run_id,round,verdict,findings,outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},next_action}}"
         ),
     );
 }

@@ -19,6 +19,7 @@ mod review;
 mod reviewers;
 mod secrets;
 mod security;
+mod session;
 mod snapshot;
 mod start;
 mod stress;

@@ -397,7 +397,7 @@ fn a_review_killed_mid_flight_is_resumed_by_the_next_review() {
     assert_eq!(env.pair_json(&["status"])["next_action"], "finish");
     let prompt = show(&env, &run_id, "reviews/1/prompt.md");
     assert!(
-        prompt.starts_with(&format!("<!-- git-pair: {run_id}/1/3 -->")),
+        prompt.starts_with(&format!("<!-- git-pair: {run_id}/1/4 -->")),
         "a new attempt marker:\n{prompt}"
     );
 }

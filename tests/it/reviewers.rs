@@ -613,3 +613,26 @@ fn figures() {
         t.elapsed()
     );
 }
+
+#[test]
+fn a_session_id_of_the_wrong_shape_never_reaches_the_argv() {
+    let claude = bind("claude", None, &["bin"]);
+    for bad in ["--dangerously-skip-permissions", "S-1", "../x"] {
+        let resume = ReviewInput {
+            resume_session_id: Some(bad),
+            ..input()
+        };
+        let a = run_attempt(&claude, &resume, &options(&[]));
+        assert_eq!(a.outcome, Outcome::Completed, "{bad}");
+        assert!(!a.resumed, "{bad}: a fresh review instead");
+        assert!(!a.argv.iter().any(|x| x == bad), "{bad}: {:?}", a.argv);
+    }
+    // A malformed id in the output is refused too: never kept as the session.
+    let a = run_attempt(
+        &claude,
+        &input(),
+        &options(&[("FAKE_SESSION_ID", "--not-an-id")]),
+    );
+    assert_eq!(a.session_id, None);
+    assert!(a.session_id_refused.is_some());
+}

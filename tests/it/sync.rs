@@ -511,6 +511,8 @@ fn different_files_at_one_path_are_both_kept_and_snapshots_stay_whole() {
                 runner: None,
                 redacted: Vec::new(),
                 over_budget: false,
+                parallelism: None,
+                carried: Vec::new(),
             }),
             vec![
                 (

@@ -39,7 +39,8 @@ impl Manifest {
             Body::CheckpointVerified(verified) => self.apply_verified(verified),
             Body::CheckpointArchived(archived) => self.apply_archived(archived),
             Body::Compaction(_) => self.compactions = self.compactions.saturating_add(1),
-            Body::AllowSecret(_) | Body::Unknown { .. } => {}
+            // A panel member's part is projected with the round's `review` record.
+            Body::AllowSecret(_) | Body::ReviewMember(_) | Body::Unknown { .. } => {}
         }
         self.next_action = self.next_action(Observed {
             budget_alert: self.stored_budget_alert(),

@@ -85,6 +85,8 @@ fn the_loop_moves_through_next_actions() {
             runner: None,
             redacted: Vec::new(),
             over_budget: false,
+            parallelism: None,
+            carried: Vec::new(),
         }),
     );
     m.apply(&dispatch);

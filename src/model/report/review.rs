@@ -27,6 +27,8 @@ pub struct Round {
     /// Each reviewer's outcome.
     pub outcomes: Vec<ReviewerOutcome>,
     pub fallback_used: bool,
+    /// How many reviewers ran at once and which limit bound it.
+    pub parallelism: Parallelism,
     pub coverage: CoverageSummary,
     /// The run's next action after the round.
     pub next_action: &'static str,
@@ -55,6 +57,14 @@ pub struct ReviewerOutcome {
     /// How many attempts it took.
     pub attempts: usize,
     pub session_id: Option<String>,
+}
+
+/// A panel's effective parallel cap, `min(reviewers, pair.maxParallel, each surface's
+/// ceiling)`, and the limit that binds: `reviewers`, `maxParallel` or `<realization> ceiling`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Parallelism {
+    pub limit: usize,
+    pub bound_by: String,
 }
 
 /// A configured reviewer that is not available, and the one bound instead.

@@ -6,43 +6,69 @@
 
 use super::plan::{Member, MemberResult, Plan, Settings, run_options};
 use crate::model::{Finding, Verdict};
-use crate::review::{self, Attempt, Outcome};
+use crate::review::{self, Attempt, Outcome, prompt};
 
-/// Runs every member (in parallel, at most `plan.parallelism.limit` at once). Never fails:
-/// each member ends with an outcome.
+/// Runs every member that has not finished yet (in parallel, at most
+/// `plan.parallelism.limit` at once: the next starts as soon as one ends) and returns every
+/// member's result in the dispatch's order, the ones carried over from an interrupted
+/// dispatch included. `on_done` is told of each member the moment it finishes, on the
+/// calling thread (to store it while its siblings still run). Never fails: each member ends
+/// with an outcome.
 pub fn execute(
     plan: &Plan,
     settings: &Settings,
     on_start: Option<crate::process::OnStart>,
     progress: &(dyn Fn(&str) + Sync),
+    on_done: &mut dyn FnMut(usize, &MemberResult),
 ) -> Vec<MemberResult> {
     let mut options = run_options(settings);
     options.on_start = on_start;
     let limit = plan.parallelism.limit.max(1);
-    let mut results: Vec<Option<MemberResult>> = vec![None; plan.members.len()];
-    for (chunk_index, chunk) in plan.members.chunks(limit).enumerate() {
-        let chunk_results: Vec<MemberResult> = std::thread::scope(|scope| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|member| {
-                    let options = options.clone();
-                    scope.spawn(move || run_member(plan, member, &options, progress))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a reviewer thread does not panic"))
-                .collect()
-        });
-        for (i, result) in chunk_results.into_iter().enumerate() {
-            results[chunk_index * limit + i] = Some(result);
+    let mut results: Vec<(usize, MemberResult)> = plan
+        .carried
+        .iter()
+        .map(|c| (c.slot, c.result.clone()))
+        .collect();
+    std::thread::scope(|scope| {
+        type Finished = (usize, std::thread::Result<MemberResult>);
+        let (sender, finished) = std::sync::mpsc::channel::<Finished>();
+        let mut waiting = plan.members.iter();
+        let mut running = 0usize;
+        loop {
+            while running < limit
+                && let Some(member) = waiting.next()
+            {
+                let (options, sender) = (options.clone(), sender.clone());
+                scope.spawn(move || {
+                    // A panic is sent too, so the loop below never waits for a dead thread.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_member(plan, member, &options, progress)
+                    }));
+                    // The receiver outlives every sender: it is dropped after the loop.
+                    let _ = sender.send((member.slot, result));
+                });
+                running += 1;
+            }
+            if running == 0 {
+                break;
+            }
+            let (slot, result) = finished
+                .recv()
+                .expect("a reviewer thread sends its result before it ends");
+            let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            running -= 1;
+            on_done(slot, &result);
+            results.push((slot, result));
         }
-    }
-    results
-        .into_iter()
-        .map(|r| r.expect("every member ran"))
-        .collect()
+    });
+    results.sort_by_key(|(slot, _)| *slot);
+    results.into_iter().map(|(_, r)| r).collect()
 }
+
+/// Attempt numbers one member may use in one dispatch: the per-round calls, plus the fresh
+/// call after a resumed session could not be used. Each call gets its own number, so each
+/// call's vendor session is told apart by its marker.
+pub const ATTEMPTS_PER_MEMBER: u32 = CALLS_PER_ROUND + 1;
 
 /// Reviewer invocations one member may make in a round, across launch failures, timeouts and
 /// re-asks together (SPEC §6.3, the design's invariant). A fresh session after a failed resume
@@ -125,14 +151,18 @@ fn run_pass(
         error: None,
     };
     let mut calls = 0u32;
-    let mut tries = 0u32;
     // Every try starts where the first did (the last completed review's session), never from
     // a session that just failed; after a failed resume, fresh.
     let mut resume = member.resume_session.clone();
     let mut reask: Option<Reask> = None;
     let mut drift_asked = false;
     while calls < CALLS_PER_ROUND {
-        let attempt_no = plan.attempt_of_pass(pass) + tries + 1;
+        // Every call has its own marker: the member's slot, the pass and its calls so far
+        // number it.
+        let attempt_no = plan.attempt_base
+            + (member.slot * plan.passes.len().max(1) + pass) as u32 * ATTEMPTS_PER_MEMBER
+            + result.attempts.len() as u32
+            + 1;
         let prompt = match &reask {
             None => {
                 progress(&format!(
@@ -160,7 +190,8 @@ fn run_pass(
             }
         };
         let reasking = reask.take().is_some();
-        let attempt = attempt_once(plan, member, &prompt, resume.as_deref(), options);
+        let marker = prompt::attempt_marker(plan.run_id.as_str(), plan.round, attempt_no);
+        let attempt = attempt_once(plan, member, &prompt, &marker, resume.as_deref(), options);
         calls += 1;
         if !reasking && resume.is_some() && attempt.should_retry_fresh(&member.bound) {
             // The resumed session could not be used: a fresh one is a new count.
@@ -211,7 +242,6 @@ fn run_pass(
             }
             Outcome::Cancelled => break,
             _ => {
-                tries += 1;
                 if calls < CALLS_PER_ROUND {
                     progress(&format!(
                         "{name} failed; retrying once with a new attempt marker…"
@@ -242,6 +272,7 @@ fn attempt_once(
     plan: &Plan,
     member: &Member,
     prompt: &str,
+    marker: &str,
     resume: Option<&str>,
     options: &review::RunOptions,
 ) -> Attempt {
@@ -249,9 +280,10 @@ fn attempt_once(
         &member.bound,
         &review::ReviewInput {
             prompt,
-            resume_session_id: resume,
             files: &plan.files,
             secrets: &plan.file_secrets,
+            resume_session_id: resume,
+            marker: Some(marker),
             file_sizes: &plan.parts.file_sizes,
         },
         options,

@@ -10,10 +10,12 @@ mod plan;
 mod prepare;
 mod record;
 
-pub use execute::execute;
-pub use plan::{Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior};
+pub use execute::{ATTEMPTS_PER_MEMBER, execute};
+pub use plan::{
+    Carried, Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior,
+};
 pub use prepare::prepare;
-pub use record::{dispatch, record};
+pub use record::{dispatch, member, record};
 
 use std::time::Duration;
 
@@ -133,6 +135,12 @@ pub fn review(
             ));
         }
     }
+    for carried in &plan.carried {
+        progress(&format!(
+            "{} already finished in the interrupted review; keeping its result",
+            carried.result.name
+        ));
+    }
     if plan.members.len() > 1 {
         progress(&format!(
             "running {} reviewers, at most {} at once (bound by {})",
@@ -153,7 +161,34 @@ pub fn review(
     }
     let dispatch_id = dispatch(&ctx.repo, &plan, settings).map_err(Error::dispatch)?;
     let live = live::Live::new(&ctx.repo, plan.run_id.as_str(), &dispatch_id);
-    let results = execute(&plan, settings, Some(live.recorder()), progress);
+    // In a panel, each member's part is stored the moment it finishes, so an interrupted
+    // review resumed later does not run it again. A part that cannot be stored only means
+    // that member would run again: the review goes on.
+    let panel = plan.members.len() + plan.carried.len() > 1;
+    let mut store_member = |slot: usize, result: &MemberResult| {
+        if panel
+            && let Err(e) = member(
+                &ctx.repo,
+                &plan,
+                &dispatch_id,
+                slot,
+                result,
+                &settings.scanner,
+            )
+        {
+            progress(&format!(
+                "note: could not store {}'s finished review ({e}); an interrupted review would run it again",
+                result.name
+            ));
+        }
+    };
+    let results = execute(
+        &plan,
+        settings,
+        Some(live.recorder()),
+        progress,
+        &mut store_member,
+    );
     let sources = ctx.spend_sources().ok();
     let outcome = record(
         &ctx.repo,
@@ -195,6 +230,10 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
             })
             .collect(),
         fallback_used: outcome.fallback_used,
+        parallelism: report::Parallelism {
+            limit: plan.parallelism.limit,
+            bound_by: plan.parallelism.bound_by.clone(),
+        },
         coverage: coverage_summary(&plan.coverage),
         next_action: next.as_str(),
         next,

@@ -81,6 +81,8 @@ pub struct StoredPrior {
 /// A reviewer of the round, bound and ready.
 #[derive(Debug, Clone)]
 pub struct Member {
+    /// Its place in the dispatch's reviewer list.
+    pub slot: usize,
     pub bound: BoundRealization,
     pub report: ProbeReport,
     /// The session of this reviewer's last completed review, to resume.
@@ -106,7 +108,11 @@ pub struct Plan {
     pub coverage: Coverage,
     pub parts: PromptParts,
     pub members: Vec<Member>,
+    /// How many of `members` run at once, and what binds that.
     pub parallelism: review::Parallelism,
+    /// Members that finished with a verdict under the interrupted dispatch this one resumes:
+    /// kept as they are, not run again.
+    pub carried: Vec<Carried>,
     /// First attempt number of this dispatch (a resumed dispatch continues the count).
     pub attempt_base: u32,
     /// Set when this re-dispatches a review that was interrupted.
@@ -118,6 +124,13 @@ pub struct Plan {
     pub secrets: Vec<SecretAt>,
     pub(super) templates: Templates,
     pub(super) reask: String,
+}
+
+/// A member's result carried over from an interrupted dispatch.
+#[derive(Debug, Clone)]
+pub struct Carried {
+    pub slot: usize,
+    pub result: MemberResult,
 }
 
 /// One reviewer's part of the round after its attempts.
@@ -146,14 +159,29 @@ pub struct RoundOutcome {
     pub error: Option<String>,
 }
 
-/// Attempt numbers one pass of one dispatch may use: the first try and one retry (a re-ask
-/// keeps its try's number).
-pub(super) const ATTEMPTS_PER_PASS: u32 = 2;
-
 impl Plan {
-    /// The first attempt number of pass `pass` (from 0) of this dispatch.
-    pub fn attempt_of_pass(&self, pass: usize) -> u32 {
-        self.attempt_base + ATTEMPTS_PER_PASS * pass as u32
+    /// Every reviewer of the dispatch, in its order: the ones that run and the ones carried.
+    pub fn reviewer_names(&self) -> Vec<String> {
+        let mut slots: Vec<(usize, &str)> = self
+            .members
+            .iter()
+            .map(|m| (m.slot, m.bound.name.as_str()))
+            .chain(
+                self.carried
+                    .iter()
+                    .map(|c| (c.slot, c.result.name.as_str())),
+            )
+            .collect();
+        slots.sort();
+        slots.into_iter().map(|(_, n)| n.to_owned()).collect()
+    }
+
+    /// The panel limit as recorded.
+    pub fn panel_limit(&self) -> crate::model::PanelLimit {
+        crate::model::PanelLimit {
+            limit: self.parallelism.limit,
+            bound_by: self.parallelism.bound_by.clone(),
+        }
     }
 
     /// Splits a stored diff at `starts` into its passes.
@@ -221,6 +249,7 @@ impl Plan {
                     resume_session_id: m.resume_session.as_deref(),
                     files: &self.files,
                     secrets: &self.file_secrets,
+                    marker: None,
                     file_sizes: &self.parts.file_sizes,
                 };
                 let argv = review::planned_argv(&m.bound, &input, &run_options(settings))
@@ -234,6 +263,9 @@ impl Plan {
 pub(super) fn run_options(settings: &Settings) -> review::RunOptions {
     let mut options = review::RunOptions {
         timeout: settings.timeout,
+        session_logs: Some(crate::cost::LogRoots::from_env(|key| {
+            std::env::var(key).ok()
+        })),
         ..review::RunOptions::default()
     };
     if let Some(path) = &settings.path_env {

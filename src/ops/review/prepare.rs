@@ -149,17 +149,17 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             pass_starts: pass_starts(&passes),
         },
     );
-    let (members, unbound) = bind_members(&surfaces, &records, settings, None)?;
+    let (members, unbound) = bind_members(&surfaces, &records, settings, None, &[])?;
     let (files, file_secrets) = builtin_change(repo, &members, base, snapshot, settings)?;
     let parallelism = parallelism(&members, settings);
-    let dispatches_so_far = count_dispatches(&records, round);
     Ok(Plan {
         run_id: run_id.clone(),
         round,
         mode,
         snapshot,
         diff: passes.concat(),
-        attempt_base: super::plan::ATTEMPTS_PER_PASS * passes.len() as u32 * dispatches_so_far,
+        // Each pass of each earlier dispatch of the round had its own attempt numbers.
+        attempt_base: attempts_so_far(&records, round) * passes.len().max(1) as u32,
         passes,
         files,
         file_secrets,
@@ -167,6 +167,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         parts,
         members,
         parallelism,
+        carried: Vec::new(),
         resumes: None,
         unbound,
         secrets,
@@ -250,7 +251,23 @@ fn resume(
         "code-vs-plan" => Mode::CodeVsPlan,
         _ => Mode::Code,
     };
-    let (members, unbound) = bind_members(surfaces, records, settings, Some(&dispatch.reviewers))?;
+    // Members that already finished under this dispatch (or an earlier interrupted one of the
+    // round) keep their results and do not run again (SPEC §6.4).
+    let carried = super::record::carried(
+        repo,
+        state,
+        records,
+        &interrupted_chain(records, round),
+        &dispatch.reviewers,
+    )?;
+    let done: Vec<usize> = carried.iter().map(|c| c.slot).collect();
+    let (members, unbound) = bind_members(
+        surfaces,
+        records,
+        settings,
+        Some(&dispatch.reviewers),
+        &done,
+    )?;
     // The built-in reads the change itself: the run's base against the dispatched snapshot.
     let base = state
         .manifest
@@ -266,9 +283,7 @@ fn resume(
         round,
         mode,
         snapshot,
-        attempt_base: super::plan::ATTEMPTS_PER_PASS
-            * passes.len() as u32
-            * count_dispatches(records, round),
+        attempt_base: attempts_so_far(records, round) * passes.len().max(1) as u32,
         passes,
         diff,
         files,
@@ -277,6 +292,7 @@ fn resume(
         parts,
         members,
         parallelism,
+        carried,
         resumes: Some(dispatch_id.to_owned()),
         unbound,
         secrets: dispatch.redacted.clone(),
@@ -391,20 +407,44 @@ fn coder_records_of_round(
         .map(|(_, _, coder)| coder)
 }
 
-fn count_dispatches(records: &[model::Record], round: u32) -> u32 {
+/// Attempt numbers the round's earlier dispatches could use: each member of each dispatch
+/// has its own block, so no two calls of a round share a marker.
+fn attempts_so_far(records: &[model::Record], round: u32) -> u32 {
     records
         .iter()
-        .filter(|r| matches!(&r.body, Body::ReviewDispatch(d) if d.round == round))
-        .count() as u32
+        .filter_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if d.round == round => Some(d.reviewers.len().max(1) as u32),
+            _ => None,
+        })
+        .sum::<u32>()
+        * super::ATTEMPTS_PER_MEMBER
+}
+
+/// The dispatches of `round` since its last recorded review: the interrupted chain a resumed
+/// dispatch continues.
+fn interrupted_chain(records: &[model::Record], round: u32) -> Vec<String> {
+    let since = records
+        .iter()
+        .rposition(|r| matches!(&r.body, Body::Review(review) if review.round == round))
+        .map_or(0, |at| at + 1);
+    records[since..]
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ReviewDispatch(d) if d.round == round => Some(r.id.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Binds each reviewer of the round: the panel, or the command, or the run's reviewer.
-/// `names` fixes the members (a resumed dispatch binds the ones it dispatched).
+/// `names` fixes the members (a resumed dispatch binds the ones it dispatched); the slots in
+/// `done` finished already and are not bound.
 fn bind_members(
     surfaces: &Surfaces,
     records: &[model::Record],
     settings: &Settings,
     names: Option<&[String]>,
+    done: &[usize],
 ) -> Result<(Vec<Member>, Vec<review::ProbeReport>), Error> {
     let wanted: Vec<String> = match names {
         Some(names) => names.to_vec(),
@@ -414,7 +454,10 @@ fn bind_members(
     };
     let mut members = Vec::new();
     let mut unbound = Vec::new();
-    for name in wanted {
+    for (slot, name) in wanted.into_iter().enumerate() {
+        if done.contains(&slot) {
+            continue;
+        }
         let report = match review::probe(
             surfaces,
             &ProbeRequest {
@@ -444,6 +487,7 @@ fn bind_members(
             None
         };
         members.push(Member {
+            slot,
             bound,
             report,
             resume_session,

@@ -12,8 +12,8 @@ use serde::Serialize;
 use super::plan::{MemberResult, Plan, RoundOutcome, Settings};
 use crate::cost::spend::{NewSession, RunSpend};
 use crate::model::{
-    Body, Finding, Refusal, Review, ReviewAttempt, ReviewDispatch, Runner, SecretAt, Severity,
-    Verdict,
+    Body, Finding, Refusal, Review, ReviewAttempt, ReviewDispatch, ReviewMember, Runner, SecretAt,
+    Severity, Verdict,
 };
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};
@@ -26,7 +26,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
     let prompt = plan.prompt(plan.attempt_base + 1, 0);
     let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
     let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
-    let names: Vec<String> = plan.members.iter().map(|m| m.bound.name.clone()).collect();
+    let names = plan.reviewer_names();
     let subject = match &plan.resumes {
         Some(_) => format!(
             "review {}: re-dispatched to {}",
@@ -48,6 +48,8 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         }),
         redacted: plan.secrets.clone(),
         over_budget: settings.over_budget,
+        parallelism: Some(plan.panel_limit()),
+        carried: plan.carried.iter().map(|c| c.result.name.clone()).collect(),
     });
     let round = plan.round;
     let appended = repo.append(&plan.run_id, |state| {
@@ -74,6 +76,156 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         Ok(append)
     })?;
     Ok(appended.record.id)
+}
+
+/// Stores one panel member's finished part of dispatch `dispatch_id` the moment it finishes
+/// (redacted, its attempts' raw output beside it), so a review resumed after an interruption
+/// keeps it instead of running it again. Only a member with a verdict is stored: one that
+/// failed runs again.
+pub fn member(
+    repo: &Repo,
+    plan: &Plan,
+    dispatch_id: &str,
+    slot: usize,
+    result: &MemberResult,
+    scanner: &Scanner,
+) -> Result<(), Error> {
+    if result.verdict.is_none() {
+        return Ok(());
+    }
+    let result = redact_result(scanner, result.clone());
+    let path = crate::store::member_path(plan.round, dispatch_id, slot as u32);
+    let mut attempts = serde_json::json!({
+        "v": 1,
+        "attempts": result
+            .attempts
+            .iter()
+            .map(|a| serde_json::json!({
+                "attempt": a,
+                "stdout": String::from_utf8_lossy(&a.stdout),
+            }))
+            .collect::<Vec<_>>(),
+    });
+    scanner.redact_json(&path, &mut attempts);
+    let body = Body::ReviewMember(ReviewMember {
+        dispatch: dispatch_id.to_owned(),
+        round: plan.round,
+        slot: slot as u32,
+        result: review_attempt(&result),
+        findings: result.findings.clone(),
+        fallback_used: result.fallback_used,
+    });
+    let subject = format!(
+        "review {}: {} finished ({})",
+        plan.round,
+        result.name,
+        result.verdict.map_or("no verdict", |v| v.as_str())
+    );
+    let attempts = pretty(&attempts);
+    repo.append(&plan.run_id, |state| {
+        if state.manifest.is_finished() {
+            return Err(Refusal::FinishedMeanwhile {
+                run_id: plan.run_id.to_string(),
+            });
+        }
+        let mut append = Append::record(body.clone(), subject.clone());
+        append.round = Some(plan.round);
+        append
+            .files
+            .push((path.clone(), Content::Blob(attempts.clone())));
+        Ok(append)
+    })?;
+    Ok(())
+}
+
+/// The members' results a dispatch being resumed keeps: for each slot of its reviewers, the
+/// part stored under it or an earlier interrupted dispatch of the round (`chain`), when it has
+/// a verdict, names the same reviewer and its attempts can be read back. Anything else runs
+/// again.
+pub fn carried(
+    repo: &Repo,
+    state: &crate::store::RunState,
+    records: &[crate::model::Record],
+    chain: &[String],
+    reviewers: &[String],
+) -> Result<Vec<super::plan::Carried>, Error> {
+    let mut out = Vec::new();
+    for (slot, name) in reviewers.iter().enumerate() {
+        let stored = records.iter().rev().find_map(|r| match &r.body {
+            Body::ReviewMember(m)
+                if chain.contains(&m.dispatch)
+                    && m.slot as usize == slot
+                    && m.result.tool == *name
+                    && m.result.verdict.is_some() =>
+            {
+                Some(m)
+            }
+            _ => None,
+        });
+        let Some(stored) = stored else { continue };
+        let path = crate::store::member_path(stored.round, &stored.dispatch, stored.slot);
+        let Some(attempts) = repo
+            .run_file(state, &path)?
+            .and_then(|bytes| read_member_attempts(&bytes))
+        else {
+            continue;
+        };
+        out.push(super::plan::Carried {
+            slot,
+            result: MemberResult {
+                name: name.clone(),
+                fallback_used: stored.fallback_used,
+                outcome: match stored.result.outcome.as_str() {
+                    "completed" => review::Outcome::Completed,
+                    _ => review::Outcome::FailedValidation,
+                },
+                verdict: stored.result.verdict,
+                findings: stored.findings.clone(),
+                session_id: stored.result.session_id.clone(),
+                attempts,
+                error: stored.result.error.clone(),
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        attempt: review::Attempt,
+        stdout: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct File {
+        v: u32,
+        attempts: Vec<Stored>,
+    }
+    let file: File = serde_json::from_slice(bytes)
+        .ok()
+        .filter(|f: &File| f.v == 1)?;
+    Some(
+        file.attempts
+            .into_iter()
+            .map(|s| review::Attempt {
+                stdout: s.stdout.into_bytes(),
+                ..s.attempt
+            })
+            .collect(),
+    )
+}
+
+fn review_attempt(r: &MemberResult) -> ReviewAttempt {
+    ReviewAttempt {
+        reviewer: r.name.clone(),
+        tool: r.name.clone(),
+        outcome: r.outcome.as_str().to_owned(),
+        verdict: r.verdict,
+        session_id: r.session_id.clone(),
+        attempts: r.attempts.len() as u32,
+        duration_ms: r.attempts.iter().map(|a| a.duration_ms).sum(),
+        error: r.error.clone(),
+    }
 }
 
 /// Combines the members' results into the round's verdict and stores the outcome record
@@ -237,19 +389,7 @@ fn review_body(
         .summary
         .clone()
         .filter(|_| plan.coverage.is_partial());
-    let reviewers: Vec<ReviewAttempt> = results
-        .iter()
-        .map(|r| ReviewAttempt {
-            reviewer: r.name.clone(),
-            tool: r.name.clone(),
-            outcome: r.outcome.as_str().to_owned(),
-            verdict: r.verdict,
-            session_id: r.session_id.clone(),
-            attempts: r.attempts.len() as u32,
-            duration_ms: r.attempts.iter().map(|a| a.duration_ms).sum(),
-            error: r.error.clone(),
-        })
-        .collect();
+    let reviewers: Vec<ReviewAttempt> = results.iter().map(review_attempt).collect();
     Body::Review(Review {
         dispatch: dispatch_id.to_owned(),
         round: plan.round,

@@ -110,6 +110,8 @@ mod tests {
                 runner: None,
                 redacted: Vec::new(),
                 over_budget: false,
+                parallelism: None,
+                carried: Vec::new(),
             })),
             (1u32..4, verdict(), 0u32..3, 0u8..4).prop_map(|(round, verdict, findings, of)| {
                 Body::Review(Review {
