@@ -108,7 +108,10 @@ pub struct Plan {
 /// One reviewer's part of the round after its attempts.
 #[derive(Debug, Clone)]
 pub struct MemberResult {
+    /// The reviewer's one name (`BoundRealization::label`): what it is recorded and shown as.
     pub name: String,
+    /// The reviewer the round asked for (differs from the bound one after a fallback).
+    pub configured: String,
     pub fallback_used: bool,
     pub outcome: Outcome,
     pub verdict: Option<Verdict>,
@@ -176,7 +179,7 @@ impl Plan {
                 };
                 let argv = review::planned_argv(&m.bound, &input, &run_options(settings))
                     .unwrap_or_else(|e| vec![format!("<{e}>")]);
-                (m.bound.name.clone(), argv)
+                (m.bound.label(), argv)
             })
             .collect()
     }

@@ -26,14 +26,17 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
     let prompt = plan.prompt(plan.attempt_base + 1);
     let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
     let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
+    // The record keeps realization names (a resumed dispatch binds them again); the subject
+    // names the reviewers as everything else does.
     let names: Vec<String> = plan.members.iter().map(|m| m.bound.name.clone()).collect();
+    let labels: Vec<String> = plan.members.iter().map(|m| m.bound.label()).collect();
     let subject = match &plan.resumes {
         Some(_) => format!(
             "review {}: re-dispatched to {}",
             plan.round,
-            names.join(", ")
+            labels.join(", ")
         ),
-        None => format!("review {}: dispatched to {}", plan.round, names.join(", ")),
+        None => format!("review {}: dispatched to {}", plan.round, labels.join(", ")),
     };
     let body = Body::ReviewDispatch(ReviewDispatch {
         round: plan.round,
@@ -240,7 +243,7 @@ fn review_body(
     let reviewers: Vec<ReviewAttempt> = results
         .iter()
         .map(|r| ReviewAttempt {
-            reviewer: r.name.clone(),
+            reviewer: r.configured.clone(),
             tool: r.name.clone(),
             outcome: r.outcome.as_str().to_owned(),
             verdict: r.verdict,
