@@ -80,13 +80,15 @@ pub fn in_force(
     let now = reviewer(Some(manifest), options, None);
     effective(manifest, options)
         .into_iter()
-        .map(|e| match e.key == Setting::Reviewer.name() {
-            true => Effective {
+        .map(|e| {
+            if e.key != Setting::Reviewer.name() {
+                return e;
+            }
+            Effective {
                 value: now.name.clone().into(),
                 source: now.source.clone(),
                 ..e
-            },
-            false => e,
+            }
         })
         .collect()
 }

@@ -351,4 +351,25 @@ mod tests {
         let after = Manifest::project(&all);
         assert_eq!(full, format!("{prefix}{}", section(&all[2], &after)));
     }
+
+    #[test]
+    fn a_new_header_replaces_the_old_and_keeps_every_section() {
+        let records = records();
+        let mut m = Manifest::empty();
+        for r in &records {
+            m.apply(r);
+        }
+        let old = render(&records);
+        let mut changed = m.clone();
+        changed.reviewer = "command:approve.sh".into();
+        let text = with_header(&changed, &old, "\nmore\n");
+        assert!(text.starts_with(&header(&changed)), "{text}");
+        assert_eq!(
+            text.strip_prefix(&header(&changed)),
+            Some(format!("{}\nmore\n", old.strip_prefix(&header(&m)).expect("header")).as_str())
+        );
+        // Stored text with line breaks cannot add a line to the header.
+        changed.coder = "a\nb".into();
+        assert_eq!(header(&changed).lines().count(), 2);
+    }
 }
