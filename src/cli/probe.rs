@@ -5,9 +5,9 @@ use crate::ops;
 
 /// Show which reviewer would run and why, by probing what is installed.
 ///
-/// For each configured reviewer (the active run's, pair.reviewer, or the pair.reviewers
-/// panel; "command" when pair.reviewerCommand or --reviewer-cmd is set), lists every
-/// candidate probed: binary found or not, the capabilities its help output proves, and the
+/// For each reviewer a review would run now (the pair.reviewers panel, else the one reviewer
+/// chosen as review chooses it: --reviewer-cmd, the active run's, pair.reviewer,
+/// pair.reviewerCommand ("command"), then codex), lists every candidate probed: binary found or not, the capabilities its help output proves, and the
 /// winner. A missing CLI falls back to the other vendor; nothing is decided by name or
 /// version.
 #[derive(Debug, clap::Args)]

@@ -13,12 +13,15 @@ use crate::render::review as render;
 /// once, re-asks once when no verdict can be read, and records everything. Nothing that
 /// cannot be read is ever taken as approval.
 ///
+/// Which reviewer runs, first match wins: review --reviewer-cmd, the run's own reviewer (start
+/// --reviewer, git pair set reviewer), pair.reviewer, pair.reviewerCommand, then codex.
+///
 /// Exit 0 for APPROVED and CHANGES_REQUESTED alike (the verdict is data); exit 1 when no
 /// verdict could be obtained (no round is used; `git pair review` again retries).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Run this command as the reviewer: a JSON array, e.g. '["my-reviewer", "--strict"]'
-    /// (prompt on stdin, review on stdout). Overrides pair.reviewerCommand.
+    /// (prompt on stdin, review on stdout). Overrides every other reviewer and the panel.
     #[arg(long, value_name = "json-array")]
     pub reviewer_cmd: Option<String>,
     /// Seconds to wait for each reviewer attempt (default: pair.reviewTimeout, else 600).

@@ -10,6 +10,9 @@ use crate::ops;
 /// run; every other one follows `git config pair.*` as it is when used. `git pair status`
 /// shows each value and where it came from. A value that does not parse, or a reviewer name
 /// no realization defines, is refused and nothing is recorded.
+///
+/// Which reviewer runs, first match wins: review --reviewer-cmd, the run's own reviewer (start
+/// --reviewer, git pair set reviewer), pair.reviewer, pair.reviewerCommand, then codex.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The setting: reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout.

@@ -10,6 +10,9 @@ use crate::ops;
 /// every review shows the change from the base to the work tree. Creates
 /// refs/pair/runs/<id>, writes HANDOFF.md and adds it to .git/info/exclude.
 ///
+/// Which reviewer runs, first match wins: review --reviewer-cmd, the run's own reviewer (start
+/// --reviewer, git pair set reviewer), pair.reviewer, pair.reviewerCommand, then codex.
+///
 /// Next: let the coder work, then `git pair coder-done --summary "…"`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,8 +25,8 @@ pub struct Args {
     /// The coding agent (default: pair.coder, else claude).
     #[arg(long, value_name = "tool")]
     pub coder: Option<String>,
-    /// The reviewer (default: pair.reviewer, else codex). Flags given here belong to the
-    /// run; settings not given follow git config when they are used.
+    /// The reviewer (default: pair.reviewer, else pair.reviewerCommand, else codex). Flags
+    /// given here belong to the run; settings not given follow git config when they are used.
     #[arg(long, value_name = "tool")]
     pub reviewer: Option<String>,
     /// How many rounds before the loop stops for a human (default: pair.maxRounds, else 5).

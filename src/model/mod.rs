@@ -11,6 +11,7 @@ pub mod ids;
 mod manifest;
 mod record;
 pub mod report;
+pub mod reviewer;
 pub mod settings;
 
 pub use approval::{Approval, approvals, finish_matters};

@@ -12,18 +12,24 @@ use crate::review::{ProbeReport, ProbeRequest, Surfaces};
 pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<report::Probe, Error> {
     let o = &ctx.options;
     let surfaces = Surfaces::load(o.surface_file.as_deref()).map_err(crate::review::Error::from)?;
-    let command = reviewer_command.or_else(|| o.reviewer_command.clone());
-    let names: Vec<String> = if command.is_some() {
-        vec!["command".to_owned()]
-    } else if !o.reviewers.is_empty() {
-        o.reviewers.clone()
-    } else {
-        let from_run = super::common::select::active(ctx, None)
-            .ok()
-            .and_then(|id| ctx.load_effective(&id).ok())
-            .map(|s| s.manifest.reviewer);
-        vec![from_run.unwrap_or_else(|| o.reviewer.clone())]
+    // The reviewers a review would bind now, in the review's own order (SPEC §6.1): the
+    // `--reviewer-cmd` given here, else the panel, else the one reviewer of the active run
+    // (or of a new run) — which a configured command is only when nothing names another.
+    let run = super::common::select::active(ctx, None)
+        .ok()
+        .and_then(|id| ctx.load(&id).ok())
+        .map(|s| s.manifest);
+    let chosen = super::settings::reviewer(run.as_ref(), o, reviewer_command.as_deref());
+    let panel = match &run {
+        Some(m) => super::settings::review_settings(m, o).0,
+        None => o.reviewers.clone(),
     };
+    let names: Vec<String> = if reviewer_command.is_none() && !panel.is_empty() {
+        panel
+    } else {
+        vec![chosen.realization]
+    };
+    let command = reviewer_command.or_else(|| o.reviewer_command.clone());
     // A report whether or not anything binds (its winner says which).
     let probe_one = |name: &str| -> Result<ProbeReport, Error> {
         match crate::review::probe(

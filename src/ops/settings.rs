@@ -13,6 +13,86 @@ use crate::model::settings::{Setting, Shape};
 use crate::model::{Body, SetSetting};
 use crate::store::Append;
 
+/// The reviewer a round of a run gets now, by the one order
+/// ([`crate::model::reviewer::command_reviews`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reviewer {
+    /// The realization to bind: `command`, or the reviewer the run or configuration names.
+    pub realization: String,
+    /// The reviewer command (argv), when it is the reviewer.
+    pub command: Option<Vec<String>>,
+    /// Its one name ([`crate::model::reviewer::name`]): `command:approve.sh`, `codex`.
+    pub name: String,
+    /// Where it came from: the run, a config key (`pair.reviewerCommand` for a configured
+    /// command), `--reviewer-cmd`, or the default.
+    pub source: Source,
+}
+
+/// The reviewer of the next round of run `manifest` (of a new run, for `None`): `given`
+/// (`--reviewer-cmd`, validated), else the run's reviewer, `pair.reviewer`, a configured
+/// `pair.reviewerCommand`, the default.
+pub fn reviewer(
+    manifest: Option<&crate::model::Manifest>,
+    options: &crate::config::Options,
+    given: Option<&[String]>,
+) -> Reviewer {
+    let mut new_run = crate::model::Manifest::empty();
+    new_run.run_settings = Some(Default::default());
+    let setting = effective(manifest.unwrap_or(&new_run), options)
+        .into_iter()
+        .find(|e| e.key == Setting::Reviewer.name())
+        .expect("the settings table has a reviewer");
+    let configured = options.reviewer_command.as_deref();
+    if crate::model::reviewer::command_reviews(
+        given.is_some(),
+        configured.is_some(),
+        &setting.source,
+    ) && let Some(argv) = given.or(configured)
+    {
+        let realization = crate::model::reviewer::COMMAND.to_owned();
+        return Reviewer {
+            name: crate::model::reviewer::name(&realization, argv.first().map(String::as_str)),
+            realization,
+            command: Some(argv.to_vec()),
+            source: Source::Config(if given.is_some() {
+                "--reviewer-cmd"
+            } else {
+                "pair.reviewerCommand"
+            }),
+        };
+    }
+    let realization = setting.value.as_str().unwrap_or_default().to_owned();
+    Reviewer {
+        name: crate::model::reviewer::name(&realization, None),
+        realization,
+        command: None,
+        source: setting.source,
+    }
+}
+
+/// Every run setting in force for `manifest` ([`effective`]), with the reviewer as it would
+/// bind: a configured reviewer command that reviews shows as its name, from
+/// `pair.reviewerCommand`.
+pub fn in_force(
+    manifest: &crate::model::Manifest,
+    options: &crate::config::Options,
+) -> Vec<Effective> {
+    let now = reviewer(Some(manifest), options, None);
+    effective(manifest, options)
+        .into_iter()
+        .map(|e| {
+            if e.key != Setting::Reviewer.name() {
+                return e;
+            }
+            Effective {
+                value: now.name.clone().into(),
+                source: now.source.clone(),
+                ..e
+            }
+        })
+        .collect()
+}
+
 /// Parses `value` for the `set` key `key` by the settings table, refusing what does not parse
 /// and reviewer names no realization defines.
 pub fn parse(ctx: &Context, key: &str, value: &str) -> Result<Value, Error> {
@@ -89,7 +169,7 @@ pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<SettingSet, 
         ))
     })?;
     ctx.refresh_handoff(&run_id)?;
-    let now = effective(&appended.state.manifest, &ctx.options)
+    let now = in_force(&appended.state.manifest, &ctx.options)
         .into_iter()
         .find(|e| e.key == key)
         .expect("a known key");

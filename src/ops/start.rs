@@ -65,6 +65,8 @@ struct Chosen {
     /// Trimmed, secrets redacted.
     task: String,
     coder: String,
+    /// The reviewer by its one name, as it would bind (`command:approve.sh` for a configured
+    /// command); a realization name whenever the request names the reviewer.
     reviewer: String,
     max_rounds: u32,
     budget_usd: Option<f64>,
@@ -121,6 +123,12 @@ fn validate(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Result
     for name in &ctx.options.reviewers {
         super::settings::known_reviewer(ctx, name)?;
     }
+    // Named as it would bind, by the one order (SPEC §6.1): a configured reviewer command
+    // reviews unless the run or `pair.reviewer` names a reviewer.
+    let reviewer = match &request.reviewer {
+        Some(_) => reviewer,
+        None => super::settings::reviewer(None, &ctx.options, None).name,
+    };
     Ok(Chosen {
         task,
         coder,

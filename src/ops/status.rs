@@ -15,7 +15,15 @@ pub use crate::model::report::status::Status as Report;
 pub fn status(ctx: &Context) -> Result<Report, Error> {
     let run_id = super::common::select::latest(ctx, None)?;
     let stored = ctx.load(&run_id)?.manifest;
-    let settings = super::settings::effective(&stored, &ctx.options);
+    let settings = super::settings::in_force(&stored, &ctx.options);
+    // The reviewer that ran last, else the one that would bind now.
+    let reviewer = stored
+        .rounds
+        .iter()
+        .rev()
+        .find(|e| e.role == crate::model::Role::Reviewer)
+        .map(|e| e.tool.clone())
+        .unwrap_or_else(|| super::settings::reviewer(Some(&stored), &ctx.options, None).name);
     let m = super::settings::apply(&stored, &ctx.options);
     let spend = crate::cost::spend::measure(&m, &ctx.spend_sources()?);
     let next = m.next_action(observed(&m, Some(&spend)));
@@ -32,6 +40,8 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
             state: c.state.as_str(),
         }),
         compactions: m.compactions,
+        reviewer,
+        reviewer_fallback: m.reviewer_fallback,
         settings: Settings(
             settings
                 .into_iter()

@@ -13,16 +13,27 @@ use crate::model::{
 };
 use crate::util::time;
 
-/// The title and the one-line summary of the run.
+/// The title and the one-line summary of the run: always exactly two lines.
 pub fn header(manifest: &Manifest) -> String {
     format!(
         "# Pair-Loop Handoff — {}\nTask: {} · Branch: {} · Coder: {} · Reviewer: {}\n",
-        manifest.run_id,
+        one_line(&manifest.run_id),
         one_line(&manifest.task),
-        manifest.branch,
-        manifest.coder,
-        manifest.reviewer
+        one_line(&manifest.branch),
+        one_line(&manifest.coder),
+        one_line(&manifest.reviewer)
     )
+}
+
+/// `transcript` (a [`render`]ed one) with `sections` appended and its header rendered again
+/// from `manifest`, the projection after the last of them: the header names the run's
+/// reviewer and coder as of now, which a later record can change.
+pub fn with_header(manifest: &Manifest, transcript: &str, sections: &str) -> String {
+    let old_sections = transcript.splitn(3, '\n').nth(2).unwrap_or_default();
+    let mut out = header(manifest);
+    out.push_str(old_sections);
+    out.push_str(sections);
+    out
 }
 
 /// The transcript section for `record`, given the projection after it; empty for records
@@ -343,5 +354,26 @@ mod tests {
         let full = render(&all);
         let after = Manifest::project(&all);
         assert_eq!(full, format!("{prefix}{}", section(&all[2], &after)));
+    }
+
+    #[test]
+    fn a_new_header_replaces_the_old_and_keeps_every_section() {
+        let records = records();
+        let mut m = Manifest::empty();
+        for r in &records {
+            m.apply(r);
+        }
+        let old = render(&records);
+        let mut changed = m.clone();
+        changed.reviewer = "command:approve.sh".into();
+        let text = with_header(&changed, &old, "\nmore\n");
+        assert!(text.starts_with(&header(&changed)), "{text}");
+        assert_eq!(
+            text.strip_prefix(&header(&changed)),
+            Some(format!("{}\nmore\n", old.strip_prefix(&header(&m)).expect("header")).as_str())
+        );
+        // Stored text with line breaks cannot add a line to the header.
+        changed.coder = "a\nb".into();
+        assert_eq!(header(&changed).lines().count(), 2);
     }
 }

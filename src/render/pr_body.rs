@@ -157,10 +157,27 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
         names
     };
     let fallback = if m.reviewer_fallback {
-        format!(
-            " (fallback: the configured {} was not available)",
-            m.reviewer
-        )
+        // The reviewers asked for, as the fallback reviews recorded them (records written
+        // before they did so name only the reviewer that ran).
+        let mut configured: Vec<&str> = records
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::Review(review) if review.fallback_used => Some(review.reviewers.iter()),
+                _ => None,
+            })
+            .flatten()
+            .filter(|a| a.reviewer != a.tool)
+            .map(|a| a.reviewer.as_str())
+            .collect();
+        configured.sort_unstable();
+        configured.dedup();
+        match configured.as_slice() {
+            [] => " (fallback: the configured reviewer was not available)".to_owned(),
+            names => format!(
+                " (fallback: the configured {} was not available)",
+                names.join(", ")
+            ),
+        }
     } else {
         String::new()
     };

@@ -29,6 +29,16 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
     for conflict in &s.conflicts {
         writeln!(out, "conflict: {conflict}")?;
     }
+    writeln!(
+        out,
+        "reviewer: {}{}",
+        s.reviewer,
+        if s.reviewer_fallback {
+            " (a fallback: the configured reviewer was not available)"
+        } else {
+            ""
+        }
+    )?;
     writeln!(out, "next: {}", next_step(s.next))?;
     // Only the settings that hold something: an empty panel or an unset budget says nothing.
     let settings: Vec<String> = s

@@ -32,6 +32,20 @@ impl BoundRealization {
         self.realization.kind == RealizationKind::Builtin
     }
 
+    /// The name it goes by everywhere ([`crate::model::reviewer::name`]): a reviewer command
+    /// by its program (`command:approve.sh`), any other realization by its own name.
+    pub fn label(&self) -> String {
+        let program = match self.realization.kind {
+            RealizationKind::Command => self
+                .program
+                .as_deref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy()),
+            _ => None,
+        };
+        crate::model::reviewer::name(&self.name, program.as_deref())
+    }
+
     /// Whether structured output will be requested (defined in the data and, when it names
     /// a capability, proven by the probe).
     pub fn supports_structured_output(&self) -> bool {

@@ -45,14 +45,16 @@ fn finish_renders_the_pr_body_outside_the_work_tree() {
         "{body}"
     );
     assert!(
-        body.contains("| 1 | reviewer | command | CHANGES_REQUESTED | 2 | — |"),
+        body.contains("| 1 | reviewer | command:request-changes.sh | CHANGES_REQUESTED | 2 | — |"),
         "{body}"
     );
     assert!(
         body.contains("off by one in the range end | addressed (not raised in round 2) |"),
         "{body}"
     );
-    assert!(body.contains("<details>") && body.contains("## Round 2 — REVIEWER (command)"));
+    assert!(
+        body.contains("<details>") && body.contains("## Round 2 — REVIEWER (command:approve.sh)")
+    );
     assert_eq!(env.pair(&["pr-body"]).stdout.trim_end(), body.trim_end());
     assert_eq!(
         env.pair_json(&["--run", &run_id, "status"])["next_action"],
@@ -174,7 +176,7 @@ fn a_forty_round_run_with_megabytes_of_output_fits_the_pr_limit_keeping_the_newe
     assert!(chars <= 65_536, "the PR body has {chars} characters");
     assert!(chars > 30_000, "the body uses the room it has: {chars}");
     assert!(
-        body.contains("## Round 40 — REVIEWER (command)"),
+        body.contains("## Round 40 — REVIEWER (command:approve.sh)"),
         "the newest round is whole"
     );
     assert!(body.contains("## Round 39 — CODER (claude)"));
@@ -289,7 +291,7 @@ fn finish_notes_the_commit_that_carries_the_approved_work() {
     assert_eq!(
         note,
         format!(
-            "pair-run={run_id} verdict=APPROVED rounds=2 reviewer=command tree={}",
+            "pair-run={run_id} verdict=APPROVED rounds=2 reviewer=command:approve.sh tree={}",
             tree
         )
     );

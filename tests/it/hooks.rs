@@ -354,11 +354,11 @@ fn the_gate_refuses_unreviewed_work_and_lets_the_approved_snapshot_through() {
     assert_eq!(
         message,
         format!(
-            "Teach the fetcher to retry\n\nPair-Run: {run_id}\nReviewed-by: command (git-pair round 1)\n\n"
+            "Teach the fetcher to retry\n\nPair-Run: {run_id}\nReviewed-by: command:approve.sh (git-pair round 1)\n\n"
         )
     );
     let line = format!(
-        "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=command tree={}\n",
+        "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=command:approve.sh tree={}\n",
         tree(&env, "HEAD")
     );
     assert_eq!(note(&env, "HEAD"), line);
@@ -387,10 +387,10 @@ fn finish_then_commit_ends_with_the_same_one_line_and_trailers() {
     let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
     assert_eq!(out.code, 0, "{out}");
     assert!(env.git(&["log", "-1", "--format=%B"]).contains(&format!(
-        "Pair-Run: {run_id}\nReviewed-by: command (git-pair round 1)"
+        "Pair-Run: {run_id}\nReviewed-by: command:approve.sh (git-pair round 1)"
     )),);
     let line = format!(
-        "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=command tree={}\n",
+        "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=command:approve.sh tree={}\n",
         tree(&env, "HEAD")
     );
     assert_eq!(note(&env, "HEAD"), line);
@@ -462,7 +462,7 @@ fn commit_msg_adds_the_trailers_once_before_comments() {
     let out = env.pair(&["hook", "commit-msg", &msg_arg]);
     assert_eq!(out.code, 0, "{out}");
     let want = format!(
-        "Retry\n\nBody.\n\nPair-Run: {run_id}\nReviewed-by: command (git-pair round 1)\n; Please enter the commit message\n"
+        "Retry\n\nBody.\n\nPair-Run: {run_id}\nReviewed-by: command:approve.sh (git-pair round 1)\n; Please enter the commit message\n"
     );
     assert_eq!(std::fs::read_to_string(&msg).expect("msg"), want);
     let out = env.pair(&["hook", "commit-msg", &msg_arg, "--json"]);

@@ -102,12 +102,12 @@ fn status_json_keys() {
     env.start("t");
     let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout}";
     let expected = format!(
-        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint,compactions,{settings}}}"
+        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
     env.pair_json(&["checkpoint", "create", "--next", "go on"]);
     let expected = format!(
-        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state}},compactions,{settings}}}"
+        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state}},compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
 }

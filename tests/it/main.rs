@@ -13,6 +13,7 @@ mod finish;
 mod hooks;
 mod json_contract;
 mod loop_state;
+mod naming;
 mod packet;
 mod plugin;
 mod review;

@@ -139,10 +139,10 @@ fn the_loop_runs_end_to_end_with_stub_reviewers() {
         "--format=%s",
         &format!("{}..refs/pair/runs/{run_id}", base.trim()),
     ]);
-    assert!(log.starts_with("review 2: APPROVED (command, 0 findings)\nreview 2: dispatched to command\ncoder 2: Fixed the range\nreview 1: CHANGES_REQUESTED (command, 2 findings)\n"), "{log}");
+    assert!(log.starts_with("review 2: APPROVED (command:approve.sh, 0 findings)\nreview 2: dispatched to command:approve.sh\ncoder 2: Fixed the range\nreview 1: CHANGES_REQUESTED (command:request-changes.sh, 2 findings)\n"), "{log}");
     let handoff = env.read("HANDOFF.md");
     assert!(
-        handoff.contains("## Round 1 — REVIEWER (command)"),
+        handoff.contains("## Round 1 — REVIEWER (command:request-changes.sh)"),
         "{handoff}"
     );
     assert!(handoff.contains("VERDICT: APPROVED"), "{handoff}");
@@ -164,7 +164,9 @@ fn unreadable_answers_are_reasked_once_then_changes_requested_never_approved() {
         assert_eq!(v["outcomes"][0]["attempts"], 2, "one re-ask");
         let output = show(&env, &run_id, "reviews/1/output.txt");
         assert_eq!(
-            output.matches("===== command attempt").count(),
+            output
+                .matches(&format!("===== command:{script} attempt"))
+                .count(),
             2,
             "{output}"
         );
@@ -890,7 +892,11 @@ fn the_runs_reviewer_beats_a_configured_reviewer_command() {
     env.pair_json(&["coder-done", "--summary", "f"]);
     let out = env.pair(&["review", "--json"]);
     assert_eq!(out.code, 0, "{out}");
-    assert_eq!(out.json()["outcomes"][0]["reviewer"], "command", "{out}");
+    assert_eq!(
+        out.json()["outcomes"][0]["reviewer"],
+        "command:approve.sh",
+        "{out}"
+    );
 }
 
 /// An approval can be revoked: a later round's CHANGES_REQUESTED, or `review --again` saying so

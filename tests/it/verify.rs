@@ -135,7 +135,7 @@ fn a_branch_whose_commits_were_each_approved_passes_in_a_ci_clone() {
     assert_eq!(commits[0]["subject"], "add a", "oldest first");
     for c in commits {
         assert_eq!(c["round"], 1);
-        assert_eq!(c["reviewer"], "command");
+        assert_eq!(c["reviewer"], "command:approve.sh");
         assert_eq!(c["via"], "note");
         assert_eq!(c["paths"], serde_json::json!([]));
     }
@@ -498,7 +498,7 @@ fn summary_appends_a_markdown_table() {
     assert!(text.contains("| --- | --- |"), "{text}");
     assert!(
         text.contains(&format!(
-            "| approved | `{run_id}` | 1 | command | not measured | add a |"
+            "| approved | `{run_id}` | 1 | command:approve.sh | not measured | add a |"
         )),
         "{text}"
     );

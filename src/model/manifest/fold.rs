@@ -153,6 +153,12 @@ impl Manifest {
         if review.fallback_used {
             self.reviewer_fallback = true;
         }
+        // The run's reviewer is the one that ran (named as everywhere), until a `set` names
+        // another. A run from before settings followed configuration keeps its own reviewer
+        // setting in this field, so the field stays that setting there.
+        if self.run_settings.is_some() && !review.tool.is_empty() {
+            self.reviewer = review.tool.clone();
+        }
         for attempt in &review.reviewers {
             if let Some(id) = &attempt.session_id {
                 self.register_session(id, "reviewer", &attempt.tool);

@@ -148,6 +148,9 @@ pub struct Manifest {
     pub branch: String,
     pub base: Option<crate::model::CommitId>,
     pub coder: String,
+    /// The run's reviewer by its one name ([`crate::model::reviewer::name`]), as the latest
+    /// of its start, a `set` and a review (the one that ran) says. A run from before settings
+    /// followed configuration keeps its reviewer setting here (reviews leave it as is).
     pub reviewer: String,
     pub max_rounds: u32,
     pub budget_usd: Option<f64>,

@@ -241,3 +241,63 @@ fn next_action_values_are_the_documented_ones() {
     }
     assert_eq!(values.len(), 9);
 }
+
+#[test]
+fn the_runs_reviewer_is_the_one_that_ran_except_in_a_legacy_run() {
+    let ran = |tool: &str| {
+        let mut body = review("d", 1, Some(Verdict::Approved), &[]);
+        if let Body::Review(r) = &mut body {
+            r.tool = tool.into();
+        }
+        body
+    };
+    let new_run = |flags: Vec<String>| {
+        let mut body = start(3);
+        if let Body::Start(s) = &mut body {
+            s.flags = Some(flags);
+        }
+        body
+    };
+    let mut m = Manifest::empty();
+    m.apply(&rec(1, new_run(vec![])));
+    assert_eq!(m.reviewer, "codex");
+    m.apply(&rec(2, coder("one")));
+    m.apply(&rec(3, ran("command:approve.sh")));
+    assert_eq!(m.reviewer, "command:approve.sh");
+    m.apply(&rec(
+        4,
+        Body::Set(crate::model::SetSetting {
+            key: "reviewer".into(),
+            value: Some("builtin".into()),
+        }),
+    ));
+    assert_eq!(m.reviewer, "builtin", "a later set names the next reviewer");
+
+    // A run owning the reviewer by flag still owns it in run_settings.
+    let mut m = Manifest::empty();
+    m.apply(&rec(1, new_run(vec!["reviewer".into()])));
+    m.apply(&rec(2, coder("one")));
+    m.apply(&rec(3, ran("claude")));
+    assert_eq!(m.reviewer, "claude");
+    let owned = crate::model::settings::effective(&m, &NoConfig);
+    assert_eq!(owned[0].value, "codex");
+
+    // A run from before settings followed configuration keeps its reviewer setting here.
+    let mut m = Manifest::empty();
+    m.apply(&rec(1, start(3)));
+    m.apply(&rec(2, coder("one")));
+    m.apply(&rec(3, ran("claude")));
+    assert_eq!(m.reviewer, "codex");
+}
+
+/// Configuration that configures nothing.
+struct NoConfig;
+
+impl crate::model::settings::Configuration for NoConfig {
+    fn value(&self, setting: crate::model::Setting) -> serde_json::Value {
+        (setting.spec().default)()
+    }
+    fn configures(&self, _: crate::model::Setting) -> bool {
+        false
+    }
+}

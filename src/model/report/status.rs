@@ -23,6 +23,11 @@ pub struct Status {
     pub conflicts: Vec<String>,
     pub checkpoint: Option<CheckpointBrief>,
     pub compactions: u32,
+    /// The reviewer by its one name (`command:approve.sh`, `codex`): the one whose review was
+    /// recorded last, else the one that would bind now.
+    pub reviewer: String,
+    /// A review of the run used a fallback: the configured reviewer was not available.
+    pub reviewer_fallback: bool,
     pub settings: Settings,
     /// The spend as measured (unrounded), for the human view.
     #[serde(skip)]

@@ -74,6 +74,18 @@ fn file_len(path: &Path) -> Option<u64> {
     std::fs::metadata(path).ok().map(|m| m.len())
 }
 
+/// Whether the transcript at `path` starts with `header` (reads only that far).
+fn header_is(path: &Path, header: &str) -> bool {
+    use std::io::Read as _;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(header.len());
+    file.take(header.len() as u64)
+        .read_to_end(&mut head)
+        .is_ok_and(|_| head == header.as_bytes())
+}
+
 fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -102,7 +114,16 @@ pub fn refresh_handoff(repo: &Repo, run_id: &RunId, path: &Path) -> Result<(), E
             return Ok(());
         }
         if cached_tip != tip {
-            if let Some(sections) = incremental(repo, run_id, cached_tip, tip)? {
+            if let Some((sections, tip_manifest)) = incremental(repo, run_id, cached_tip, tip)? {
+                if !header_is(&cache.text, &handoff::header(&tip_manifest)) {
+                    // The header changed (a `set`, a review naming who ran): the cached text
+                    // with the new header, written whole.
+                    let old = std::fs::read_to_string(&cache.text)
+                        .map_err(Error::io("read", &cache.text))?;
+                    let text = handoff::with_header(&tip_manifest, &old, &sections);
+                    cache.write_whole(repo, tip, &text)?;
+                    return write_atomically_via(&scratch, path, text.as_bytes());
+                }
                 append(&cache.text, sections.as_bytes())?;
                 let new_len = len + sections.len() as u64;
                 if view_matches {
@@ -157,10 +178,11 @@ pub fn transcript_at(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<Strin
     let cache = Cache::of(repo, run_id);
     match cache.read() {
         Some((cached_tip, text)) if cached_tip == tip => Ok(text),
-        Some((cached_tip, mut text)) => match incremental(repo, run_id, cached_tip, tip)? {
-            Some(sections) => {
-                text.push_str(&sections);
-                Ok(text)
+        Some((cached_tip, text)) => match incremental(repo, run_id, cached_tip, tip)? {
+            // The header follows the projection (a `set`, a review naming who ran): it is
+            // rendered again from the tip's.
+            Some((sections, tip_manifest)) => {
+                Ok(handoff::with_header(&tip_manifest, &text, &sections))
             }
             None => render_full(repo, run_id, tip),
         },
@@ -173,14 +195,15 @@ fn render_full(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Result<String, Err
     Ok(handoff::render(&repo.records(&state)?))
 }
 
-/// The sections added between `from` and `to`, when `to` descends from `from` through
-/// single-parent run commits; None when it does not (a merge, another run, too far).
+/// The sections added between `from` and `to`, and the projection at `to`, when `to`
+/// descends from `from` through single-parent run commits; None when it does not (a merge,
+/// another run, too far).
 fn incremental(
     repo: &Repo,
     run_id: &RunId,
     from: ObjectId,
     to: ObjectId,
-) -> Result<Option<String>, Error> {
+) -> Result<Option<(String, crate::model::Manifest)>, Error> {
     let mut chain = Vec::new();
     let mut at = to;
     while at != from {
@@ -206,6 +229,7 @@ fn incremental(
         at = parents[0];
     }
     let mut text = String::new();
+    let mut tip_manifest = None;
     for (commit, record_names) in chain.into_iter().rev() {
         let state = repo.load_at(run_id, commit)?;
         let mut records = Vec::new();
@@ -227,8 +251,9 @@ fn incremental(
             }
             text.push_str(&handoff::section(record, &manifest));
         }
+        tip_manifest = Some(state.manifest);
     }
-    Ok(Some(text))
+    Ok(tip_manifest.map(|m| (text, m)))
 }
 
 fn trailers<'a>(message: &'a str, key: &str) -> Vec<&'a str> {

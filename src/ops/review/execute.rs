@@ -139,9 +139,10 @@ fn run_pass(
     options: &review::RunOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
-    let name = member.bound.name.clone();
+    let name = member.bound.label();
     let mut result = MemberResult {
         name: name.clone(),
+        configured: member.report.configured.clone(),
         fallback_used: member.bound.fallback_used,
         outcome: Outcome::NotStarted,
         verdict: None,

@@ -49,17 +49,10 @@ pub fn settings(
     let o = &ctx.options;
     let effective = super::settings::apply(manifest, o);
     let (panel, timeout) = super::settings::review_settings(manifest, o);
-    // One reviewer, chosen in one order (SPEC §6.1): `--reviewer-cmd` here, then the run's own
-    // reviewer (a flag to `start`, `git pair set`), then `pair.reviewer`, then a configured
-    // `pair.reviewerCommand`, then the default. A configured command never overrides a
-    // reviewer the run or the configuration named.
-    let reviewer_named = super::settings::effective(manifest, o)
-        .iter()
-        .any(|e| e.key == "reviewer" && e.source != super::settings::Source::Default);
-    let command_reviews =
-        request.reviewer_command.is_some() || (o.reviewer_command.is_some() && !reviewer_named);
+    // One reviewer, chosen in one order (SPEC §6.1; `settings::reviewer`).
+    let chosen = super::settings::reviewer(Some(manifest), o, request.reviewer_command.as_deref());
     Ok(Settings {
-        command_reviews,
+        command_reviews: chosen.command.is_some(),
         reviewer: effective.reviewer,
         over_budget: false,
         dry_run: request.dry_run,
@@ -131,7 +124,8 @@ pub fn review(
         if member.bound.fallback_used {
             progress(&format!(
                 "note: {} is not available here; using {} instead (fallback, recorded)",
-                member.report.configured, member.bound.name
+                member.report.configured,
+                member.bound.label()
             ));
         }
     }
@@ -245,7 +239,7 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
             .filter(|m| m.bound.fallback_used)
             .map(|m| report::Fallback {
                 configured: m.report.configured.clone(),
-                bound: m.bound.name.clone(),
+                bound: m.bound.label(),
             })
             .collect(),
         secrets: plan.secrets,
@@ -281,7 +275,7 @@ fn dry_run_report(plan: &Plan, argv: Vec<(String, Vec<String>)>) -> report::DryR
         coverage: coverage_summary(&plan.coverage),
         secrets: plan.secrets.clone(),
         prompt: plan.prompt(plan.attempt_base + 1, 0),
-        members: plan.members.iter().map(|m| m.bound.name.clone()).collect(),
+        members: plan.members.iter().map(|m| m.bound.label()).collect(),
     }
 }
 

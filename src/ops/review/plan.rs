@@ -130,13 +130,18 @@ pub struct Plan {
 #[derive(Debug, Clone)]
 pub struct Carried {
     pub slot: usize,
+    /// The realization it was dispatched as (what a dispatch record names).
+    pub realization: String,
     pub result: MemberResult,
 }
 
 /// One reviewer's part of the round after its attempts.
 #[derive(Debug, Clone)]
 pub struct MemberResult {
+    /// The reviewer's one name (`BoundRealization::label`): what it is recorded and shown as.
     pub name: String,
+    /// The reviewer the round asked for (differs from the bound one after a fallback).
+    pub configured: String,
     pub fallback_used: bool,
     pub outcome: Outcome,
     pub verdict: Option<Verdict>,
@@ -169,11 +174,23 @@ impl Plan {
             .chain(
                 self.carried
                     .iter()
-                    .map(|c| (c.slot, c.result.name.as_str())),
+                    .map(|c| (c.slot, c.realization.as_str())),
             )
             .collect();
         slots.sort();
         slots.into_iter().map(|(_, n)| n.to_owned()).collect()
+    }
+
+    /// [`Plan::reviewer_names`] as they are shown (`command:approve.sh`).
+    pub fn reviewer_labels(&self) -> Vec<String> {
+        let mut slots: Vec<(usize, String)> = self
+            .members
+            .iter()
+            .map(|m| (m.slot, m.bound.label()))
+            .chain(self.carried.iter().map(|c| (c.slot, c.result.name.clone())))
+            .collect();
+        slots.sort();
+        slots.into_iter().map(|(_, n)| n).collect()
     }
 
     /// The panel limit as recorded.
@@ -254,7 +271,7 @@ impl Plan {
                 };
                 let argv = review::planned_argv(&m.bound, &input, &run_options(settings))
                     .unwrap_or_else(|e| vec![format!("<{e}>")]);
-                (m.bound.name.clone(), argv)
+                (m.bound.label(), argv)
             })
             .collect()
     }

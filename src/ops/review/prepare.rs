@@ -482,7 +482,7 @@ fn bind_members(
             Err(e) => return Err(e.into()),
         };
         let resume_session = if bound.supports_resume() {
-            last_session_of(records, &bound.name)
+            last_session_of(records, &bound.label())
         } else {
             None
         };
@@ -496,12 +496,12 @@ fn bind_members(
     Ok((members, unbound))
 }
 
-fn last_session_of(records: &[model::Record], realization: &str) -> Option<String> {
+fn last_session_of(records: &[model::Record], reviewer: &str) -> Option<String> {
     records.iter().rev().find_map(|r| match &r.body {
         Body::Review(review) => review
             .reviewers
             .iter()
-            .find(|a| a.tool == realization && a.verdict.is_some())
+            .find(|a| a.tool == reviewer && a.verdict.is_some())
             .and_then(|a| a.session_id.clone()),
         _ => None,
     })

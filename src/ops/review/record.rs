@@ -26,14 +26,17 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
     let prompt = plan.prompt(plan.attempt_base + 1, 0);
     let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
     let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
+    // The record keeps realization names (a resumed dispatch binds them again); the subject
+    // names the reviewers as everything else does.
     let names = plan.reviewer_names();
+    let labels = plan.reviewer_labels();
     let subject = match &plan.resumes {
         Some(_) => format!(
             "review {}: re-dispatched to {}",
             plan.round,
-            names.join(", ")
+            labels.join(", ")
         ),
-        None => format!("review {}: dispatched to {}", plan.round, names.join(", ")),
+        None => format!("review {}: dispatched to {}", plan.round, labels.join(", ")),
     };
     let body = Body::ReviewDispatch(ReviewDispatch {
         round: plan.round,
@@ -49,7 +52,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         redacted: plan.secrets.clone(),
         over_budget: settings.over_budget,
         parallelism: Some(plan.panel_limit()),
-        carried: plan.carried.iter().map(|c| c.result.name.clone()).collect(),
+        carried: plan.carried.iter().map(|c| c.realization.clone()).collect(),
     });
     let round = plan.round;
     let appended = repo.append(&plan.run_id, |state| {
@@ -155,7 +158,7 @@ pub fn carried(
             Body::ReviewMember(m)
                 if chain.contains(&m.dispatch)
                     && m.slot as usize == slot
-                    && m.result.tool == *name
+                    && names_realization(&m.result.tool, name)
                     && m.result.verdict.is_some() =>
             {
                 Some(m)
@@ -172,8 +175,10 @@ pub fn carried(
         };
         out.push(super::plan::Carried {
             slot,
+            realization: name.clone(),
             result: MemberResult {
-                name: name.clone(),
+                name: stored.result.tool.clone(),
+                configured: stored.result.reviewer.clone(),
                 fallback_used: stored.fallback_used,
                 outcome: match stored.result.outcome.as_str() {
                     "completed" => review::Outcome::Completed,
@@ -188,6 +193,15 @@ pub fn carried(
         });
     }
     Ok(out)
+}
+
+/// Whether `label` (a recorded reviewer name: `codex`, `command:approve.sh`) names
+/// realization `realization`.
+fn names_realization(label: &str, realization: &str) -> bool {
+    label == realization
+        || label
+            .strip_prefix(realization)
+            .is_some_and(|rest| rest.starts_with(':'))
 }
 
 fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
@@ -217,7 +231,7 @@ fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
 
 fn review_attempt(r: &MemberResult) -> ReviewAttempt {
     ReviewAttempt {
-        reviewer: r.name.clone(),
+        reviewer: r.configured.clone(),
         tool: r.name.clone(),
         outcome: r.outcome.as_str().to_owned(),
         verdict: r.verdict,
