@@ -6,6 +6,7 @@ mod bad_input;
 mod checkpoint;
 mod common;
 mod concurrency;
+mod coverage;
 mod cost;
 mod diff;
 mod fast_paths;
