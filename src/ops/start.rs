@@ -195,6 +195,8 @@ fn start_record(
                 .map(|(setting, _)| setting.name().to_owned())
                 .collect(),
         ),
+        // `publish_run` records the run as this clone's own with the run's ref.
+        claimed: true,
     };
     let subject = format!(
         "start: {}",

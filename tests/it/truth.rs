@@ -575,7 +575,7 @@ fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
     );
     assert_eq!(runs["runs"][0]["next_action"], "review");
     std::fs::write(
-        env.repo.join(".git/pair/cache/runs.jsonl"),
+        env.repo.join(".git/pair/cache/runs-v2.jsonl"),
         "garbage\n{\"x\n",
     )
     .expect("write");
@@ -604,6 +604,7 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
             budget_usd: None,
             config: Default::default(),
             flags: None,
+            claimed: false,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start"))
             .expect("create");
