@@ -259,5 +259,8 @@ fn create_run(
     // Thousands of loose run refs make every listing read thousands of files: pack them now
     // and then (best effort; a busy packed-refs is left for next time).
     let _ = ctx.repo.pack_run_refs(PACK_RUN_REFS_FROM);
+    let _ = ctx
+        .repo
+        .pack_loose_refs(crate::store::OWNED_PREFIX, PACK_RUN_REFS_FROM);
     Ok((appended, replaced))
 }

@@ -332,21 +332,23 @@ impl Repo {
             records,
         } = prepared;
         if manifest.claimed {
-            // The run and its ownership appear together or not at all.
+            // The run and its ownership appear together or not at all (one transaction). The
+            // claim comes first: a crash between the two renames leaves at worst a claim on no
+            // run (ignored), never a run this clone lost.
             let claim = self.write_blob(
                 super::owned::claim_text(&run_id, super::owned::Claim::Started).as_bytes(),
             )?;
             let (name, owned) = (run_ref(&run_id), super::owned::owned_ref(&run_id));
             let swaps = [
                 Swap {
-                    name: &name,
-                    expected: None,
-                    new: Some(commit),
-                },
-                Swap {
                     name: &owned,
                     expected: None,
                     new: Some(claim),
+                },
+                Swap {
+                    name: &name,
+                    expected: None,
+                    new: Some(commit),
                 },
             ];
             if self.compare_and_swap(&swaps, "git-pair", None, || format!("create {name}"))?
