@@ -245,6 +245,7 @@ fn write_run(
         budget_usd: None,
         config: Default::default(),
         flags: None,
+        claimed: false,
     });
     repo.create_run(run_id, Some(base), Append::record(start, "start: bench"))
         .expect("create run");

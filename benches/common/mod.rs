@@ -44,6 +44,8 @@ pub fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
             budget_usd: None,
             config: Default::default(),
             flags: None,
+            // As an older git pair wrote them: no ownership ref per run.
+            claimed: false,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start: bench"))
             .expect("create run");

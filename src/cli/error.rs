@@ -177,9 +177,30 @@ fn run_error(err: OpsError) -> CommandError {
         OpsError::Cost(_) => CommandError::failed(message)
             .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
         OpsError::Usage(_) => CommandError::usage(message),
-        OpsError::NoActiveRun { .. } => CommandError::failed(message).with_hint(
+        OpsError::NoActiveRun {
+            elsewhere: Some(ref run_id),
+            ..
+        } => {
+            let hint = format!(
+                "to continue run {run_id} here: git pair adopt {run_id}; to start your own: git pair start --task \"…\""
+            );
+            CommandError::failed(message).with_hint(hint)
+        }
+        OpsError::NoActiveRun { elsewhere: None, .. } => CommandError::failed(message).with_hint(
             "start one with: git pair start --task \"…\" (or pass --run <id>; git pair list shows runs)",
         ),
+        OpsError::AdoptFinished { ref run_id, .. } => {
+            let hint = format!(
+                "read it with git pair show {run_id}; for new work: git pair start --task \"…\""
+            );
+            CommandError::failed(message).with_hint(hint)
+        }
+        OpsError::AdoptBranchBusy { ref other, .. } => {
+            let hint = format!(
+                "finish or abandon it first (git pair abandon --run {other}), then adopt again"
+            );
+            CommandError::failed(message).with_hint(hint)
+        }
         OpsError::UnbornHead { .. } => {
             CommandError::failed(message).with_hint("make a first commit, then start the run")
         }
@@ -279,9 +300,8 @@ fn install_error(err: OpsError) -> CommandError {
     let message = err.to_string();
     match err {
         OpsError::Skill(crate::install::skill::Error::Edited { .. }) => {
-            CommandError::failed(message).with_hint(
-                "keep your edits, or replace them with: git pair skill install --force",
-            )
+            CommandError::failed(message)
+                .with_hint("keep your edits, or replace them with: git pair skill install --force")
         }
         OpsError::NeverCommit { ref path, .. } => {
             let hint = format!(
@@ -302,13 +322,26 @@ fn install_error(err: OpsError) -> CommandError {
             approved_round,
             paths,
             more,
+            finished,
+            committed,
         } => CommandError::failed(message)
-            .with_hint(
-                "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), or bypass the gate deliberately with git commit --no-verify",
-            )
+            .with_hint(gate_hint(
+                &run_id,
+                approved_round.is_some(),
+                finished,
+                committed,
+            ))
             .with_partial("open", false)
+            .with_partial("finished", finished)
             .with_partial("run_id", run_id)
-            .with_partial("reason", if approved_round.is_some() { "differs" } else { "not-approved" })
+            .with_partial(
+                "reason",
+                if approved_round.is_some() {
+                    "differs"
+                } else {
+                    "not-approved"
+                },
+            )
             .with_partial("round", approved_round)
             .with_partial(
                 "paths",
@@ -324,6 +357,25 @@ fn install_error(err: OpsError) -> CommandError {
         OpsError::NoHome => CommandError::failed(message)
             .with_hint("set HOME, or install into this repository with --project"),
         other => run_error(other),
+    }
+}
+
+/// The way on from a closed commit gate.
+fn gate_hint(run_id: &str, approved: bool, finished: bool, committed: bool) -> String {
+    const NEW_RUN: &str =
+        "review new work in a new run: git stash, git pair start --task \"…\", git stash pop";
+    const BYPASS: &str = "or bypass the gate deliberately with git commit --no-verify";
+    match (finished, approved, committed) {
+        (false, _, _) => format!(
+            "have this state reviewed with git pair review (record the coder's round first with git pair coder-done --summary \"…\"), {BYPASS}"
+        ),
+        (true, true, false) => format!(
+            "run {run_id} is finished: commit exactly the tree it approved first (stage only that), then {NEW_RUN}; {BYPASS}"
+        ),
+        (true, true, true) => format!(
+            "run {run_id} is finished and its approved tree is committed: {NEW_RUN}; {BYPASS}"
+        ),
+        (true, false, _) => format!("{NEW_RUN}; {BYPASS}"),
     }
 }
 

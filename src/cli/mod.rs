@@ -5,6 +5,7 @@
 //! is implemented here; errors become exit codes and hints in `error.rs`, once.
 
 mod abandon;
+mod adopt;
 mod budget_check;
 mod checkpoint;
 mod coder_done;
@@ -52,6 +53,8 @@ The loop:
   git pair finish                       close the run and render the PR body
 
 `git pair status --json` prints `next_action`, the one thing to do next.
+A run belongs to the clone that started it; to continue one from another machine:
+git pair pull, then git pair adopt <run>.
 State lives in refs/pair/runs/<id> and refs/notes/pair; HANDOFF.md is a view of it.";
 
 /// git pair: a coder <-> reviewer loop for AI coding agents.
@@ -71,7 +74,7 @@ pub struct Cli {
     /// Print one compact JSON object on stdout; messages for humans go to stderr.
     #[arg(long, global = true)]
     pub json: bool,
-    /// The run to act on (default: the newest unfinished run on the current branch).
+    /// The run to act on (default: this clone's newest unfinished run on the current branch).
     #[arg(long, global = true, value_name = "id")]
     pub run: Option<String>,
     #[command(subcommand)]
@@ -98,6 +101,7 @@ pub enum Command {
     Pull(pull::Args),
     Set(set::Args),
     Abandon(abandon::Args),
+    Adopt(adopt::Args),
     Checkpoint(checkpoint::Args),
     Verify(verify::Args),
     Hooks(hooks::Args),
@@ -156,6 +160,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Pull(args) => pull::run(&ctx()?, ui, args),
         Command::Set(args) => set::run(&ctx()?, args),
         Command::Abandon(args) => abandon::run(&ctx()?, args),
+        Command::Adopt(args) => adopt::run(&ctx()?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
         Command::Verify(args) => verify::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),

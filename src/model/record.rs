@@ -157,6 +157,12 @@ pub struct Start {
     /// started before settings could follow configuration: all of theirs belong to the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<Vec<String>>,
+    /// The clone that started the run recorded it as its own in a local ref that never
+    /// travels (`refs/pair-local/owned/<run>`): only that clone, and clones that adopt the run,
+    /// make it their active run. False (absent) in runs started before runs belonged to a
+    /// clone; those belong to the clone whose work tree they were started in.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub claimed: bool,
 }
 
 /// `git pair set`: a run's own setting changed (`value`) or handed back to `git config`

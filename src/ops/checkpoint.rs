@@ -410,6 +410,10 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
         }
     };
     crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
+    // The work continues here: the run is this clone's own from now on (SPEC §5).
+    let adopted = ctx
+        .repo
+        .claim_run(&found.run_id, crate::store::Claim::Restored)?;
     let status_matches = crate::worktree::snapshot::tree_id(&ctx.repo)? == snapshot;
     let (kind, branch) = match checkout {
         Checkout::Branch(name) => (report::CheckoutKind::Branch, name),
@@ -423,6 +427,7 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
         branch,
         checkout: kind,
         status_matches,
+        adopted,
         branch_elsewhere,
     })
 }

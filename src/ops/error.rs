@@ -46,6 +46,18 @@ pub enum Error {
         spent: f64,
         limit: f64,
     },
+    /// `adopt` of a finished run: nothing is left to continue.
+    #[error("run {run_id} is finished ({outcome}): there is nothing to adopt")]
+    AdoptFinished { run_id: String, outcome: String },
+    /// `adopt` while this clone has another unfinished run on the run's branch.
+    #[error(
+        "branch '{branch}' already has an unfinished run of this clone, {other}; run {run_id} was not adopted"
+    )]
+    AdoptBranchBusy {
+        run_id: String,
+        branch: String,
+        other: String,
+    },
     /// `drop` of the active run without `--force`.
     #[error("run {run_id} is the active run on branch '{branch}'; dropping it deletes it for good")]
     DropActive { run_id: String, branch: String },
@@ -54,8 +66,12 @@ pub enum Error {
     Usage(String),
     #[error("cannot change to '{path}': no such directory")]
     NoSuchDirectory { path: String },
-    #[error("no active run on branch '{branch}'")]
-    NoActiveRun { branch: String },
+    #[error("no active run on branch '{branch}'{}", elsewhere.as_ref().map(|id| format!(" in this clone (run {id} on it came from another clone)")).unwrap_or_default())]
+    NoActiveRun {
+        branch: String,
+        /// The newest run on the branch that belongs to another clone, when there is one.
+        elsewhere: Option<String>,
+    },
     #[error("HEAD is unborn: branch '{branch}' has no commits yet")]
     UnbornHead { branch: String },
     #[error("work tree is dirty: {path} ({what})")]
@@ -116,16 +132,20 @@ pub enum Error {
     #[error("commit refused: {path} must never be committed (pair.neverCommit: {pattern})")]
     NeverCommit { path: String, pattern: String },
     /// The commit gate is closed: the staged tree is not the approved snapshot.
-    #[error("commit refused: {}", gate_closed(run_id, *approved_round, paths, *more))]
+    #[error("commit refused: {}", gate_closed(run_id, *approved_round, paths, *more, *finished))]
     GateClosed {
         run_id: String,
         /// The round whose approval the staged tree was compared with; `None` when no
-        /// review of the run approved anything yet.
+        /// review of the run approved anything (that stands).
         approved_round: Option<u32>,
         /// The first paths that differ, with how (`added`, `modified`, …).
         paths: Vec<(String, &'static str)>,
         /// How many more paths differ.
         more: usize,
+        /// The run is finished: the way on is a new run (or the approved tree itself).
+        finished: bool,
+        /// The run is finished and HEAD already holds its approved tree.
+        committed: bool,
     },
     /// The commit gate is closed: the run's approval is partial (SPEC §6.2).
     #[error(
@@ -235,8 +255,14 @@ fn gate_closed(
     approved_round: Option<u32>,
     paths: &[(String, &'static str)],
     more: usize,
+    finished: bool,
 ) -> String {
     let Some(round) = approved_round else {
+        if finished {
+            return format!(
+                "run {run_id}, this branch's newest run, is finished without an approval that stands"
+            );
+        }
         return format!(
             "run {run_id} is active on this branch and no review of it has approved anything yet"
         );

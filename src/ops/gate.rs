@@ -1,13 +1,17 @@
-//! The commit gate (SPEC §9): while a run is active on the branch, what a commit would record —
-//! the index as a tree — must be the snapshot the run's reviewer last APPROVED. One check for
-//! `git pair gate`, the `pre-commit --gate` hook and the `commit-msg` trailers, plus the
-//! never-commit check every `pre-commit` makes. Nothing here writes anything.
+//! The commit gate (SPEC §9): while this branch has a run that belongs to this clone — active,
+//! or finished — what a commit would record (the index as a tree) must be the snapshot the
+//! run's reviewer APPROVED (an approval no later review revoked). `finish` opens nothing else:
+//! after it, the approved tree still commits and any other tree is refused until a new run
+//! starts. Runs that arrived from another clone never gate here. One check for `git pair
+//! gate`, the `pre-commit --gate` hook and the `commit-msg` trailers, plus the never-commit
+//! check every `pre-commit` makes. Nothing here writes anything.
 
 use gix::ObjectId;
 
 use super::{Context, Error};
 use crate::model::report::gate::{self, Gate};
 use crate::model::{RunId, Verdict};
+use crate::store::RunState;
 use crate::worktree::{StagedChange, StagedIndex};
 
 /// How many differing paths a refusal names.
@@ -28,7 +32,7 @@ pub struct Approval {
 /// Why the gate is open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Open {
-    /// No unfinished run on this branch: nothing gates commits.
+    /// This clone has no run on this branch (none started or adopted): nothing gates commits.
     NoActiveRun { branch: String },
     /// The staged tree is the approved snapshot.
     Approved(Approval),
@@ -38,19 +42,23 @@ pub enum Open {
 /// when it approved. `None` when nothing was approved, or a later review requested changes
 /// (a later round, or `review --again` on the same snapshot): that revokes the approval.
 pub fn approval(ctx: &Context, run_id: &RunId) -> Result<Option<Approval>, Error> {
-    let state = ctx.load(run_id)?;
-    let Some(review) = super::common::note::newest_review(ctx, &state, |_| true)? else {
+    approval_of(ctx, &ctx.load(run_id)?)
+}
+
+/// [`approval`] of a run already loaded.
+fn approval_of(ctx: &Context, state: &RunState) -> Result<Option<Approval>, Error> {
+    let Some(review) = super::common::note::newest_review(ctx, state, |_| true)? else {
         return Ok(None);
     };
     // A partial approval (some file reached no reviewer) is no approval here (SPEC §6.2).
     if review.verdict != Some(Verdict::Approved) || review.is_partial() {
         return Ok(None);
     }
-    let Some(snapshot) = super::common::note::reviewed_tree(ctx, &state, &review)? else {
+    let Some(snapshot) = super::common::note::reviewed_tree(ctx, state, &review)? else {
         return Ok(None);
     };
     Ok(Some(Approval {
-        run_id: run_id.clone(),
+        run_id: state.run_id.clone(),
         round: review.round,
         reviewer: review.tool,
         snapshot,
@@ -77,15 +85,17 @@ pub fn check(ctx: &Context) -> Result<Gate, Error> {
     })
 }
 
-/// [`check`] on an index already read (`None`: read it when needed).
+/// [`check`] on an index already read (`None`: read it when needed). The run gating is this
+/// clone's newest run on the branch, unfinished or else finished.
 pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, Error> {
-    let run_id = match super::common::select::active(ctx, None) {
+    let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
-        Err(Error::NoActiveRun { branch }) => return Ok(Open::NoActiveRun { branch }),
+        Err(Error::NoActiveRun { branch, .. }) => return Ok(Open::NoActiveRun { branch }),
         Err(e) => return Err(e),
     };
-    let Some(approval) = approval(ctx, &run_id)? else {
-        let state = ctx.load(&run_id)?;
+    let state = ctx.load(&run_id)?;
+    let finished = state.manifest.is_finished();
+    let Some(approval) = approval_of(ctx, &state)? else {
         if let Some(review) = super::common::note::newest_review(ctx, &state, |_| true)?
             .filter(|r| r.verdict == Some(Verdict::Approved) && r.is_partial())
         {
@@ -100,6 +110,8 @@ pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, 
             approved_round: None,
             paths: Vec::new(),
             more: 0,
+            finished,
+            committed: false,
         });
     };
     let read;
@@ -114,17 +126,29 @@ pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, 
     if differences.total == 0 {
         return Ok(Open::Approved(approval));
     }
+    // Only on a refusal, and one object read: whether HEAD holds the approved work already
+    // (then the way on is a new run, not "commit the approved tree first").
+    let committed = finished
+        && ctx
+            .repo
+            .head()?
+            .commit()
+            .map(|head| ctx.repo.commit_tree(head))
+            .transpose()?
+            == Some(approval.snapshot);
     Err(Error::GateClosed {
         run_id: run_id.to_string(),
         approved_round: Some(approval.round),
         more: differences.total - differences.listed.len(),
         paths: differences.listed,
+        finished,
+        committed,
     })
 }
 
-/// The newest run on this branch (unfinished, else finished) and its approval, when the index
-/// is that approved snapshot: a commit made now carries the approved work. Covers "finish,
-/// then commit" as well as committing while the run is active.
+/// This clone's newest run on this branch (unfinished, else finished) and its approval, when
+/// the index is that approved snapshot: a commit made now carries the approved work. Covers
+/// "finish, then commit" as well as committing while the run is active.
 pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,

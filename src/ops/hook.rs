@@ -1,10 +1,10 @@
 //! What each hook does when git (or an agent CLI) runs `git pair hook <name>`:
 //! - `pre-commit`: refuses never-commit paths; with `--gate`, the commit gate ([`super::gate`]).
 //! - `commit-msg`: adds `Pair-Run:` and `Reviewed-by:` trailers when the index is the approved
-//!   snapshot of the branch's newest run.
+//!   snapshot of this clone's newest run on the branch (finished or not).
 //! - `post-commit`: writes the run's `refs/notes/pair` line on the new commit ([`super::common::note`]).
-//! - `agent-stop`: the agent Stop hook's decision ([`crate::hook::agent_stop`]), over the run
-//!   state computed here, with the work tree snapshotted in memory only when a block depends on
+//! - `agent-stop`: the agent Stop hook's decision ([`crate::hook::agent_stop`]), over the state
+//!   of this clone's active run (a run pulled from another clone is never its subject), with the work tree snapshotted in memory only when a block depends on
 //!   it.
 //!
 //! Which failures reach the user is the caller's choice; `agent_stop` never fails.
@@ -19,7 +19,8 @@ use crate::model::NextAction;
 use crate::model::report::hook as report;
 
 /// Refuses a commit that adds or changes a never-commit path ([`Error::NeverCommit`]) and,
-/// when `gate`, one whose staged tree is not the active run's approved snapshot
+/// when `gate`, one whose staged tree is not the approved snapshot of this clone's newest run
+/// on the branch, active or finished
 /// ([`Error::GateClosed`]). Reads only; nothing is stored.
 pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error> {
     let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;

@@ -4,6 +4,7 @@
 //! modules (`store`, `snapshot`, `packet`, `review`, `render`, `cost`, `sync`) and never the
 //! command layer. Progress reaches the user through a callback, never a print.
 
+pub mod adopt;
 pub mod checkpoint;
 pub mod coder_done;
 pub mod common;

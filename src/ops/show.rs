@@ -143,20 +143,24 @@ pub fn diff(
 pub fn runs(ctx: &Context) -> Result<RunList, Error> {
     let mut runs = ctx.repo.run_summaries()?;
     runs.reverse();
+    let owners = super::common::select::Owners::for_listing(&ctx.repo)?;
     Ok(RunList {
         runs: runs
             .into_iter()
-            .map(|m| RunLine {
-                run_id: m.run_id,
-                branch: m.branch,
-                task: m.task,
-                round: m.round,
-                next_action: m.next_action.as_str(),
-                verdict: m.verdict.map(|v| v.as_str()),
-                created_at: m.created_at,
-                max_rounds: m.max_rounds,
+            .map(|m| {
+                Ok(RunLine {
+                    owned: owners.belongs_here(&m.run_id, m.claimed, &m.cwd)?,
+                    run_id: m.run_id,
+                    branch: m.branch,
+                    task: m.task,
+                    round: m.round,
+                    next_action: m.next_action.as_str(),
+                    verdict: m.verdict.map(|v| v.as_str()),
+                    created_at: m.created_at,
+                    max_rounds: m.max_rounds,
+                })
             })
-            .collect(),
+            .collect::<Result<_, Error>>()?,
     })
 }
 

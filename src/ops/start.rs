@@ -203,6 +203,8 @@ fn start_record(
                 .map(|(setting, _)| setting.name().to_owned())
                 .collect(),
         ),
+        // `publish_run` records the run as this clone's own with the run's ref.
+        claimed: true,
     };
     let subject = format!(
         "start: {}",
@@ -265,5 +267,8 @@ fn create_run(
     // Thousands of loose run refs make every listing read thousands of files: pack them now
     // and then (best effort; a busy packed-refs is left for next time).
     let _ = ctx.repo.pack_run_refs(PACK_RUN_REFS_FROM);
+    let _ = ctx
+        .repo
+        .pack_loose_refs(crate::store::OWNED_PREFIX, PACK_RUN_REFS_FROM);
     Ok((appended, replaced))
 }

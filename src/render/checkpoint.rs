@@ -236,6 +236,12 @@ pub fn restore_notes(report: &Restored) -> Vec<String> {
             "note: branch {branch} exists here at another commit, so HEAD is detached; verify will report the branch"
         ));
     }
+    if report.adopted {
+        notes.push(format!(
+            "note: run {} is this clone's own now (it continues here)",
+            report.run_id
+        ));
+    }
     if !report.status_matches {
         notes.push(
             "warning: the work tree's fingerprint differs from the checkpoint's after restoring (ignore rules or filters differ here?); verify will show it".to_owned(),

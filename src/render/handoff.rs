@@ -280,6 +280,7 @@ mod tests {
                     budget_usd: None,
                     config: Default::default(),
                     flags: None,
+                    claimed: false,
                 }),
             ),
             rec(

@@ -4,18 +4,19 @@ use std::io::{Result, Write};
 
 use crate::model::report::list::RunList;
 
-/// One line per run, or how to start the first.
+/// One line per run (a run of another clone marked so), or how to start the first.
 pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
     for m in &list.runs {
         writeln!(
             out,
-            "{}  {:<20} round {}/{}  {:<14} {}",
+            "{}  {:<20} round {}/{}  {:<14} {}{}",
             m.run_id,
             m.branch,
             m.round,
             m.max_rounds,
             m.next_action,
-            crate::util::first_line_clipped(&m.task, 50)
+            crate::util::first_line_clipped(&m.task, 50),
+            if m.owned { "" } else { "  (other clone)" }
         )?;
     }
     if list.runs.is_empty() {

@@ -5,6 +5,7 @@
 //! Pure: records, manifests and reports in, text out. Nothing here reads git or writes files.
 
 pub mod abandon;
+pub mod adopt;
 pub mod budget_check;
 pub mod checkpoint;
 pub mod coder_done;

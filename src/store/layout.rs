@@ -139,6 +139,8 @@ pub(crate) fn checkpoint_snapshot_path(id: &CheckpointId) -> String {
 
 /// The namespace of run refs.
 pub const RUNS_PREFIX: &str = "refs/pair/runs/";
+/// Where fetched copies of remotes' refs live (`refs/pair-remotes/<remote>/pair/…`).
+pub const STAGING_ROOT: &str = "refs/pair-remotes/";
 pub(crate) const MANIFEST: &str = "manifest.json";
 pub(crate) const RECORDS: &str = "records";
 /// The full ref name of a run.

@@ -1,4 +1,5 @@
-//! The run store: the only code that reads or writes `refs/pair/*` and `refs/notes/pair`.
+//! The run store: the only code that reads or writes `refs/pair/*`, `refs/pair-local/*` and
+//! `refs/notes/pair`.
 //!
 //! A run is a commit chain under `refs/pair/runs/<run-id>`; each commit's tree is the whole
 //! state of the run after one record: `manifest.json`, `records/<seq>-<kind>-<id>.json` and
@@ -8,8 +9,9 @@
 //!
 //! Rooms: `runs` (a run's chain: read, append), `chain` (walking it), `merge` (the
 //! record-union merge of two tips), `refdb` (bulk ref reads and writes, `packed-refs`),
-//! `notes`, `cas` (the one compare-and-swap edit and its retry policy), `lock` (every lock
-//! file and writer lock), `layout` (paths inside a run's tree).
+//! `notes`, `owned` (which runs belong to this clone: `refs/pair-local/owned/*`), `cas` (the
+//! one compare-and-swap edit and its retry policy), `lock` (every lock file and writer lock),
+//! `layout` (paths inside a run's tree).
 
 mod approvals_index;
 mod cas;
@@ -23,6 +25,7 @@ mod lock;
 mod merge;
 pub mod notes;
 mod outgoing;
+mod owned;
 mod receipts;
 mod refdb;
 mod repo;
@@ -33,10 +36,11 @@ pub use approvals_index::RecordFiles;
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
 pub use history::{CodeCommit, pair_run_trailers};
-pub use layout::{Material, Place, RUNS_PREFIX, member_path, ref_run_id, run_ref};
+pub use layout::{Material, Place, RUNS_PREFIX, STAGING_ROOT, member_path, ref_run_id, run_ref};
 pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
+pub use owned::{Claim, OWNED_PREFIX, owned_ref};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};

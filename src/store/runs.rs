@@ -321,7 +321,8 @@ impl Repo {
     }
 
     /// Creates the ref of a run whose objects [`Repo::prepare_run`] wrote (compare-and-swap:
-    /// the ref must not exist).
+    /// the ref must not exist) and, when its start record claims it, this clone's ownership
+    /// ref in the same transaction.
     pub fn publish_run(&self, prepared: PreparedRun) -> Result<Appended, Error> {
         let PreparedRun {
             run_id,
@@ -330,7 +331,36 @@ impl Repo {
             manifest,
             records,
         } = prepared;
-        self.move_ref(&run_id, None, commit)?;
+        if manifest.claimed {
+            // The run and its ownership appear together or not at all (one transaction). The
+            // claim comes first: a crash between the two renames leaves at worst a claim on no
+            // run (ignored), never a run this clone lost.
+            let claim = self.write_blob(
+                super::owned::claim_text(&run_id, super::owned::Claim::Started).as_bytes(),
+            )?;
+            let (name, owned) = (run_ref(&run_id), super::owned::owned_ref(&run_id));
+            let swaps = [
+                Swap {
+                    name: &owned,
+                    expected: None,
+                    new: Some(claim),
+                },
+                Swap {
+                    name: &name,
+                    expected: None,
+                    new: Some(commit),
+                },
+            ];
+            if self.compare_and_swap(&swaps, "git-pair", None, || format!("create {name}"))?
+                == Swapped::Lost
+            {
+                return Err(Error::LostRace {
+                    run_id: run_id.to_string(),
+                });
+            }
+        } else {
+            self.move_ref(&run_id, None, commit)?;
+        }
         // What was just written is known: reading the new run back (to render it) reads nothing.
         self.remember(commit, tree, &manifest);
         self.written_records

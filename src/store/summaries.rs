@@ -1,5 +1,5 @@
 //! Run summaries: what listing runs and choosing the active one need of each run (branch,
-//! finished or not, task, round, `next_action`), cached in `.git/pair/cache/runs.jsonl` keyed
+//! finished or not, task, round, `next_action`), cached in `.git/pair/cache/runs-v2.jsonl` keyed
 //! by each run's tip. Only runs whose tip moved since the cache was written are read again,
 //! so listing 10,000 runs reads one file and the packed refs, not 10,000 manifests. The cache
 //! is a view: rebuildable from the refs, ignored when unreadable, rewritten atomically.
@@ -30,6 +30,10 @@ pub struct RunSummary {
     /// The outcome's verdict, once finished.
     pub verdict: Option<Verdict>,
     pub created_at: String,
+    /// The manifest's `claimed` (see [`Manifest::claimed`]).
+    pub claimed: bool,
+    /// The work tree the run was started in.
+    pub cwd: String,
 }
 
 impl RunSummary {
@@ -45,11 +49,15 @@ impl RunSummary {
             next_action: m.next_action,
             verdict: m.outcome.verdict,
             created_at: m.created_at.clone(),
+            claimed: m.claimed,
+            cwd: m.cwd.clone(),
         }
     }
 }
 
-const CACHE_FILE: &str = "runs.jsonl";
+/// Named for the summary's shape: a cache written by a version whose summaries lacked a field
+/// is another file, never read as this one.
+const CACHE_FILE: &str = "runs-v2.jsonl";
 
 impl Repo {
     /// Every run's summary, oldest first (ids sort by creation). Manifests are read only for

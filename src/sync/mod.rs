@@ -23,8 +23,7 @@ use crate::store::{self, Counts, Integration, Repo, dropped_ref, notes};
 
 /// The remote used when none is named.
 pub const DEFAULT_REMOTE: &str = "origin";
-/// Where fetched copies of remotes' refs live.
-pub const STAGING_ROOT: &str = "refs/pair-remotes/";
+pub use crate::store::STAGING_ROOT;
 /// From how many loose staging refs on a pull packs them.
 const PACK_STAGING_FROM: usize = 32;
 /// How many times a push is attempted (each retry pulls and merges first).
@@ -358,7 +357,8 @@ pub struct Removed {
 }
 
 /// Removes runs from this repository for good: their refs, every remote's staged copy of
-/// them (all with their reflogs), and their lines in `refs/notes/pair`. Their tombstones are
+/// them, this clone's ownership refs of them (all with their reflogs), and their lines in
+/// `refs/notes/pair`. Their tombstones are
 /// the caller's business; objects only these refs held become garbage for `git gc`.
 pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> {
     if run_ids.is_empty() {
@@ -376,6 +376,8 @@ pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> 
         .collect();
     let mut names: Vec<String> = run_ids.iter().map(store::run_ref).collect();
     names.extend(staged);
+    // This clone's claim on the run goes with it.
+    names.extend(run_ids.iter().map(store::owned_ref));
     let mut refs = Vec::new();
     // A run appended to meanwhile is deleted all the same, on the next try.
     for attempt in 0.. {

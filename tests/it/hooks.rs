@@ -399,6 +399,90 @@ fn finish_then_commit_ends_with_the_same_one_line_and_trailers() {
 }
 
 #[test]
+fn after_finish_the_gate_still_lets_only_the_approved_tree_commit() {
+    let env = TestEnv::new();
+    install(&env, true);
+    let run_id = approved_run(&env);
+    env.pair_json(&["finish"]);
+    // "finish, then commit" with an unreviewed edit on top: refused, naming the path.
+    env.write("src/extra.rs", "// never reviewed\n");
+    env.git(&["add", "-A"]);
+    let refs = env.pair_refs();
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry, and more"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "not the snapshot run {run_id} approved in round 1"
+        )),
+        "{out}"
+    );
+    assert!(out.stderr.contains("src/extra.rs (added)"), "{out}");
+    assert!(
+        out.stderr
+            .contains("commit exactly the tree it approved first"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("git pair start"), "{out}");
+    assert_eq!(env.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+    assert_eq!(env.pair_refs(), refs, "a refusal changed stored state");
+    let out = env.pair(&["gate", "--json"]);
+    assert_one_error_line(&out, 1, "src/extra.rs (added)");
+    assert_eq!(out.json()["reason"], "differs");
+    assert_eq!(out.json()["finished"], true);
+    // The Stop hook after finish (`done`) lets the agent stop, edit or not.
+    assert_eq!(decision(&env), None);
+
+    // The approved tree alone commits, with its trailers and its note.
+    env.git(&["rm", "-q", "--cached", "src/extra.rs"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(env.git(&["log", "-1", "--format=%B"]).contains(&format!(
+        "Pair-Run: {run_id}\nReviewed-by: command:approve.sh (git-pair round 1)"
+    )));
+    assert_eq!(
+        note(&env, "HEAD"),
+        format!(
+            "pair-run={run_id} verdict=APPROVED rounds=1 reviewer=command:approve.sh tree={}\n",
+            tree(&env, "HEAD")
+        )
+    );
+    // Then the extra edit needs a run of its own.
+    env.git(&["add", "src/extra.rs"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "more"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("src/extra.rs (added)"), "{out}");
+    assert!(
+        out.stderr.contains("its approved tree is committed"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("git pair start"), "{out}");
+    assert_eq!(decision(&env), None);
+}
+
+#[test]
+fn a_run_closed_without_approval_keeps_the_gate_closed() {
+    let env = TestEnv::new();
+    let run_id = env.start("t");
+    env.write("src/lib.rs", "one\n");
+    env.pair_json(&["abandon"]);
+    env.git(&["add", "-A"]);
+    let out = env.pair(&["gate", "--json"]);
+    assert_one_error_line(
+        &out,
+        1,
+        &format!("run {run_id}, this branch's newest run, is finished without an approval"),
+    );
+    assert_eq!(out.json()["reason"], "not-approved");
+    assert!(out.stderr.contains("git pair start"), "{out}");
+    // A new run takes over the gate.
+    env.git(&["reset", "-q", "--hard"]);
+    env.git(&["clean", "-qfd"]);
+    let next = env.start("the next task");
+    let out = env.pair(&["gate", "--json"]);
+    assert_one_error_line(&out, 1, &next);
+}
+
+#[test]
 fn amend_and_rebase_keep_the_note() {
     let env = TestEnv::new();
     install(&env, true);
@@ -422,7 +506,8 @@ fn amend_and_rebase_keep_the_note() {
     env.pair_json(&["finish"]);
     env.write("later.txt", "later\n");
     env.git(&["add", "later.txt"]);
-    let out = git_hooked(&env, &["commit", "-q", "-m", "later"]);
+    // Unreviewed after finish: the gate refuses it, so it is committed past the gate.
+    let out = git_hooked(&env, &["commit", "-q", "--no-verify", "-m", "later"]);
     assert_eq!(out.code, 0, "{out}");
     let approved_before = env.git(&["rev-parse", "HEAD~1"]);
     let out = git_hooked_env(

@@ -280,7 +280,19 @@ fn list_json_keys() {
         &env,
         &["list"],
         0,
-        "{runs:[{run_id,branch,task,round,next_action,verdict,created_at}]}",
+        "{runs:[{run_id,branch,task,round,next_action,verdict,created_at,owned}]}",
+    );
+}
+
+#[test]
+fn adopt_json_keys() {
+    let env = TestEnv::new();
+    let run_id = env.start("t");
+    pin(
+        &env,
+        &["adopt", &run_id],
+        0,
+        "{run_id,branch,adopted,active,current_branch,next_action,handoff_path}",
     );
 }
 
@@ -291,7 +303,7 @@ fn show_json_keys() {
         &env,
         &["show", &run_id],
         0,
-        "{v,run_id,task,cwd,branch,base,coder,reviewer,max_rounds,budget_usd,budget_warn_ratio,created_at,rounds:[{n,role,tool,session_id,started_at,ended_at,findings,findings_addressed,verdict,outcome,cost_usd,summaries}],reviewer_fallback,outcome:{verdict,rounds,override},pr,next_action,spent_usd,sessions:{},pending_review,run_settings:{},conflicts,records,last_seq,last_record}",
+        "{v,run_id,task,cwd,branch,base,coder,reviewer,max_rounds,budget_usd,budget_warn_ratio,created_at,rounds:[{n,role,tool,session_id,started_at,ended_at,findings,findings_addressed,verdict,outcome,cost_usd,summaries}],reviewer_fallback,outcome:{verdict,rounds,override},pr,next_action,spent_usd,sessions:{},pending_review,run_settings:{},claimed,conflicts,records,last_seq,last_record}",
     );
     pin(
         &env,
@@ -383,7 +395,7 @@ fn checkpoint_json_keys() {
         &env,
         &["checkpoint", "restore", &id],
         0,
-        "{id,run_id,head,branch,checkout,status_matches}",
+        "{id,run_id,head,branch,checkout,status_matches,adopted}",
     );
     pin(
         &env,

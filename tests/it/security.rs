@@ -42,6 +42,7 @@ fn start_record(run_id: &str, env: &TestEnv) -> Start {
         budget_usd: None,
         config: Default::default(),
         flags: None,
+        claimed: true,
     }
 }
 

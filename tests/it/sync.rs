@@ -117,6 +117,8 @@ fn diverged(a_records: usize, b_records: usize) -> (Net, String) {
     coder_done(a, "first round");
     a.pair_json(&["push"]);
     b.pair_json(&["pull"]);
+    // Both machines work on the one run: B continues it too.
+    b.pair_json(&["adopt", &run_id]);
     for i in 0..a_records {
         coder_done(a, &format!("A part {i}"));
     }
@@ -196,6 +198,7 @@ fn two_clones_publishing_the_same_new_run_at_once_lose_nothing() {
     let run_id = a.start("shared task");
     coder_done(a, "first round");
     b.pair_json(&["pull", path(&a.repo)]);
+    b.pair_json(&["adopt", &run_id]);
     coder_done(a, "A part");
     coder_done(b, "B part");
     assert!(
@@ -261,7 +264,7 @@ fn concurrent_rounds_are_both_kept_ordered_and_flagged_in_status() {
 }
 
 #[test]
-fn a_second_machine_sees_the_same_next_action_and_transcript_after_pull() {
+fn a_second_machine_sees_the_same_next_action_and_transcript_after_pull_and_adopt() {
     let net = Net::new(2);
     let (a, b) = (&net.clones[0], &net.clones[1]);
     let run_id = a.start("task on two machines");
@@ -269,7 +272,7 @@ fn a_second_machine_sees_the_same_next_action_and_transcript_after_pull() {
     a.pair_json(&["push"]);
     let pulled = b.pair_json(&["pull"]);
     assert_eq!(pulled["runs"]["created"], 1, "{pulled}");
-    assert!(pulled["handoff_path"].as_str().is_some(), "{pulled}");
+    b.pair_json(&["adopt", &run_id]);
     let (sa, sb) = (a.pair_json(&["status"]), b.pair_json(&["status"]));
     assert_eq!(sb["run_id"], run_id.as_str());
     assert_eq!(sb["next_action"], "review");
@@ -710,10 +713,15 @@ pub(crate) fn random_sequence(seed: u64, steps: usize) {
                 "start",
                 env.pair(&["start", "--replace", "--task", &format!("task {step}")]),
             ),
-            1..=9 => (
+            1..=7 => (
                 "coder-done",
                 env.pair(&["coder-done", "--summary", &format!("step {step} on {c}")]),
             ),
+            8 | 9 => {
+                let (out, records) = adopt_newest_pulled(env);
+                created += records;
+                ("adopt", out)
+            }
             10..=14 => ("push", env.pair(&["push", "--json"])),
             _ => ("pull", env.pair(&["pull", "--json"])),
         };
@@ -775,6 +783,31 @@ pub(crate) fn random_sequence(seed: u64, steps: usize) {
     a.assert_fsck_clean();
 }
 
+/// Moves to the newest unfinished run this clone has from another one (a no-op without
+/// one): abandons this clone's own unfinished run first (one run at a time per branch), then
+/// adopts. Returns the adopt's output and how many records it took (the abandon's).
+fn adopt_newest_pulled(env: &TestEnv) -> (crate::common::Output, usize) {
+    let list = env.pair_json(&["list"]);
+    let runs = list["runs"].as_array().expect("runs");
+    let unfinished = |owned: bool| {
+        runs.iter()
+            .find(|r| r["owned"] == owned && r["next_action"] != "done" && r["branch"] == "main")
+    };
+    let Some(pulled) = unfinished(false) else {
+        return (env.pair(&["list"]), 0);
+    };
+    let abandoned = match unfinished(true) {
+        Some(own) => {
+            let own = own["run_id"].as_str().expect("run_id");
+            env.pair_json(&["abandon", "--run", own, "--reason", "moving on"]);
+            1
+        }
+        None => 0,
+    };
+    let run_id = pulled["run_id"].as_str().expect("run_id");
+    (env.pair(&["adopt", run_id]), abandoned)
+}
+
 /// Past a few dozen refs, pull writes new run refs and the staging copy into `packed-refs`
 /// (one file instead of one per ref); git must read the result as if it had written it.
 #[test]
@@ -818,6 +851,7 @@ fn many_runs_land_in_packed_refs_that_git_reads() {
     );
     b.assert_fsck_clean();
     // Life goes on: loose updates shadow packed entries, git gc repacks everything.
+    b.pair_json(&["adopt", runs.last().expect("runs")]);
     coder_done(b, "more on the newest run");
     b.pair_json(&["push"]);
     assert_eq!(a.pair_json(&["pull"])["runs"]["fast_forwarded"], 1);
@@ -915,4 +949,252 @@ fn the_newest_runs_read_fast_are_what_git_for_each_ref_lists_last() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// a run belongs to the clone that started it (SPEC §5)
+
+/// Every ref git pair keeps, shared (`refs/pair`, notes) and this clone's own
+/// (`refs/pair-local`): a refusal must leave all of them as they were.
+fn owned_and_shared(env: &TestEnv) -> String {
+    env.git(&["for-each-ref", "refs/pair", "refs/pair-local", "refs/notes"])
+}
+
+fn approve_cmd() -> String {
+    format!(
+        "[\"{}\"]",
+        crate::common::fixtures()
+            .join("reviewers")
+            .join("approve.sh")
+            .display()
+    )
+}
+
+/// The Stop hook's stdout for a plain stop in `env`'s repository (empty: the agent may stop).
+fn stop_hook(env: &TestEnv) -> String {
+    use std::io::Write as _;
+    let mut cmd = env.pair_cmd(&["hook", "agent-stop"]);
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false}"#)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What `git pair list --json` says of `run_id`'s ownership.
+fn listed_owned(env: &TestEnv, run_id: &str) -> serde_json::Value {
+    let list = env.pair_json(&["list"]);
+    list["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .find(|r| r["run_id"] == run_id)
+        .map(|r| r["owned"].clone())
+        .unwrap_or_else(|| panic!("{run_id} not listed: {list}"))
+}
+
+#[test]
+fn a_pulled_run_is_not_this_clones_active_run_until_it_is_adopted() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // Clone A: an approved run (next_action finish) whose work B's tree does not hold.
+    let run_id = a.start("task on two machines");
+    a.write("src/lib.rs", "pub fn fetch() -> u8 { 1 }\n");
+    coder_done(a, "did the thing");
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    a.pair_json(&["push"]);
+
+    let pulled = b.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["created"], 1, "{pulled}");
+    assert_eq!(pulled["handoff_path"], serde_json::Value::Null, "{pulled}");
+    // Listed, shown and read on B, but not B's: status, the gate and the Stop hook ignore it.
+    assert_eq!(listed_owned(b, &run_id), false);
+    assert_eq!(listed_owned(a, &run_id), true);
+    assert_eq!(b.pair_json(&["show", &run_id])["run_id"], run_id.as_str());
+    assert_eq!(
+        b.pair_json(&["status", "--run", &run_id])["next_action"],
+        "finish"
+    );
+    let out = b.pair(&["status", "--json"]);
+    assert_one_error_line(&out, 1, "no active run on branch 'main' in this clone");
+    assert!(
+        out.stderr.contains(&format!("git pair adopt {run_id}")),
+        "{out}"
+    );
+    assert!(out.json()["error"].is_string(), "{out}");
+    let gate = b.pair_json(&["gate"]);
+    assert_eq!(gate["open"], true, "{gate}");
+    assert_eq!(gate["reason"], "no-active-run", "{gate}");
+    assert_eq!(stop_hook(b), "", "the Stop hook blocked on a pulled run");
+    assert_eq!(b.git(&["status", "--porcelain"]), "");
+    // Nothing of A's ownership travelled.
+    assert_eq!(b.git(&["for-each-ref", "refs/pair-local"]), "");
+    assert!(
+        !net.remote_refs().contains("pair-local"),
+        "{}",
+        net.remote_refs()
+    );
+
+    // Adopting makes it B's active run: the same next_action and transcript as on A.
+    let refs = owned_and_shared(b);
+    let adopted = b.pair_json(&["adopt", &run_id]);
+    assert_eq!(adopted["adopted"], true, "{adopted}");
+    assert_eq!(adopted["active"], true, "{adopted}");
+    assert_eq!(adopted["next_action"], "finish", "{adopted}");
+    assert_ne!(owned_and_shared(b), refs, "adopt wrote nothing");
+    let (sa, sb) = (a.pair_json(&["status"]), b.pair_json(&["status"]));
+    assert_eq!(sb["run_id"], run_id.as_str());
+    assert_eq!(sa["next_action"], sb["next_action"]);
+    assert_eq!(a.read("HANDOFF.md"), b.read("HANDOFF.md"));
+    assert_eq!(
+        b.git(&["status", "--porcelain"]),
+        "",
+        "HANDOFF.md is excluded"
+    );
+    assert_eq!(listed_owned(b, &run_id), true);
+    // Now B's work tree lacks the approved work: that is B's to review.
+    assert!(stop_hook(b).contains(&run_id));
+    // Idempotent: a second adopt writes nothing.
+    let refs = owned_and_shared(b);
+    let again = b.pair_json(&["adopt", &run_id]);
+    assert_eq!(again["adopted"], false, "{again}");
+    assert_eq!(again["active"], true, "{again}");
+    assert_eq!(owned_and_shared(b), refs);
+    let out = b.pair(&["adopt", &run_id]);
+    assert!(out.stdout.contains("this clone's own already"), "{out}");
+}
+
+#[test]
+fn start_on_the_second_clone_is_not_refused_by_a_pulled_run() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let theirs = a.start("A's task");
+    coder_done(a, "A's round");
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+
+    let started = b.pair_json(&["start", "--task", "B's own task"]);
+    let ours = started["run_id"].as_str().expect("run_id").to_owned();
+    assert_eq!(b.pair_json(&["status"])["run_id"], ours.as_str());
+    assert_eq!(
+        b.pair(&["status", "--run", &theirs]).code,
+        0,
+        "a pulled run is still shown"
+    );
+    // One unfinished run of this clone per branch: adopting A's now is refused.
+    let refs = owned_and_shared(b);
+    let out = b.pair(&["adopt", &theirs, "--json"]);
+    assert_one_error_line(&out, 1, "already has an unfinished run of this clone");
+    assert!(out.stderr.contains(&ours), "{out}");
+    assert!(out.json()["error"].is_string(), "{out}");
+    assert_eq!(owned_and_shared(b), refs, "a refused adopt wrote something");
+    // Publishing B's run leaves A's active run alone.
+    b.pair_json(&["push"]);
+    a.pair_json(&["pull"]);
+    assert_eq!(a.pair_json(&["status"])["run_id"], theirs.as_str());
+    assert_eq!(listed_owned(a, &ours), false);
+}
+
+#[test]
+fn adopt_refuses_bad_input_and_changes_nothing() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let finished = a.start("finished elsewhere");
+    a.pair_json(&["abandon"]);
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    let refs = owned_and_shared(b);
+    for (args, needle) in [
+        (vec!["adopt", "not-a-run"], "not-a-run"),
+        (vec!["adopt", "../../refs/heads/main"], "refs/heads/main"),
+        (vec!["adopt", "20261129-231500-a1b2c3"], "unknown run"),
+        (vec!["adopt", &finished], "is finished (abandoned)"),
+    ] {
+        let out = b.pair(&args);
+        assert_one_error_line(&out, 1, needle);
+        let mut json = args.clone();
+        json.push("--json");
+        let out = b.pair(&json);
+        assert_eq!(out.code, 1, "{out}");
+        assert!(out.json()["error"].is_string(), "{out}");
+        assert_eq!(owned_and_shared(b), refs, "{args:?} changed stored state");
+    }
+    assert_eq!(b.pair(&["adopt"]).code, 129, "the run is required");
+    let help = b.pair(&["adopt", "--help"]);
+    assert_eq!(help.code, 0, "{help}");
+    assert!(help.stdout.contains("git pair pull"), "{help}");
+}
+
+#[test]
+fn restoring_a_checkpoint_makes_its_run_this_clones_own() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let run_id = a.start("moved by checkpoint");
+    a.write("src/lib.rs", "pub fn half() {}\n");
+    let created = a.pair_json(&["checkpoint", "create", "--next", "finish the function"]);
+    let id = created["id"].as_str().expect("id").to_owned();
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    assert!(b.pair(&["status"]).code != 0);
+
+    let restored = b.pair_json(&["checkpoint", "restore", &id]);
+    assert_eq!(restored["adopted"], true, "{restored}");
+    assert_eq!(b.pair_json(&["status"])["run_id"], run_id.as_str());
+    assert_eq!(listed_owned(b, &run_id), true);
+}
+
+#[test]
+fn runs_started_before_runs_had_owners_stay_where_they_were_started() {
+    use git_pair::model::Start;
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // What an older git pair wrote: a start record without `claimed`, and no ownership ref.
+    let legacy = |env: &TestEnv, cwd: &str, branch: &str| -> String {
+        let repo = Repo::open_isolated(&env.repo).expect("open");
+        let base = repo.resolve_commit("HEAD").expect("HEAD");
+        let run_id = RunId::generate_ms(1_795_994_100_000);
+        let start = Body::Start(Start {
+            run_id: run_id.to_string(),
+            task: "from before owners".into(),
+            cwd: cwd.to_owned(),
+            branch: branch.to_owned(),
+            base: Some(base.into()),
+            coder: "claude".into(),
+            reviewer: "codex".into(),
+            max_rounds: 5,
+            budget_usd: None,
+            config: Default::default(),
+            flags: None,
+            claimed: false,
+        });
+        repo.create_run(&run_id, Some(base), Append::record(start, "start"))
+            .expect("create");
+        run_id.to_string()
+    };
+    let here = legacy(a, path(&a.repo), "main");
+    assert_eq!(a.git(&["for-each-ref", "refs/pair-local"]), "");
+    assert_eq!(
+        a.pair_json(&["status"])["run_id"],
+        here.as_str(),
+        "lost on upgrade"
+    );
+    // Published and pulled: still A's (started in A's work tree), not B's.
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    assert_eq!(a.pair_json(&["status"])["run_id"], here.as_str());
+    assert_eq!(listed_owned(b, &here), false);
+    assert_eq!(b.pair(&["status"]).code, 1);
+    assert_eq!(b.pair_json(&["gate"])["reason"], "no-active-run");
+    // A repository moved since (another recorded path) keeps a run no remote ever had.
+    a.git(&["switch", "-q", "-c", "moved"]);
+    let moved = legacy(a, "/somewhere/it/was/before", "moved");
+    assert_eq!(a.pair_json(&["status"])["run_id"], moved.as_str());
 }

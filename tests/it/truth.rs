@@ -575,7 +575,7 @@ fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
     );
     assert_eq!(runs["runs"][0]["next_action"], "review");
     std::fs::write(
-        env.repo.join(".git/pair/cache/runs.jsonl"),
+        env.repo.join(".git/pair/cache/runs-v2.jsonl"),
         "garbage\n{\"x\n",
     )
     .expect("write");
@@ -604,13 +604,16 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
             budget_usd: None,
             config: Default::default(),
             flags: None,
+            claimed: true,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start"))
             .expect("create");
         ids.push(run_id);
     }
     let tips_before = env.git(&["for-each-ref", "refs/pair/runs"]);
-    // The next start packs them.
+    let owned_before = env.git(&["for-each-ref", "refs/pair-local/owned"]);
+    assert_eq!(owned_before.lines().count(), 260);
+    // The next start packs them, and this clone's ownership refs with them.
     let run = env.start("the 261st");
     let loose = std::fs::read_dir(env.repo.join(".git/refs/pair/runs"))
         .map(|d| d.count())
@@ -622,5 +625,15 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
     }
     assert!(tips_after.contains(&run));
     assert_eq!(tips_after.lines().count(), 261);
+    let loose_owned = std::fs::read_dir(env.repo.join(".git/refs/pair-local/owned"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(loose_owned <= 1, "{loose_owned} loose ownership refs left");
+    let owned_after = env.git(&["for-each-ref", "refs/pair-local/owned"]);
+    for line in owned_before.lines() {
+        assert!(owned_after.contains(line), "lost {line}");
+    }
+    assert_eq!(owned_after.lines().count(), 261);
+    assert_eq!(env.pair_json(&["status"])["run_id"], run.as_str());
     env.assert_fsck_clean();
 }

@@ -78,6 +78,7 @@ impl Manifest {
         self.reviewer = start.reviewer.clone();
         self.max_rounds = start.max_rounds;
         self.budget_usd = start.budget_usd;
+        self.claimed = start.claimed;
         if let Some(ratio) = start
             .config
             .get("pair.budgetWarnRatio")

@@ -175,6 +175,10 @@ pub struct Manifest {
     /// `None` for runs started before that: all their settings belong to the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_settings: Option<std::collections::BTreeMap<String, serde_json::Value>>,
+    /// The start record's `claimed`: the starting clone recorded the run as its own in a
+    /// local ref. False in runs started before runs belonged to a clone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub claimed: bool,
     /// Records written concurrently on two machines (same position); both are kept.
     #[serde(default)]
     pub conflicts: Vec<String>,
@@ -231,6 +235,7 @@ impl Manifest {
             sessions: Default::default(),
             pending_review: None,
             run_settings: None,
+            claimed: false,
             conflicts: Vec::new(),
             records: 0,
             last_seq: 0,

@@ -21,6 +21,7 @@ fn start(max_rounds: u32) -> Body {
         budget_usd: None,
         config: Default::default(),
         flags: None,
+        claimed: false,
     })
 }
 

@@ -84,6 +84,8 @@ pub struct Restored {
     pub checkout: CheckoutKind,
     /// The work tree's snapshot now equals the checkpoint's.
     pub status_matches: bool,
+    /// The checkpoint's run became this clone's own now (false: it was already).
+    pub adopted: bool,
     /// The recorded branch, when it exists here pointing elsewhere (HEAD is then detached).
     #[serde(skip)]
     pub branch_elsewhere: Option<String>,

@@ -8,13 +8,14 @@ use crate::model::RunId;
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Gate {
-    /// No unfinished run on this branch.
+    /// This clone has no run (active or finished) on this branch.
     NoActiveRun(NoActiveRun),
     /// The staged tree is the approved snapshot.
     Approved(Approved),
 }
 
-/// No unfinished run on `branch`: nothing gates commits.
+/// This clone has no run on `branch` (runs pulled from another clone do not count): nothing
+/// gates commits.
 #[derive(Debug, Clone, Serialize)]
 pub struct NoActiveRun {
     /// Always true.

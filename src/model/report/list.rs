@@ -20,6 +20,9 @@ pub struct RunLine {
     pub next_action: &'static str,
     pub verdict: Option<&'static str>,
     pub created_at: String,
+    /// The run belongs to this clone (started, adopted or restored here); false for a run
+    /// that arrived from another clone (`git pair adopt` makes it this clone's).
+    pub owned: bool,
     #[serde(skip)]
     pub max_rounds: u32,
 }

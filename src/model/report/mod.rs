@@ -4,6 +4,7 @@
 //! terminal, so both layers can see them.
 
 pub mod abandon;
+pub mod adopt;
 pub mod budget_check;
 pub mod checkpoint;
 pub mod coder_done;

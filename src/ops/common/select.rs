@@ -1,6 +1,18 @@
 //! Which run a command acts on: the one named on the command line (validated before use),
-//! else the newest unfinished run whose branch is the current branch. Commands that also
-//! read a finished run (`status`, `finish`, `pr-body`) fall back to the newest run there.
+//! else the newest unfinished run whose branch is the current branch **and that belongs to
+//! this clone** (SPEC §5). Commands that also read a finished run (`status`, `finish`,
+//! `pr-body`, the commit gate) fall back to the newest such run there.
+//!
+//! A run belongs here when this clone started it, adopted it (`git pair adopt`) or restored
+//! one of its checkpoints: the local ref `refs/pair-local/owned/<run>` says so, and no push or
+//! pull carries it. A run started before runs had owners (its start record does not claim it)
+//! belongs to the clone whose work tree it was started in, or that never received it from a
+//! remote: so nobody loses an active run on upgrade, and a run pulled from elsewhere stays
+//! someone else's. Runs that belong elsewhere are listed, shown and verified, never chosen.
+
+use std::cell::OnceCell;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use crate::model::RunId;
 use crate::ops::{Context, Error};
@@ -21,58 +33,184 @@ pub fn named(ctx: &Context, explicit: Option<&str>) -> Result<Option<RunId>, Err
     Ok(Some(id))
 }
 
-/// The run named on the command line, else the newest unfinished run on the current branch.
+/// The run named on the command line, else this clone's newest unfinished run on the current
+/// branch.
 pub fn active(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
     if let Some(id) = named(ctx, explicit)? {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    newest_on_branch(&ctx.repo, &branch, |finished| !finished)?.ok_or(Error::NoActiveRun { branch })
+    let found = newest_on_branch(&ctx.repo, &branch, |finished| !finished)?;
+    found.owned.ok_or_else(|| Error::NoActiveRun {
+        branch,
+        elsewhere: found.elsewhere.map(|id| id.to_string()),
+    })
 }
 
-/// The run named on the command line, else the newest unfinished run on the current branch,
-/// else the newest finished one there (a PR body and a status are wanted after `finish`).
+/// The run named on the command line, else this clone's newest unfinished run on the current
+/// branch, else its newest finished one there (a PR body, a status and the commit gate are
+/// wanted after `finish`).
 pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
     if let Some(id) = named(ctx, explicit)? {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    if let Some(id) = newest_on_branch(&ctx.repo, &branch, |finished| !finished)? {
+    let unfinished = newest_on_branch(&ctx.repo, &branch, |finished| !finished)?;
+    if let Some(id) = unfinished.owned {
         return Ok(id);
     }
-    newest_on_branch(&ctx.repo, &branch, |_| true)?.ok_or(Error::NoActiveRun { branch })
+    let any = newest_on_branch(&ctx.repo, &branch, |_| true)?;
+    any.owned.ok_or_else(|| Error::NoActiveRun {
+        branch,
+        elsewhere: unfinished
+            .elsewhere
+            .or(any.elsewhere)
+            .map(|id| id.to_string()),
+    })
 }
 
-/// The newest unfinished run on `branch`, read through `repo` (any handle on the
+/// This clone's newest unfinished run on `branch`, read through `repo` (any handle on the
 /// repository: `start` looks on another thread while it checks the work tree).
 pub fn newest_unfinished(repo: &Repo, branch: &str) -> Result<Option<RunId>, Error> {
-    newest_on_branch(repo, branch, |finished| !finished)
+    Ok(newest_on_branch(repo, branch, |finished| !finished)?.owned)
 }
 
-/// The newest run on `branch` whose finished state `wanted` accepts. The newest few runs are
-/// read directly (the usual case: this branch's run is among the latest); past them, the
-/// cached run summaries answer without reading every manifest.
+/// Decides which runs belong to this clone, reading each fact once.
+pub struct Owners<'a> {
+    repo: &'a Repo,
+    /// Every ownership ref, when listing many runs; `None`: each run's ref is looked up.
+    claims: Option<BTreeSet<RunId>>,
+    work_trees: OnceCell<Vec<PathBuf>>,
+    staged: OnceCell<BTreeSet<String>>,
+}
+
+impl<'a> Owners<'a> {
+    /// For a few runs: each one's ownership ref is looked up when asked.
+    pub fn new(repo: &'a Repo) -> Owners<'a> {
+        Owners {
+            repo,
+            claims: None,
+            work_trees: OnceCell::new(),
+            staged: OnceCell::new(),
+        }
+    }
+
+    /// For many runs (a listing): the ownership refs are read in one pass.
+    pub fn for_listing(repo: &'a Repo) -> Result<Owners<'a>, Error> {
+        Ok(Owners {
+            claims: Some(repo.claimed_runs()?),
+            ..Owners::new(repo)
+        })
+    }
+
+    /// Whether run `run_id` belongs to this clone; `claimed` and `cwd` are its start record's
+    /// (as the manifest or the run summary holds them).
+    pub fn belongs_here(&self, run_id: &RunId, claimed: bool, cwd: &str) -> Result<bool, Error> {
+        let has_claim = match &self.claims {
+            Some(claims) => claims.contains(run_id),
+            None => self.repo.has_claim(run_id)?,
+        };
+        if has_claim {
+            return Ok(true);
+        }
+        if claimed {
+            // Started since runs have owners, and this clone holds no claim: another's.
+            return Ok(false);
+        }
+        // Started before runs had owners.
+        if self.is_work_tree(cwd) {
+            return Ok(true);
+        }
+        Ok(!self.staged()?.contains(run_id.as_str()))
+    }
+
+    fn is_work_tree(&self, cwd: &str) -> bool {
+        let trees = self.work_trees.get_or_init(|| self.repo.work_trees());
+        let cwd = Path::new(cwd);
+        if trees.iter().any(|t| t == cwd) {
+            return true;
+        }
+        let Ok(cwd) = cwd.canonicalize() else {
+            return false;
+        };
+        trees
+            .iter()
+            .any(|t| t.canonicalize().is_ok_and(|t| t == cwd))
+    }
+
+    /// The run ids that have a staged copy from some remote.
+    fn staged(&self) -> Result<&BTreeSet<String>, Error> {
+        if let Some(staged) = self.staged.get() {
+            return Ok(staged);
+        }
+        let ids = self.repo.staged_run_ids()?;
+        Ok(self.staged.get_or_init(|| ids))
+    }
+}
+
+/// What a search of one branch found.
+struct Found {
+    /// The newest wanted run that belongs here.
+    owned: Option<RunId>,
+    /// The newest wanted run newer than it (or any, when none belongs here) that belongs to
+    /// another clone: named in the error, so the user learns of `adopt`.
+    elsewhere: Option<RunId>,
+}
+
+/// The newest run on `branch` whose finished state `wanted` accepts and that belongs here.
+/// The newest few runs are read directly (the usual case: this branch's run is among the
+/// latest); past them, the cached run summaries answer without reading every manifest.
 fn newest_on_branch(
     repo: &Repo,
     branch: &str,
     wanted: impl Fn(bool) -> bool,
-) -> Result<Option<RunId>, Error> {
+) -> Result<Found, Error> {
     const READ_DIRECTLY: usize = 8;
+    let owners = Owners::new(repo);
+    let mut found = Found {
+        owned: None,
+        elsewhere: None,
+    };
     // One more than is read: whether any run lies past them.
     let newest = repo.newest_run_tips(READ_DIRECTLY + 1)?;
     for (id, tip) in newest.iter().rev().take(READ_DIRECTLY) {
         let m = repo.load_at(id, *tip)?.manifest;
-        if m.branch == branch && wanted(m.is_finished()) {
-            return Ok(Some(id.clone()));
+        if m.branch == branch
+            && wanted(m.is_finished())
+            && found.consider(&owners, id, m.claimed, &m.cwd)?
+        {
+            return Ok(found);
         }
     }
     if newest.len() <= READ_DIRECTLY {
-        return Ok(None);
+        return Ok(found);
     }
-    Ok(repo
-        .run_summaries()?
-        .into_iter()
-        .rev()
-        .find(|s| s.branch == branch && wanted(s.finished))
-        .map(|s| s.run_id))
+    for s in repo.run_summaries()?.into_iter().rev() {
+        if s.branch == branch
+            && wanted(s.finished)
+            && found.consider(&owners, &s.run_id, s.claimed, &s.cwd)?
+        {
+            break;
+        }
+    }
+    Ok(found)
+}
+
+impl Found {
+    /// Takes a wanted run: as the answer when it belongs here (`true`: stop looking), else
+    /// as the newest one that belongs elsewhere.
+    fn consider(
+        &mut self,
+        owners: &Owners<'_>,
+        run_id: &RunId,
+        claimed: bool,
+        cwd: &str,
+    ) -> Result<bool, Error> {
+        if owners.belongs_here(run_id, claimed, cwd)? {
+            self.owned = Some(run_id.clone());
+            return Ok(true);
+        }
+        self.elsewhere.get_or_insert_with(|| run_id.clone());
+        Ok(false)
+    }
 }

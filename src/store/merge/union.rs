@@ -85,6 +85,7 @@ mod tests {
                     budget_usd: cents.map(|c| f64::from(c) / 100.0),
                     config: serde_json::Map::new(),
                     flags: None,
+                    claimed: false,
                 })
             }),
             (

@@ -146,6 +146,14 @@ impl Repo {
             .map_err(Error::git("update staging refs"))
     }
 
+    /// Whether a ref to `id` can go into `packed-refs` without a peeled line: anything but
+    /// an annotated tag (run tips are commits, ownership refs blobs).
+    fn needs_no_peeling(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|h| h.kind() != gix::object::Kind::Tag)
+    }
+
     fn is_commit(&self, id: ObjectId) -> bool {
         self.repo
             .find_header(id)
@@ -189,9 +197,9 @@ impl Repo {
     }
 
     /// Moves the loose refs under `prefix` (a namespace this tool owns, such as a remote's
-    /// staging copy) into `packed-refs` when there are at least `min_loose` of them, so
-    /// that reading the namespace costs one file instead of one per ref. Only refs to
-    /// commits are moved. A best-effort optimisation: when `packed-refs` is busy, nothing
+    /// staging copy, the ownership refs) into `packed-refs` when there are at least
+    /// `min_loose` of them, so that reading the namespace costs one file instead of one per
+    /// ref. Refs to annotated tags are left loose (they would need a peeled line). A best-effort optimisation: when `packed-refs` is busy, nothing
     /// happens. Returns how many refs were packed.
     pub fn pack_loose_refs(&self, prefix: &str, min_loose: usize) -> Result<usize, Error> {
         self.pack_loose_refs_guarded(prefix, min_loose, &|_| None)
@@ -230,7 +238,7 @@ impl Repo {
             let Some(id) = read_direct_ref(path) else {
                 continue;
             };
-            if self.is_commit(id) {
+            if self.needs_no_peeling(id) {
                 packed.push((name.clone(), id));
             }
         }
