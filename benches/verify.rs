@@ -323,6 +323,7 @@ fn write_run(
                 verdict: Verdict::Approved,
                 override_: false,
                 pr: None,
+                accept_partial: false,
             }),
             "finish: APPROVED",
         ))

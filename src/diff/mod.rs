@@ -259,7 +259,11 @@ impl Differ {
     /// `tree` alone: not the work tree, the index, `$GIT_DIR/info/attributes` or a global
     /// attributes file (SPEC §6.2: what a reviewer sees is decided by the change itself, never
     /// by files outside it). What review packets are built with.
-    pub fn for_tree(repo: &gix::Repository, options: Options, tree: ObjectId) -> Result<Differ, Error> {
+    pub fn for_tree(
+        repo: &gix::Repository,
+        options: Options,
+        tree: ObjectId,
+    ) -> Result<Differ, Error> {
         let index = repo
             .index_from_tree(&tree)
             .map_err(|source| Error::Attributes { source })?;

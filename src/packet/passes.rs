@@ -143,7 +143,9 @@ pub fn build(
             }
         };
         if listed == super::LISTED_PATHS {
-            packer.push(format!("{MARKER} ... and {} more not shown\n", unlisted - listed).as_bytes());
+            packer.push(
+                format!("{MARKER} ... and {} more not shown\n", unlisted - listed).as_bytes(),
+            );
             break;
         }
         packer.push(line.as_bytes());
@@ -268,10 +270,20 @@ fn split(file: &FileDiff, budget: usize) -> Option<Vec<Vec<u8>>> {
 fn split_hunk(hunk: &[u8], room: usize) -> Option<Vec<Vec<u8>>> {
     let mut lines = hunk.split_inclusive(|&b| b == b'\n');
     let header = lines.next()?;
-    let ((old_start, old_count), (new_start, new_count), context) = parse_header(header)?;
+    let parsed = crate::util::hunk::header(header)?;
+    let ((old_start, old_count), (new_start, new_count)) = (parsed.old, parsed.new);
+    let context = String::from_utf8_lossy(parsed.tail).into_owned();
     // The next line number on each side (a side with no lines names the line before it).
-    let mut old_next = if old_count == 0 { old_start + 1 } else { old_start };
-    let mut new_next = if new_count == 0 { new_start + 1 } else { new_start };
+    let mut old_next = if old_count == 0 {
+        old_start + 1
+    } else {
+        old_start
+    };
+    let mut new_next = if new_count == 0 {
+        new_start + 1
+    } else {
+        new_start
+    };
     // A line and the `\ No newline at end of file` after it stay together.
     let mut groups: Vec<(&[u8], usize)> = Vec::new();
     let mut offset = header.len();
@@ -288,7 +300,11 @@ fn split_hunk(hunk: &[u8], room: usize) -> Option<Vec<Vec<u8>>> {
     let mut parts = Vec::new();
     let mut body: Vec<u8> = Vec::new();
     let (mut old_n, mut new_n) = (0u64, 0u64);
-    let mut flush = |body: &mut Vec<u8>, old_n: &mut u64, new_n: &mut u64, old_next: &mut u64, new_next: &mut u64| {
+    let mut flush = |body: &mut Vec<u8>,
+                     old_n: &mut u64,
+                     new_n: &mut u64,
+                     old_next: &mut u64,
+                     new_next: &mut u64| {
         if body.is_empty() {
             return;
         }
@@ -318,7 +334,13 @@ fn split_hunk(hunk: &[u8], room: usize) -> Option<Vec<Vec<u8>>> {
             return None;
         }
         if body.len() + group.len() > fits {
-            flush(&mut body, &mut old_n, &mut new_n, &mut old_next, &mut new_next);
+            flush(
+                &mut body,
+                &mut old_n,
+                &mut new_n,
+                &mut old_next,
+                &mut new_next,
+            );
         }
         match group.first() {
             Some(b'+') => new_n += 1,
@@ -330,23 +352,14 @@ fn split_hunk(hunk: &[u8], room: usize) -> Option<Vec<Vec<u8>>> {
         }
         body.extend_from_slice(group);
     }
-    flush(&mut body, &mut old_n, &mut new_n, &mut old_next, &mut new_next);
+    flush(
+        &mut body,
+        &mut old_n,
+        &mut new_n,
+        &mut old_next,
+        &mut new_next,
+    );
     Some(parts)
-}
-
-/// `@@ -a[,b] +c[,d] @@<context>\n` → ((a, b), (c, d), context with its line end).
-fn parse_header(line: &[u8]) -> Option<((u64, u64), (u64, u64), String)> {
-    let text = std::str::from_utf8(line).ok()?;
-    let rest = text.strip_prefix("@@ -")?;
-    let (old, rest) = rest.split_once(" +")?;
-    let (new, context) = rest.split_once(" @@")?;
-    let range = |r: &str| -> Option<(u64, u64)> {
-        match r.split_once(',') {
-            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
-            None => Some((r.parse().ok()?, 1)),
-        }
-    };
-    Some((range(old)?, range(new)?, context.to_owned()))
 }
 
 #[cfg(test)]
@@ -355,7 +368,9 @@ mod tests {
     use crate::diff::file_diff_for_tests;
 
     fn lines(tag: &str, n: usize) -> String {
-        (0..n).map(|i| format!("{tag} {i} {}\n", "x".repeat(i % 50))).collect()
+        (0..n)
+            .map(|i| format!("{tag} {i} {}\n", "x".repeat(i % 50)))
+            .collect()
     }
 
     /// Rebuilds the new side of a file from the `+` and context lines of its parts, in order.
@@ -388,7 +403,10 @@ mod tests {
         for part in &parts {
             assert!(part.len() <= 10_000, "{}", part.len());
             let text = String::from_utf8_lossy(part);
-            assert!(text.starts_with("diff --git a/big.txt b/big.txt\n"), "{text}");
+            assert!(
+                text.starts_with("diff --git a/big.txt b/big.txt\n"),
+                "{text}"
+            );
             assert!(text.contains(SPLIT_MARKER));
         }
         assert_eq!(new_side(&parts), content);
@@ -417,15 +435,18 @@ mod tests {
     #[test]
     fn modified_files_split_with_both_sides_counted() {
         let old = lines("line", 3000);
-        let new = old.replace(" 7 ", " seven ").replace("line 2000 ", "LINE 2000 ");
+        let new = old
+            .replace(" 7 ", " seven ")
+            .replace("line 2000 ", "LINE 2000 ");
         let file = file_diff_for_tests("m.txt", Some(old.as_bytes()), Some(new.as_bytes()));
         let parts = split(&file, 400).expect("splits");
         for part in &parts {
             let text = String::from_utf8_lossy(part);
             for hunk in text.split("\n@@ ").skip(1) {
                 let (header, body) = hunk.split_once('\n').expect("header line");
-                let ((_, oc), (_, nc), _) =
-                    parse_header(format!("@@ {header}\n").as_bytes()).expect("a header");
+                let line = format!("@@ {header}\n");
+                let parsed = crate::util::hunk::header(line.as_bytes()).expect("a header");
+                let (oc, nc) = (parsed.old.1, parsed.new.1);
                 let old_lines = body
                     .lines()
                     .filter(|l| l.starts_with('-') || l.starts_with(' '))

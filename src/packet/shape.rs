@@ -159,7 +159,8 @@ fn reviewable(bytes: &[u8]) -> bool {
 }
 
 /// The marker put before the first hunk of a file whose content had bytes escaped.
-pub const ESCAPED_MARKER: &str = "[git-pair] bytes that are not UTF-8 text (and NUL) are shown as \\xNN\n";
+pub const ESCAPED_MARKER: &str =
+    "[git-pair] bytes that are not UTF-8 text (and NUL) are shown as \\xNN\n";
 
 /// `file` with every byte of its hunks that is not part of valid UTF-8 text, and every NUL,
 /// written as `\xNN`, hunk spans moved to match and a marker line before the first hunk.

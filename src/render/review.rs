@@ -40,11 +40,7 @@ pub fn round(report: &Round, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(summary) = &report.partial_coverage {
         writeln!(out, "coverage: {summary}")?;
         if !report.coverage.unreviewed.is_empty() {
-            writeln!(
-                out,
-                "unreviewed: {}",
-                report.coverage.unreviewed.join(", ")
-            )?;
+            writeln!(out, "unreviewed: {}", report.coverage.unreviewed.join(", "))?;
         }
         if report.verdict == Some(crate::model::Verdict::Approved) {
             writeln!(

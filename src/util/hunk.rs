@@ -128,16 +128,34 @@ pub fn lines(text: &[u8], range: Range<usize>) -> impl Iterator<Item = HunkLine>
     })
 }
 
-/// `@@ -a[,b] +c[,d] @@…` → ((a, b), (c, d)).
-fn parse_header(line: &[u8]) -> Option<((u64, u64), (u64, u64))> {
+/// A hunk's `@@ -a[,b] +c[,d] @@<tail>` line, read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header<'a> {
+    /// (start, count) on the old side.
+    pub old: (u64, u64),
+    /// (start, count) on the new side.
+    pub new: (u64, u64),
+    /// What follows the closing `@@` (git's function context), line end included.
+    pub tail: &'a [u8],
+}
+
+/// Reads a hunk's `@@` line; `None` when it is not one.
+pub fn header(line: &[u8]) -> Option<Header<'_>> {
     let rest = line.strip_prefix(b"@@ -")?;
     let (old, rest) = split_once(rest, b' ')?;
     let rest = rest.strip_prefix(b"+")?;
     let (new, rest) = split_once(rest, b' ')?;
-    if !rest.starts_with(b"@@") {
-        return None;
-    }
-    Some((parse_range(old)?, parse_range(new)?))
+    let tail = rest.strip_prefix(b"@@")?;
+    Some(Header {
+        old: parse_range(old)?,
+        new: parse_range(new)?,
+        tail,
+    })
+}
+
+/// `@@ -a[,b] +c[,d] @@…` → ((a, b), (c, d)).
+fn parse_header(line: &[u8]) -> Option<((u64, u64), (u64, u64))> {
+    header(line).map(|h| (h.old, h.new))
 }
 
 fn parse_range(text: &[u8]) -> Option<(u64, u64)> {

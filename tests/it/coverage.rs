@@ -99,7 +99,11 @@ fn a_change_larger_than_a_packet_is_reviewed_in_passes_that_carry_every_line() {
     starts.insert(0, 0);
     starts.push(diff.len());
     for pair in starts.windows(2) {
-        assert!(pair[1] - pair[0] <= 4096, "a pass of {} bytes", pair[1] - pair[0]);
+        assert!(
+            pair[1] - pair[0] <= 4096,
+            "a pass of {} bytes",
+            pair[1] - pair[0]
+        );
     }
     assert!(diff.contains("[git-pair] part of a file too large for one pass"));
     // The approval is complete: the gate opens for the approved tree.
@@ -115,7 +119,10 @@ fn the_round_is_approved_only_when_every_pass_approved() {
     // The second pass asks for changes; the others approve.
     let (v, markers) = review_in_sequence(&env, "approve,cr,approve");
     assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v}");
-    assert_eq!(markers.len() as u64, v["coverage"]["passes"].as_u64().expect("n"));
+    assert_eq!(
+        markers.len() as u64,
+        v["coverage"]["passes"].as_u64().expect("n")
+    );
     let findings = v["findings"].as_array().expect("findings");
     assert!(
         findings
@@ -144,7 +151,10 @@ fn a_pass_without_a_verdict_ends_the_review_with_none() {
 fn env_with_a_binary_file() -> (TestEnv, String) {
     let env = TestEnv::new();
     let run_id = env.start("Add the logo");
-    env.write("src/lib.rs", "pub fn logo() -> &'static str {\n    \"logo.png\"\n}\n");
+    env.write(
+        "src/lib.rs",
+        "pub fn logo() -> &'static str {\n    \"logo.png\"\n}\n",
+    );
     std::fs::write(env.repo.join("logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").expect("png");
     env.pair_json(&["coder-done", "--summary", "Added the logo"]);
     (env, run_id)
@@ -185,16 +195,15 @@ fn an_approval_with_unreviewed_binary_content_is_partial_and_opens_nothing() {
     let before = env.records(&run_id).len();
     assert_eq!(env.records(&run_id).len(), before, "nothing recorded");
     let force = env.pair(&["finish", "--force"]);
-    assert_eq!(force.code, 1, "--force does not stand in for --accept-partial: {force}");
+    assert_eq!(
+        force.code, 1,
+        "--force does not stand in for --accept-partial: {force}"
+    );
 
     let done = env.pair(&["finish", "--accept-partial", "--json"]);
     assert_eq!(done.code, 0, "{done}");
-    let body = std::fs::read_to_string(
-        done.json()["pr_body_path"]
-            .as_str()
-            .expect("pr body path"),
-    )
-    .expect("pr body");
+    let body = std::fs::read_to_string(done.json()["pr_body_path"].as_str().expect("pr body path"))
+        .expect("pr body");
     assert!(body.contains("Partial approval accepted"), "{body}");
     assert!(body.contains("reviewed 1 of 2 files"), "{body}");
     let finish_record = env
@@ -229,10 +238,14 @@ fn a_file_over_max_file_bytes_is_listed_as_unreviewed() {
     let out = env.pair(&["review", "--dry-run", "--json"]);
     assert_eq!(out.code, 0, "{out}");
     let v = out.json();
-    assert_eq!(v["coverage"]["unreviewed"], serde_json::json!(["data/table.txt"]));
+    assert_eq!(
+        v["coverage"]["unreviewed"],
+        serde_json::json!(["data/table.txt"])
+    );
     let prompt = v["prompt"].as_str().expect("prompt");
     assert!(
-        prompt.contains("[git-pair] not shown (5500 bytes, over pair.maxFileBytes): data/table.txt"),
+        prompt
+            .contains("[git-pair] not shown (5500 bytes, over pair.maxFileBytes): data/table.txt"),
         "{prompt}"
     );
     assert!(!prompt.contains("+0123456789"), "{prompt}");
@@ -261,7 +274,11 @@ fn attributes_outside_the_committed_tree_do_not_hide_a_file() {
     std::fs::write(env.repo.join(".git/info/attributes"), "*.rs -diff\n").expect("attrs");
     let global = env.home.join("attributes");
     std::fs::write(&global, "*.py binary\n").expect("global attrs");
-    env.git(&["config", "core.attributesFile", global.to_str().expect("utf8")]);
+    env.git(&[
+        "config",
+        "core.attributesFile",
+        global.to_str().expect("utf8"),
+    ]);
     // The committed tree's own .gitattributes does decide.
     env.write(".gitattributes", "*.dat -diff\n");
     env.git(&["add", ".gitattributes"]);

@@ -234,7 +234,9 @@ impl Plan {
             (n, c) => Some(format!(
                 "pass {} of {n}: this change is reviewed in {n} packets, each showing other files (or other parts of a file too large for one); this one is judged on its own, so give your verdict on what it shows{}",
                 pass + 1,
-                c.as_ref().map(|c| format!("; in all, {c}")).unwrap_or_default()
+                c.as_ref()
+                    .map(|c| format!("; in all, {c}"))
+                    .unwrap_or_default()
             )),
         };
         prompt::render(
