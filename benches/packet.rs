@@ -13,7 +13,8 @@
 //! Objects created by a run (loose or packed) are deleted before the next run, so every run
 //! writes its objects, and the file system is synced between runs. Medians are printed. Run with `cargo bench --bench packet`
 //! (`BENCH_ITERATIONS=n`, `BENCH_FILES=n` to change the defaults of 7 and 20000;
-//! `BENCH_SCENARIOS=small` or `large` to run one of the two).
+//! `BENCH_SCENARIOS=small`, `large` or `passes` to run some of them; `passes` times a
+//! 5,000-file change reviewed in passes against `git diff` of it, and is not in the default).
 //!
 //! A benchmark's output is its point, hence the print lints are allowed here.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -329,6 +330,69 @@ fn scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
     );
 }
 
+/// The review of a change over the packet budget: `git diff HEAD <tree>` against the passes
+/// that carry every changed byte (rendered, redacted, escaped, split), attributes from the
+/// tree alone; `ours_first` alternates the order. Returns (git, ours, passes, bytes).
+fn passes_vs_git(dir: &Path, tree: &str, ours_first: bool) -> (Duration, Duration, usize, usize) {
+    let time_git = || {
+        let start = Instant::now();
+        let out = run(git(dir).args(["diff", "HEAD", tree]));
+        (start.elapsed(), out.len())
+    };
+    let time_ours = || {
+        let start = Instant::now();
+        let repo = gix::open_opts(dir, gix::open::Options::isolated()).expect("open");
+        let base = repo.head_id().expect("HEAD").detach();
+        let new = gix::ObjectId::from_hex(tree.as_bytes()).expect("hex");
+        let mut differ = Differ::for_tree(&repo, diff::Options::default(), new).expect("differ");
+        let changes = differ.changes(Some(base), new).expect("changes");
+        let passes = packet::passes::build(
+            &mut differ,
+            &changes,
+            &packet::Options::default(),
+            1024 * 1024,
+            &git_pair::secrets::Scanner::builtin(),
+        )
+        .expect("passes");
+        assert!(passes.coverage.unreviewed.count == 0, "every file is carried");
+        let bytes = passes.passes.iter().map(Vec::len).sum();
+        (start.elapsed(), passes.passes.len(), bytes)
+    };
+    if ours_first {
+        let (o, n, bytes) = time_ours();
+        let (g, _) = time_git();
+        (g, o, n, bytes)
+    } else {
+        let (g, _) = time_git();
+        let (o, n, bytes) = time_ours();
+        (g, o, n, bytes)
+    }
+}
+
+/// A change of `changed` files, well over the packet budget, reviewed in passes.
+fn passes_scenario(dir: &Path, files: usize, changed: usize, iterations: usize) {
+    let (mut git_times, mut our_times) = (Vec::new(), Vec::new());
+    let mut shape = (0, 0);
+    for iteration in 0..iterations {
+        change(dir, changed, files, iteration);
+        let (_, tree, _) = git_pipeline(dir);
+        let (g, o, n, bytes) = passes_vs_git(dir, &tree, iteration % 2 == 0);
+        git_times.push(g);
+        our_times.push(o);
+        shape = (n, bytes);
+    }
+    let (g, o) = (median(git_times), median(our_times));
+    println!("\n{files} files, {changed} changed, reviewed in passes, {iterations} iterations (median):");
+    println!("  git diff HEAD <tree>                              {}", ms(g));
+    println!("  ours: every pass (render, redact, escape, split)   {}", ms(o));
+    println!(
+        "  ratio ours / git: {:.2}; {} passes, {} bytes in all",
+        o.as_secs_f64() / g.as_secs_f64(),
+        shape.0,
+        shape.1
+    );
+}
+
 fn main() {
     let iterations: usize = std::env::var("BENCH_ITERATIONS")
         .ok()
@@ -354,5 +418,9 @@ fn main() {
     }
     if scenarios.contains("large") {
         scenario(&dir, files, files, iterations.min(5));
+        run(git(&dir).args(["checkout", "-q", "--", "."]));
+    }
+    if scenarios.contains("passes") {
+        passes_scenario(&dir, files, 5_000, iterations);
     }
 }

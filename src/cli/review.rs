@@ -7,11 +7,13 @@ use crate::render::review as render;
 
 /// Have the reviewer read the change (base → work tree) and give a verdict.
 ///
-/// Snapshots the work tree, builds a bounded review packet (over pair.diffBudgetBytes it
-/// degrades and says "reviewed X of Y files"), records the dispatch BEFORE spawning anything,
-/// runs the reviewer (or the pair.reviewers panel) with a timeout, retries a failed reviewer
-/// once, re-asks once when no verdict can be read, and records everything. Nothing that
-/// cannot be read is ever taken as approval.
+/// Snapshots the work tree, builds the review packet (a change over pair.diffBudgetBytes is
+/// reviewed in several packets, "passes", so every changed byte is seen; the round approves
+/// only when every pass did), records the dispatch BEFORE spawning anything, runs the reviewer
+/// (or the pair.reviewers panel) with a timeout, retries a failed reviewer once, re-asks once
+/// when no verdict can be read (at most two calls per pass), and records everything. Nothing
+/// that cannot be read is ever taken as approval. Files no pass can show (binary content, over
+/// pair.maxFileBytes) are listed as unreviewed: an approval then is partial and opens no gate.
 ///
 /// Which reviewer runs, first match wins: review --reviewer-cmd, the run's own reviewer (start
 /// --reviewer, git pair set reviewer), pair.reviewer, pair.reviewerCommand, then codex.
