@@ -59,6 +59,11 @@ chmod +x "$work/trivial/.git/hooks/pre-commit"
 )
 # all: the same, for the whole hook set; gated keeps only the pre-commit shim.
 cp -a "$work/gated" "$work/all"
+# finished: the gated repository after `finish` (the gate still binds the finished run).
+rm -rf "$work/finished"
+cp -a "$work/gated" "$work/finished"
+(cd "$work/finished" && git-pair finish >/dev/null && git-pair gate >/dev/null)
+rm "$work/finished/.git/hooks/commit-msg" "$work/finished/.git/hooks/post-commit"
 rm "$work/gated/.git/hooks/commit-msg" "$work/gated/.git/hooks/post-commit"
 # norun: no run, no hooks (the Stop hook's cheap path).
 (cd "$work/norun" && change)
@@ -100,9 +105,9 @@ _, p = timed(["git", "commit", "-q", "-m", "x"], f"{work}/gated", check=False)
 assert p.returncode == 1 and b"unreviewed.txt (added)" in p.stderr, p.stderr
 subprocess.run(["git", "rm", "-q", "-f", "unreviewed.txt"], cwd=f"{work}/gated", check=True)
 
-samples = {k: [] for k in ["plain", "trivial", "gated", "all", "pre", "status", "stop", "stop_norun", "status_norun"]}
+samples = {k: [] for k in ["plain", "trivial", "gated", "finished", "all", "pre", "status", "stop", "stop_norun", "status_norun"]}
 for i in range(runs):
-    for repo in ["plain", "trivial", "gated", "all"]:
+    for repo in ["plain", "trivial", "gated", "finished", "all"]:
         samples[repo].append(commit(repo))
     samples["pre"].append(timed([bin, "hook", "pre-commit", "--gate"], f"{work}/gated", key="pre")[0])
     samples["status"].append(timed(["git", "status", "--porcelain"], f"{work}/gated", key="status")[0])
@@ -123,6 +128,8 @@ row("without hooks", "plain")
 row("with a pre-commit hook that exits 0", "trivial", f"   (git's own cost of a hook: +{m['trivial'] - m['plain']:.1f} wall)")
 row("with the pre-commit hook (--gate)", "gated", f"   +{m['gated'] - m['plain']:.1f} wall, +{c['gated'] - c['plain']:.1f} CPU")
 print(f"      target <= +25 ms: {verdict(m['gated'] - m['plain'] <= 25)}")
+row("with the pre-commit hook, run finished", "finished", f"   +{m['finished'] - m['plain']:.1f} wall (the gate after finish)")
+print(f"      target <= +25 ms: {verdict(m['finished'] - m['plain'] <= 25)}")
 row("with all three hooks (info)", "all", f"   +{m['all'] - m['plain']:.1f} wall")
 print("b. pre-commit hook alone vs git status")
 row("git pair hook pre-commit --gate", "pre")
