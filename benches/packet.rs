@@ -354,7 +354,10 @@ fn passes_vs_git(dir: &Path, tree: &str, ours_first: bool) -> (Duration, Duratio
             &git_pair::secrets::Scanner::builtin(),
         )
         .expect("passes");
-        assert!(passes.coverage.unreviewed.count == 0, "every file is carried");
+        assert!(
+            passes.coverage.unreviewed.count == 0,
+            "every file is carried"
+        );
         let bytes = passes.passes.iter().map(Vec::len).sum();
         (start.elapsed(), passes.passes.len(), bytes)
     };
@@ -382,9 +385,17 @@ fn passes_scenario(dir: &Path, files: usize, changed: usize, iterations: usize) 
         shape = (n, bytes);
     }
     let (g, o) = (median(git_times), median(our_times));
-    println!("\n{files} files, {changed} changed, reviewed in passes, {iterations} iterations (median):");
-    println!("  git diff HEAD <tree>                              {}", ms(g));
-    println!("  ours: every pass (render, redact, escape, split)   {}", ms(o));
+    println!(
+        "\n{files} files, {changed} changed, reviewed in passes, {iterations} iterations (median):"
+    );
+    println!(
+        "  git diff HEAD <tree>                              {}",
+        ms(g)
+    );
+    println!(
+        "  ours: every pass (render, redact, escape, split)   {}",
+        ms(o)
+    );
     println!(
         "  ratio ours / git: {:.2}; {} passes, {} bytes in all",
         o.as_secs_f64() / g.as_secs_f64(),

@@ -117,14 +117,14 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let ui = Ui::new(false);
-            ui.emit_clap(&err);
+            // A usage error is still answered in JSON when `--json` was asked for (before any
+            // `--`): one object with `error` on stdout, as for every other failure.
+            let json = std::env::args_os()
+                .skip(1)
+                .take_while(|a| a != "--")
+                .any(|a| a == "--json");
             // `git pair` alone prints the usage and exits 129, as git does for a usage error.
-            let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
-                _ => error::EXIT_USAGE,
-            };
-            return ExitCode::from(code);
+            return ExitCode::from(Ui::new(json).emit_clap(&err));
         }
     };
     let ui = Ui::new(cli.json);

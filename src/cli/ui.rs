@@ -137,35 +137,41 @@ impl Ui {
         err.exit
     }
 
-    /// Prints clap's usage error or help text as clap formats it.
-    pub fn emit_clap(&self, err: &clap::Error) {
+    /// Prints clap's help text as clap formats it, or its usage error as every other failure
+    /// is printed: one `error:` line and a hint (with `--json`, an object with `error` on
+    /// stdout too). Returns the exit code.
+    pub fn emit_clap(&self, err: &clap::Error) -> u8 {
         use clap::error::ErrorKind;
         match err.kind() {
             ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                 let _ = err.print();
+                if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    super::error::EXIT_USAGE
+                } else {
+                    0
+                }
             }
             _ => {
-                // One `error:` line and a hint, like every other failure.
                 let text = err.render().to_string();
                 let first = text
                     .lines()
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or("invalid usage");
                 let message = first.strip_prefix("error: ").unwrap_or(first);
-                eprintln!("error: {}", super::error::single_line(message));
                 let tip = text
                     .lines()
                     .map(str::trim)
                     .find(|l| l.starts_with("tip: "))
-                    .map(|l| l.trim_start_matches("tip: ").to_owned());
-                match tip {
-                    Some(tip) => eprintln!("hint: {tip}"),
-                    None => {
-                        eprintln!("hint: git pair -h (or git pair <command> -h) shows the usage")
-                    }
-                }
+                    .map(|l| l.trim_start_matches("tip: ").to_owned())
+                    .unwrap_or_else(|| {
+                        "git pair -h (or git pair <command> -h) shows the usage".to_owned()
+                    });
+                self.emit_error(
+                    &super::error::CommandError::usage(super::error::single_line(message))
+                        .with_hint(tip),
+                )
             }
         }
     }

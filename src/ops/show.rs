@@ -164,9 +164,10 @@ pub fn runs(ctx: &Context) -> Result<RunList, Error> {
     })
 }
 
-/// The active run's transcript, with the HANDOFF view rewritten when missing or stale.
+/// The active run's transcript (a finished run's too, as `status` shows it: the newest run of
+/// the branch), with the HANDOFF view rewritten when missing or stale.
 pub fn handoff(ctx: &Context) -> Result<Handoff, Error> {
-    let run_id = super::common::select::active(ctx, None)?;
+    let run_id = super::common::select::latest(ctx, None)?;
     let path = ctx.refresh_handoff(&run_id)?;
     let text = transcript(ctx, &run_id)?;
     Ok(Handoff {
@@ -187,9 +188,12 @@ pub fn show(
     let state = run(ctx, positional)?;
     let Some(round) = round else {
         let transcript = transcript(ctx, &state.run_id)?;
+        let effective = super::settings::apply(&state.manifest, &ctx.options);
+        let spent_usd = crate::cost::spend::measure(&effective, &ctx.spend_sources()?).usd();
         return Ok(Show::Run(RunView {
             manifest: Box::new(state.manifest),
             transcript,
+            spent_usd,
         }));
     };
     if let Some(material) = material {

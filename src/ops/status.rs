@@ -92,9 +92,10 @@ pub fn is_running_here(runner: &Runner) -> bool {
         && crate::process::is_alive(runner.pid, runner.start_time)
 }
 
-/// The active run's spend against its budget (`budget-check`).
+/// The active run's spend against its budget (`budget-check`); after `finish`, the finished
+/// run's, as `status` shows it.
 pub fn budget(ctx: &Context) -> Result<BudgetCheck, Error> {
-    let run_id = super::common::select::active(ctx, None)?;
+    let run_id = super::common::select::latest(ctx, None)?;
     let manifest = ctx.load_effective(&run_id)?.manifest;
     let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
     Ok(BudgetCheck {

@@ -310,3 +310,43 @@ fn finish_notes_the_commit_that_carries_the_approved_work() {
     );
     env.assert_fsck_clean();
 }
+
+#[test]
+fn a_finished_run_is_read_by_handoff_budget_check_and_show_as_by_status() {
+    let (env, run_id) = approved_run();
+    env.pair_json(&["finish"]);
+    // `handoff` and `budget-check` read the finished run, as `status` does.
+    let handoff = env.pair(&["handoff", "--json"]);
+    assert_eq!(handoff.code, 0, "{handoff}");
+    assert_eq!(handoff.json()["run_id"], run_id.as_str());
+    let budget = env.pair(&["budget-check", "--json"]);
+    assert_eq!(budget.code, 0, "{budget}");
+    assert_eq!(budget.json()["level"], Value::Null);
+    // Nothing was measured: `show` says null, as `status` does, not 0.0.
+    assert_eq!(env.pair_json(&["status"])["spent_usd"], Value::Null);
+    assert_eq!(env.pair_json(&["show", &run_id])["spent_usd"], Value::Null);
+}
+
+#[test]
+fn a_usage_error_with_json_is_one_json_object_on_stdout() {
+    let env = TestEnv::new();
+    for args in [
+        &["--json", "nosuchcmd"][..],
+        &["status", "--bogus", "--json"],
+    ] {
+        let out = env.pair(args);
+        assert_eq!(out.code, 129, "{out}");
+        let v = out.json();
+        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{out}");
+        assert_eq!(
+            out.stderr
+                .lines()
+                .filter(|l| l.starts_with("error: "))
+                .count(),
+            1
+        );
+    }
+    // Without --json, stdout stays empty.
+    let out = env.pair(&["nosuchcmd"]);
+    assert_eq!((out.code, out.stdout.as_str()), (129, ""), "{out}");
+}

@@ -20,12 +20,25 @@ pub struct RunView {
     /// Boxed: a manifest dwarfs the other views.
     pub manifest: Box<Manifest>,
     pub transcript: String,
+    /// The run's spend as `status` measures it: `None` when nothing was measured (then
+    /// `spent_usd` is `null`, as in `status`, never a `0.0` that reads as free).
+    pub spent_usd: Option<f64>,
 }
 
 impl Serialize for RunView {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // The manifest alone is the contract: the transcript is the human view.
-        self.manifest.serialize(s)
+        use serde::ser::Error as _;
+        // The manifest alone is the contract (the transcript is the human view), with the
+        // spend as measured.
+        let mut value = serde_json::to_value(&*self.manifest).map_err(S::Error::custom)?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert(
+                "spent_usd".to_owned(),
+                self.spent_usd
+                    .map_or(Value::Null, |usd| crate::util::round_usd(usd).into()),
+            );
+        }
+        value.serialize(s)
     }
 }
 
