@@ -185,7 +185,12 @@ impl Options {
             o.handoff_file = boolean("pair.handoffFile", v)?;
         }
         for path in texts("pair.neverCommit") {
-            if !path.trim().is_empty() && !o.never_commit.contains(&path) {
+            // An empty value empties the list so far, the default included (git's convention
+            // for multi-valued keys): a repository that tracks its own HANDOFF.md says
+            // `git config pair.neverCommit ""`.
+            if path.trim().is_empty() {
+                o.never_commit.clear();
+            } else if !o.never_commit.contains(&path) {
                 o.never_commit.push(path.trim().to_owned());
             }
         }

@@ -307,6 +307,13 @@ fn pre_commit_refuses_handoff_md_and_never_commit_paths() {
 
     env.git(&["rm", "-q", "--cached", "keys/server.pem"]);
     assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
+
+    // A repository that tracks its own HANDOFF.md empties the list (the default included)
+    // with an empty value, git's convention for multi-valued keys.
+    env.git(&["config", "--unset-all", "pair.neverCommit"]);
+    env.git(&["config", "pair.neverCommit", ""]);
+    env.git(&["add", "-f", "HANDOFF.md"]);
+    assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
 }
 
 // ---------------------------------------------------------------------------------------
