@@ -7,14 +7,21 @@ use crate::model::report::list::RunList;
 /// One line per run (a run of another clone marked so), or how to start the first.
 pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
     for m in &list.runs {
+        // A closed run says how it closed: approved, changes requested, or abandoned.
+        let state = match (m.next_action, m.verdict) {
+            ("done", Some("APPROVED")) => "done: approved",
+            ("done", Some(_)) => "done: not approved",
+            ("done", None) => "done: abandoned",
+            (next, _) => next,
+        };
         writeln!(
             out,
-            "{}  {:<20} round {}/{}  {:<14} {}{}",
+            "{}  {:<20} round {}/{}  {:<18} {}{}",
             m.run_id,
             m.branch,
             m.round,
             m.max_rounds,
-            m.next_action,
+            state,
             crate::util::first_line_clipped(&m.task, 50),
             if m.owned { "" } else { "  (other clone)" }
         )?;

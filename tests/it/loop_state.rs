@@ -269,6 +269,16 @@ fn list_and_show_read_back_runs() {
     assert_one_error_line(&out, 1, "no round 2");
     let out = env.pair(&["show", &a, "--round", "1", "--diff"]);
     assert_one_error_line(&out, 1, "no stored diff");
+
+    // A closed run says how it closed.
+    env.pair_json(&["abandon"]);
+    let human = env.pair(&["list"]);
+    let line = human
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&b))
+        .expect("the abandoned run is listed");
+    assert!(line.contains("done: abandoned"), "{human}");
 }
 
 #[test]
