@@ -574,9 +574,12 @@ impl From<Refusal> for CommandError {
             Refusal::ReviewRunning { .. } => Some(
                 "wait for it to finish (git pair status says wait:review until then); it records its own verdict",
             ),
-            Refusal::NotApproved { .. } => {
-                Some("run git pair review, or override deliberately with git pair finish --force")
-            }
+            Refusal::NotApproved { last, .. } if last == "CHANGES_REQUESTED" => Some(
+                "fix the findings, then git pair coder-done --summary \"…\" and git pair review (a human may override with git pair finish --force, or close it unapproved with --verdict CHANGES_REQUESTED)",
+            ),
+            Refusal::NotApproved { .. } => Some(
+                "record the round (git pair coder-done --summary \"…\") and run git pair review; a human may override with git pair finish --force",
+            ),
             Refusal::PartialApproval { .. } => Some(
                 "git pair show lists what was unreviewed; split the change (or raise pair.maxFileBytes) and review again, or accept it deliberately with git pair finish --accept-partial",
             ),

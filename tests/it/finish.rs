@@ -350,3 +350,37 @@ fn a_usage_error_with_json_is_one_json_object_on_stdout() {
     let out = env.pair(&["nosuchcmd"]);
     assert_eq!((out.code, out.stdout.as_str()), (129, ""), "{out}");
 }
+
+#[test]
+fn finish_says_what_is_left_by_where_things_stand() {
+    // Refused after changes were requested: the way on is to fix the findings.
+    let env = TestEnv::new();
+    env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() {}\n");
+    env.pair_json(&["coder-done", "--summary", "first try"]);
+    reviewed(&env, "request-changes.sh");
+    let out = env.pair(&["finish"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("hint: fix the findings"), "{out}");
+
+    // Approved, not committed yet: commit, push the branch and the records, open the PR.
+    let (env, _run_id) = approved_run();
+    let out = env.pair(&["finish"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("next: commit exactly the approved work, then push the branch (git push) and the review records (git pair push)"),
+        "{out}"
+    );
+    // Committed and a PR recorded: only publishing is left.
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "retry"]);
+    let out = env.pair(&["finish", "--pr", "12"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("and the review records (git pair push); PR #12 is recorded"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("open the PR"), "{out}");
+}
