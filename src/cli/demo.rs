@@ -7,8 +7,9 @@ use crate::model::report::demo::{Demo, Step};
 ///
 /// Creates a repository, starts a run, makes a change with a leftover debug print, records
 /// the coder round, has the built-in reviewer request changes, fixes it, gets an approval,
-/// finishes, and prints the PR body and where the state lives. Needs no network and no AI
-/// CLI. The repository is removed afterwards; pass --keep to look around in it
+/// finishes, commits the approved work (the review note attaches to that commit, and `verify`
+/// proves it reviewed), and prints the PR body and where the state lives. Needs no network and
+/// no AI CLI. The repository is removed afterwards; pass --keep to look around in it
 /// (`git log refs/pair/runs/<id>`).
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -51,8 +52,9 @@ pub fn run(
             .collect();
         let report = command(&argv)?;
         steps.push(Step {
+            program: "git pair",
             args: args.iter().map(|a| (*a).to_owned()).collect(),
-            output: report.human.clone(),
+            output: with_notes(&report),
         });
         Ok(report)
     };
@@ -73,15 +75,43 @@ pub fn run(
     let first = step(&["review"])?;
     crate::ops::demo::write_file(&dir, "src/lib.rs", crate::ops::demo::FIXED).map_err(fail)?;
     crate::ops::demo::write_file(&dir, "tests/greet.rs", crate::ops::demo::TEST).map_err(fail)?;
+    // The fix addresses every finding of the first review (the debug print, the missing test).
+    let addressed = first.json["findings"]
+        .as_array()
+        .map_or(0, Vec::len)
+        .to_string();
     step(&[
         "coder-done",
         "--summary",
         "Removed the debug print; added a test",
         "--findings-addressed",
-        "1",
+        addressed.as_str(),
     ])?;
     let second = step(&["review"])?;
     let finished = step(&["finish"])?;
+    // Commit exactly the approved work, as a coder would next; then `finish` again attaches
+    // the review note to that commit, and `verify` proves it reviewed.
+    let commit = crate::ops::demo::commit_work_tree(&dir, "Add greet()\n").map_err(fail)?;
+    steps.push(Step {
+        program: "git add -A && git",
+        args: ["commit", "-m", "Add greet()"].map(str::to_owned).to_vec(),
+        output: format!("committed {}", &commit.to_string()[..12]),
+    });
+    let mut step = |args: &[&str]| -> Result<Report, CommandError> {
+        let argv: Vec<&str> = ["-C", dir_text.as_str()]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let report = command(&argv)?;
+        steps.push(Step {
+            program: "git pair",
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            output: with_notes(&report),
+        });
+        Ok(report)
+    };
+    step(&["finish"])?;
+    step(&["verify", "HEAD~1..HEAD"])?;
     let pr_body_path = finished.json["pr_body_path"]
         .as_str()
         .unwrap_or_default()
@@ -99,4 +129,17 @@ pub fn run(
         pr_body,
     };
     Ok(Report::rendered(&demo, crate::render::demo::human))
+}
+
+/// What a command printed for people: its text, then its notes (stderr in a real run).
+fn with_notes(report: &Report) -> String {
+    let mut text = report.human.clone();
+    for note in &report.notes {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(note);
+        text.push('\n');
+    }
+    text
 }

@@ -1,5 +1,6 @@
 //! The throwaway repository `git pair demo` runs its loop in, built with gix alone (no `git`
-//! subprocess): two files, one commit, an index matching it, and the demo's edits.
+//! subprocess): two files, one commit, an index matching it, the demo's edits, and the commit
+//! of the approved work.
 
 use std::path::{Path, PathBuf};
 
@@ -127,4 +128,56 @@ pub fn write_file(dir: &Path, path: &str, content: &str) -> Result<(), Error> {
         std::fs::create_dir_all(parent).map_err(io("create a directory"))?;
     }
     std::fs::write(full, content).map_err(io("write a file"))
+}
+
+/// Commits the work tree of the demo repository at `dir` on its branch (what `git add -A &&
+/// git commit` would do there), with the index matching; returns the new commit's id.
+pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Error> {
+    let repo =
+        gix::open(dir).map_err(|e| git("open the demo repository")(gix::Error::from_error(e)))?;
+    let tree = crate::worktree::snapshot::write_worktree_tree(&repo)
+        .map_err(|e| git("snapshot the work tree")(gix::Error::from_error(e)))?;
+    let parent = repo
+        .head_id()
+        .map_err(|e| git("read HEAD")(gix::Error::from_error(e)))?
+        .detach();
+    let committer = repo
+        .committer()
+        .expect("the demo repository has an identity")
+        .map_err(git("read the identity"))?;
+    let commit = repo
+        .new_commit_as(committer, committer, message, tree, [parent])
+        .map_err(git("write the commit"))?;
+    let head = repo
+        .head_name()
+        .map_err(git("read HEAD"))?
+        .map(|name| name.to_string())
+        .unwrap_or_else(|| "refs/heads/main".to_owned());
+    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+    repo.edit_reference(RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: format!("commit: {}", message.lines().next().unwrap_or_default()).into(),
+            },
+            expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(parent)),
+            new: gix::refs::Target::Object(commit.id),
+        },
+        name: head
+            .as_str()
+            .try_into()
+            .map_err(|e: gix::validate::reference::name::Error| {
+                git("name the branch")(gix::Error::from_error(e))
+            })?,
+        deref: false,
+    })
+    .map_err(git("move the branch to the commit"))?;
+    let mut index = repo
+        .index_from_tree(&tree)
+        .map_err(git("build the index"))?;
+    index
+        .write(Default::default())
+        .map_err(git("write the index"))?;
+    Ok(commit.id)
 }

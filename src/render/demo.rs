@@ -20,14 +20,19 @@ pub fn human(report: &Demo, out: &mut dyn Write) -> std::io::Result<()> {
             })
             .collect::<Vec<_>>()
             .join(" ");
-        writeln!(out, "$ git pair {shown}")?;
+        writeln!(out, "$ {} {shown}", step.program)?;
         for line in step.output.lines() {
-            writeln!(out, "  {line}")?;
+            writeln!(out, "  {}", shown_path(report, line))?;
         }
         writeln!(out)?;
     }
     let (dir, run_id, body_path) = (&report.repo, &report.run_id, &report.pr_body_path);
-    writeln!(out, "===== PR body ({body_path}) =====\n{}", report.pr_body)?;
+    writeln!(
+        out,
+        "===== PR body ({}) =====\n{}",
+        shown_path(report, body_path),
+        report.pr_body
+    )?;
     if report.kept {
         writeln!(
             out,
@@ -45,5 +50,15 @@ pub fn human(report: &Demo, out: &mut dyn Write) -> std::io::Result<()> {
              run:        refs/pair/runs/{run_id} in a throwaway repository, now removed\n\
              look around: git pair demo --keep"
         )
+    }
+}
+
+/// `text` with the demo repository's path replaced by a placeholder once the repository is
+/// gone (a path into a removed folder helps no one).
+fn shown_path(report: &Demo, text: &str) -> String {
+    if report.kept || report.repo.is_empty() {
+        text.to_owned()
+    } else {
+        text.replace(&report.repo, "<demo repository, removed>")
     }
 }

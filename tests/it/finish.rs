@@ -210,6 +210,26 @@ fn the_demo_runs_a_whole_loop_offline() {
         .expect("git log");
     let log = String::from_utf8_lossy(&log.stdout).into_owned();
     assert!(log.starts_with("finish: APPROVED\n"), "{log}");
+    // The approved work is committed, carries the review note, and verifies.
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(git(&["log", "--format=%s", "-1"]), "Add greet()\n");
+    assert!(
+        git(&["notes", "--ref=pair", "show", "HEAD"])
+            .starts_with(&format!("pair-run={run_id} verdict=APPROVED rounds=2")),
+        "the review note is on the commit"
+    );
+    assert_eq!(
+        git(&["status", "--porcelain"]),
+        "",
+        "the work tree is clean"
+    );
     let fsck = std::process::Command::new("git")
         .args(["fsck"])
         .current_dir(&repo)
@@ -228,6 +248,21 @@ fn the_demo_runs_a_whole_loop_offline() {
     assert!(!gone.exists(), "{gone:?} was left behind");
     let human = env.pair(&["demo"]);
     assert!(human.stdout.contains("===== PR body"), "{human}");
+    assert!(human.stdout.contains("--findings-addressed 2"), "{human}");
+    assert!(
+        human.stdout.contains("review note attached to commit"),
+        "{human}"
+    );
+    assert!(
+        human
+            .stdout
+            .contains("ok: 1 commit in HEAD~1..HEAD reviewed"),
+        "{human}"
+    );
+    assert!(
+        !human.stdout.contains("/git-pair-demo-"),
+        "no path into the removed repository: {human}"
+    );
     assert!(human.stdout.contains("<!-- git-pair:begin -->"));
     assert!(human.stdout.contains("git pair demo --keep"), "{human}");
 }

@@ -22,10 +22,12 @@ pub struct Demo {
     pub pr_body: String,
 }
 
-/// One `git pair` command of the demo and its human output.
+/// One command of the demo (`git pair …`, or the `git` a coder would run) and its human output.
 #[derive(Debug, Clone)]
 pub struct Step {
-    /// The arguments after `git pair` (without `-C`).
+    /// `git pair`, or `git` for the commit of the approved work.
+    pub program: &'static str,
+    /// The arguments after the program (without `-C`).
     pub args: Vec<String>,
     pub output: String,
 }
