@@ -29,6 +29,10 @@ pub struct Spawn {
     pub args: Vec<String>,
     /// Variables added to (or replacing in) the inherited environment.
     pub env: Vec<(OsString, OsString)>,
+    /// When set, only the variables of git pair's environment whose names match one of these
+    /// patterns are inherited ([`env_allowed`]: an exact name, or a prefix ending in `*`);
+    /// `env` is added after. `None` inherits the whole environment.
+    pub env_allow: Option<Vec<String>>,
     /// Working directory; the caller's when `None`.
     pub cwd: Option<PathBuf>,
     /// Bytes written to stdin, which is then closed; `None` gives a null stdin.
@@ -224,6 +228,11 @@ pub fn run_observed(
 /// its own process group unless it shares the terminal, dying with git pair.
 fn command_for(spawn: &Spawn) -> Command {
     let mut command = Command::new(&spawn.program);
+    if let Some(allow) = &spawn.env_allow {
+        command
+            .env_clear()
+            .envs(std::env::vars_os().filter(|(name, _)| env_allowed(name, allow)));
+    }
     command
         .args(&spawn.args)
         .envs(spawn.env.iter().map(|(k, v)| (k, v)))
@@ -244,6 +253,18 @@ fn command_for(spawn: &Spawn) -> Command {
         command.current_dir(cwd);
     }
     command
+}
+
+/// Whether a variable named `name` passes `allow`: a pattern is an exact name, or a prefix
+/// followed by `*` (`LC_*`). Names that are not UTF-8 never pass.
+pub fn env_allowed(name: &OsStr, allow: &[String]) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    allow.iter().any(|pattern| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    })
 }
 
 /// What a process that could not be started comes back as.
@@ -799,6 +820,33 @@ mod tests {
     }
 
     #[test]
+    fn an_allow_list_passes_only_the_variables_it_names() {
+        let allow = vec!["PATH".to_owned(), "LC_*".to_owned()];
+        assert!(env_allowed(OsStr::new("PATH"), &allow));
+        assert!(env_allowed(OsStr::new("LC_ALL"), &allow));
+        assert!(!env_allowed(OsStr::new("PATHX"), &allow));
+        assert!(!env_allowed(OsStr::new("GITHUB_TOKEN"), &allow));
+        let out = run(
+            &Spawn {
+                env_allow: Some(allow),
+                env: vec![("GIVEN".into(), "yes".into())],
+                ..sh("env")
+            },
+            &limits(5_000),
+            &Cancel::default(),
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("GIVEN=yes"), "{text}");
+        assert!(
+            text.lines().all(|l| l.starts_with("PATH=")
+                || l.starts_with("LC_")
+                || l.starts_with("GIVEN=")
+                || l.starts_with("PWD=")),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn spawn_failure_is_data() {
         let s = Spawn {
             program: "/nonexistent/reviewer".into(),
@@ -997,6 +1045,7 @@ pub fn run_tool_raw(
             cwd: Some(cwd.to_path_buf()),
             stdin: None,
             share_terminal: false,
+            env_allow: None,
         },
         &Limits {
             timeout,
@@ -1033,6 +1082,7 @@ pub fn git(dir: &Path, args: &[String], timeout: Duration) -> Result<Finished, T
             cwd: Some(dir.to_path_buf()),
             stdin: None,
             share_terminal: std::io::stderr().is_terminal(),
+            env_allow: None,
         },
         &Limits {
             timeout,

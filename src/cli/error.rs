@@ -447,6 +447,13 @@ fn check_refused(
             "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
         ),
         R::NothingRecorded { .. } => err.with_hint("leave --check out"),
+        R::TrustedOnForeignTree { id, command, .. } => err
+            .with_hint(format!(
+                "read what it would run first (git diff, the build files), then confirm it by hand once: git pair checkpoint verify {id} --check {}",
+                shell_quote(command)
+            ))
+            .with_partial("check", command.clone())
+            .with_partial("ran", false),
     }
 }
 

@@ -1,8 +1,9 @@
 //! `git pair hook <name> [args…]`: what the installed git hook shims and the agent hook
 //! configuration run. Hidden from the main help; documented in the README ("Hooks").
 //!
-//! Only `pre-commit` can refuse (exit 1). `commit-msg` and `post-commit` never fail the git
-//! command: an error becomes a warning on stderr. `agent-stop` always exits 0 and prints one
+//! `pre-commit`, `pre-merge-commit` and `commit-msg --gate` can refuse (exit 1). `commit-msg`
+//! without `--gate` and `post-commit` never fail the git command: an error becomes a warning
+//! on stderr. `agent-stop` always exits 0 and prints one
 //! JSON object or nothing on stdout, whatever happens.
 
 use std::io::Read as _;
@@ -16,8 +17,10 @@ use crate::render::hook as render;
 /// Run one of git pair's hooks (the installed shims and the agent plugin call this).
 ///
 /// pre-commit [--gate]: refuses HANDOFF.md and pair.neverCommit paths; with --gate, also a
-/// staged tree that is not the active run's approved snapshot. commit-msg <file>: adds
-/// Pair-Run: and Reviewed-by: trailers when the staged tree is approved work. post-commit:
+/// staged tree that is not the active run's approved snapshot. pre-merge-commit [--gate]: the
+/// same for a merge commit. commit-msg [--gate] <file>: adds Pair-Run: and Reviewed-by:
+/// trailers when the staged tree is approved work; with --gate, first makes pre-commit's
+/// checks again on the tree that will be committed (after every pre-commit step). post-commit:
 /// writes the run's refs/notes/pair line on the new commit. agent-stop: the Claude Code /
 /// Codex Stop hook (reads the hook JSON on stdin, prints a decision or nothing, exits 0).
 #[derive(Debug, clap::Args)]
@@ -37,8 +40,20 @@ pub enum Name {
         #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
         rest: Vec<String>,
     },
+    /// The same checks as pre-commit, for the merge commit `git merge` is about to write.
+    PreMergeCommit {
+        /// Gate the merge commit on the active run's approved snapshot.
+        #[arg(long)]
+        gate: bool,
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
     /// Add the review trailers to the message in FILE when the commit is approved work.
     CommitMsg {
+        /// Refuse (as pre-commit --gate does) when the tree to be committed is not the
+        /// approved snapshot: it runs after every pre-commit step, so re-staging is caught.
+        #[arg(long)]
+        gate: bool,
         /// The commit message file git passes.
         #[arg(value_name = "file")]
         file: PathBuf,
@@ -65,10 +80,15 @@ pub fn run(
     args: &Args,
 ) -> Result<Report, CommandError> {
     match &args.name {
-        Name::PreCommit { gate, .. } => pre_commit(&open()?, *gate),
+        Name::PreCommit { gate, .. } | Name::PreMergeCommit { gate, .. } => {
+            pre_commit(&open()?, *gate)
+        }
+        Name::CommitMsg {
+            gate: true, file, ..
+        } => commit_msg(&open()?, file, true),
         Name::CommitMsg { file, .. } => Ok(never_fails(
             "commit-msg",
-            open().and_then(|ctx| commit_msg(&ctx, file)),
+            open().and_then(|ctx| commit_msg(&ctx, file, false)),
         )),
         Name::PostCommit { .. } => Ok(never_fails(
             "post-commit",
@@ -84,8 +104,8 @@ fn pre_commit(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
     Ok(Report::rendered(&done, render::nothing))
 }
 
-fn commit_msg(ctx: &Context, file: &std::path::Path) -> Result<Report, CommandError> {
-    let done = ops::hook::commit_msg(ctx, file)?;
+fn commit_msg(ctx: &Context, file: &std::path::Path, gate: bool) -> Result<Report, CommandError> {
+    let done = ops::hook::commit_msg(ctx, file, gate)?;
     let mut report = Report::rendered(&done, render::nothing);
     report.notes.extend(render::commit_msg_note(&done));
     Ok(report)

@@ -42,6 +42,10 @@ pub struct Options {
     pub never_commit: Vec<String>,
     pub handoff_threshold: f64,
     pub trusted_checks: Vec<String>,
+    /// `pair.reviewerEnv` (multi; each value names variables separated by spaces or commas,
+    /// exact or a prefix ending in `*`): what reviewers inherit besides the variables their
+    /// realization declares (`data/surfaces.json` `env`).
+    pub reviewer_env: Vec<String>,
     /// `pair.review.redactSecrets`: reserved. Review packets are always redacted (SPEC §6.2);
     /// `false` is read, validated and reported as having no effect.
     pub redact_secrets: bool,
@@ -54,7 +58,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 22] = [
+pub const KEYS: [&str; 23] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -77,6 +81,7 @@ pub const KEYS: [&str; 22] = [
     "pair.review.redactSecrets",
     "pair.secretsFile",
     "pair.maxFileBytes",
+    "pair.reviewerEnv",
 ];
 
 /// A configuration value that does not parse.
@@ -115,6 +120,7 @@ impl Default for Options {
             never_commit: vec!["HANDOFF.md".into()],
             handoff_threshold: 0.85,
             trusted_checks: Vec::new(),
+            reviewer_env: Vec::new(),
             redact_secrets: true,
             secrets_file: None,
             configured: Vec::new(),
@@ -198,6 +204,12 @@ impl Options {
             o.handoff_threshold = ratio("pair.handoffThreshold", &v)?;
         }
         o.trusted_checks = texts("pair.trustedChecks");
+        o.reviewer_env = texts("pair.reviewerEnv")
+            .iter()
+            .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect();
         if let Some(v) = last("pair.review.redactSecrets") {
             o.redact_secrets = boolean("pair.review.redactSecrets", v)?;
         }

@@ -191,6 +191,7 @@ fn run_check(work_dir: &Path, command: &str, timeout: Duration) -> CheckRun {
             cwd: Some(work_dir.to_path_buf()),
             stdin: None,
             share_terminal: false,
+            env_allow: None,
         },
         &Limits {
             timeout,
@@ -284,12 +285,30 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<report::Verified
     let path = work_dir.display().to_string();
     let host = crate::process::host_name();
     let made_here = made_here(ctx, packet, &path, &host);
-    let command = rules::check_to_run(
-        packet,
-        request.check.as_deref(),
-        &ctx.options.trusted_checks,
-        made_here,
-    )?;
+    // A trusted command string (or this clone's own receipt) vouches for nothing when the
+    // files it runs were laid down by restoring a checkpoint made elsewhere: then it asks.
+    let foreign = ctx.repo.foreign_restore();
+    let trusted: &[String] = match foreign {
+        Some(_) => &[],
+        None => &ctx.options.trusted_checks,
+    };
+    let vouched = made_here && foreign.is_none();
+    let command = match rules::check_to_run(packet, request.check.as_deref(), trusted, vouched) {
+        Err(rules::CheckRefusal::NotConfirmed { id, command, .. })
+            if made_here || ctx.options.trusted_checks.contains(&command) =>
+        {
+            Err(rules::CheckRefusal::TrustedOnForeignTree {
+                id,
+                command,
+                restored: foreign.clone().unwrap_or_default(),
+            })
+        }
+        other => other,
+    }?;
+    if request.check.is_some() && foreign.is_some() {
+        // Confirmed by hand: the user vouches for the tree as it is.
+        ctx.repo.clear_foreign_restore()?;
+    }
     let head = ctx.repo.head()?;
     // The state as found, before the check can change anything.
     let status = crate::worktree::snapshot::tree_id(&ctx.repo)?;
@@ -410,6 +429,14 @@ pub fn restore(ctx: &Context, id: &str) -> Result<report::Restored, Error> {
         }
     };
     crate::worktree::restore(&ctx.repo, commit, snapshot, &checkout)?;
+    // The files now came from where the checkpoint was made: unless that is here, trusted
+    // checks stop running on trust until the user vouches for the tree again.
+    let path = ctx.repo.work_dir()?.display().to_string();
+    if made_here(ctx, packet, &path, &crate::process::host_name()) {
+        ctx.repo.clear_foreign_restore()?;
+    } else {
+        ctx.repo.write_foreign_restore(&id)?;
+    }
     // The work continues here: the run is this clone's own from now on (SPEC §5).
     let adopted = ctx
         .repo

@@ -1,7 +1,10 @@
 //! What each hook does when git (or an agent CLI) runs `git pair hook <name>`:
-//! - `pre-commit`: refuses never-commit paths; with `--gate`, the commit gate ([`super::gate`]).
-//! - `commit-msg`: adds `Pair-Run:` and `Reviewed-by:` trailers when the index is the approved
-//!   snapshot of this clone's newest run on the branch (finished or not).
+//! - `pre-commit` (and `pre-merge-commit`, its twin for merge commits): refuses never-commit
+//!   paths; with `--gate`, the commit gate ([`super::gate`]).
+//! - `commit-msg`: with `--gate`, `pre-commit`'s checks again, on the tree that will be
+//!   committed (git runs it after every pre-commit step); then adds `Pair-Run:` and
+//!   `Reviewed-by:` trailers when the index is the approved snapshot of this clone's newest run
+//!   on the branch (finished or not).
 //! - `post-commit`: writes the run's `refs/notes/pair` line on the new commit ([`super::common::note`]).
 //! - `agent-stop`: the agent Stop hook's decision ([`crate::hook::agent_stop`]), over the state
 //!   of this clone's active run (a run pulled from another clone is never its subject), with the work tree snapshotted in memory only when a block depends on
@@ -39,7 +42,14 @@ pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error>
 /// Adds `Pair-Run: <run>` and `Reviewed-by: <reviewer> (git-pair round N)` to the message in
 /// `file` when the index is the snapshot the branch's newest run approved; idempotent. Comment
 /// lines follow `core.commentString` / `core.commentChar` (`auto` is read as `#`).
-pub fn commit_msg(ctx: &Context, file: &Path) -> Result<report::CommitMsg, Error> {
+///
+/// With `gate`, first refuses as [`pre_commit`] with `gate` does: git has read the index it
+/// commits before `commit-msg` runs, so this is the check on the tree really committed, after
+/// any later pre-commit step (a lint-staged-style `git add`) re-staged.
+pub fn commit_msg(ctx: &Context, file: &Path, gate: bool) -> Result<report::CommitMsg, Error> {
+    if gate {
+        pre_commit(ctx, true)?;
+    }
     let Some(approval) = super::gate::matching_approval(ctx)? else {
         return Ok(report::CommitMsg {
             trailers: None,

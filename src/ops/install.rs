@@ -87,7 +87,8 @@ fn contexts(ctx: &Context) -> Result<(PathBuf, PathBuf), Error> {
     ))
 }
 
-/// Installs the shims (`pre-commit` gating on review when `gate`) and sets
+/// Installs the shims (`pre-commit`, `pre-merge-commit` and `commit-msg` gating on review
+/// when `gate`) and sets
 /// `notes.rewriteRef`. Running it twice changes nothing.
 pub fn install(ctx: &Context, gate: bool) -> Result<HooksInstalled, Error> {
     let (hooks_dir, backup_dir) = contexts(ctx)?;

@@ -4,15 +4,14 @@
 use std::io::Write;
 
 use crate::model::report::hooks::{
-    Chain, ConfigChange, Hook, HookReport, HooksInstalled, HooksUninstalled, Installed, Kept,
-    Uninstalled,
+    Chain, ConfigChange, HookReport, HooksInstalled, HooksUninstalled, Installed, Kept, Uninstalled,
 };
 
 /// `git pair hooks install`'s text.
 pub fn installed(report: &HooksInstalled, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "hooks in {}:", report.hooks_dir)?;
     for hook in &report.hooks {
-        let gated = report.gate && hook.hook == Hook::PreCommit;
+        let gated = report.gate && hook.hook.gates();
         writeln!(
             out,
             "  {:<12} {}{}",

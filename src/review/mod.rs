@@ -107,10 +107,17 @@ pub struct RunOptions {
     pub stdout_cap: usize,
     /// Stderr bytes kept from the end.
     pub stderr_tail: usize,
-    /// Reviewer working directory.
+    /// Reviewer working directory for a realization that runs in the work tree (the
+    /// caller's when `None`).
     pub cwd: Option<PathBuf>,
+    /// The directory holding only the reviewed snapshot, where a realization whose `workdir`
+    /// is `snapshot` runs (`cwd` when `None`).
+    pub snapshot_dir: Option<PathBuf>,
     /// Variables added to the reviewer's environment.
     pub env: Vec<(OsString, OsString)>,
+    /// Names the reviewer inherits besides the realization's own `env` list
+    /// (`pair.reviewerEnv`; exact names, or prefixes ending in `*`).
+    pub env_allow: Vec<String>,
     /// Ask for schema-constrained answers when the realization can.
     pub structured_output: bool,
     /// Set to cancel from another thread.
@@ -136,7 +143,9 @@ impl Default for RunOptions {
             stdout_cap: limits.stdout_cap,
             stderr_tail: limits.stderr_tail,
             cwd: None,
+            snapshot_dir: None,
             env: Vec::new(),
+            env_allow: Vec::new(),
             structured_output: true,
             cancel: None,
             handle_sigint: true,
@@ -302,7 +311,23 @@ pub fn run_attempt(
             program: prepared.program.clone(),
             args: prepared.args.clone(),
             env: options.env.clone(),
-            cwd: options.cwd.clone(),
+            // Only what the realization declares it needs (and the user added): never the
+            // caller's tokens and cloud credentials.
+            env_allow: Some(
+                bound
+                    .realization
+                    .env
+                    .iter()
+                    .chain(&options.env_allow)
+                    .cloned()
+                    .collect(),
+            ),
+            cwd: match bound.realization.workdir {
+                surface::Workdir::Snapshot => {
+                    options.snapshot_dir.clone().or_else(|| options.cwd.clone())
+                }
+                surface::Workdir::WorkTree => options.cwd.clone(),
+            },
             stdin: (bound.realization.prompt == PromptVia::Stdin)
                 .then(|| input.prompt.as_bytes().to_vec()),
             share_terminal: false,

@@ -225,6 +225,7 @@ fn run_probe_command(
             cwd: None,
             stdin: None,
             share_terminal: false,
+            env_allow: None,
         },
         &Limits {
             timeout: Duration::from_secs(spec.timeout_secs),

@@ -97,6 +97,19 @@ pub enum PromptVia {
     File,
 }
 
+/// Where a reviewer process runs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workdir {
+    /// A temporary directory holding only the reviewed snapshot (no ignored file, no `.git`),
+    /// removed after the round.
+    #[default]
+    Snapshot,
+    /// The live work tree (a vendor whose sessions are tied to the directory they ran in, so
+    /// that a later round can resume): ignored files there are readable by the reviewer.
+    WorkTree,
+}
+
 /// One way of running a reviewer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +131,14 @@ pub struct Realization {
     /// How the prompt is passed.
     #[serde(default)]
     pub prompt: PromptVia,
+    /// The only variables of git pair's environment the reviewer inherits: exact names, or
+    /// prefixes ending in `*` (`ANTHROPIC_*`). Empty: none (git pair still sets `PATH` when it
+    /// was given one); `pair.reviewerEnv` adds names.
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Where the reviewer runs: the reviewed snapshot alone (the default), or the work tree.
+    #[serde(default)]
+    pub workdir: Workdir,
     /// Extra arguments asking for answers that follow the review JSON Schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<StructuredOutputSpec>,

@@ -2,6 +2,10 @@
 //! in which work tree, with which check command. `.git/pair/` is never shared (push and pull
 //! move refs only), so no record pulled from elsewhere can forge a receipt: it is what lets
 //! `checkpoint verify` run a check that this very work tree recorded without asking again.
+//! Also `.git/pair/restored-from-elsewhere.json`: the work tree was last laid down by
+//! restoring a checkpoint this clone did not make, so a `pair.trustedChecks` command would run
+//! files that came from elsewhere (cleared when the local user confirms a check by hand, or
+//! restores a checkpoint this clone made).
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +23,52 @@ pub struct Receipt {
     pub check: Option<String>,
 }
 
+/// The file saying the work tree holds a checkpoint restored from elsewhere.
+const FOREIGN_RESTORE: &str = "restored-from-elsewhere.json";
+
+/// What `checkpoint restore` remembers after laying down a checkpoint made elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct ForeignRestore {
+    v: u32,
+    checkpoint: String,
+}
+
 impl Repo {
+    /// Remembers that the work tree now holds checkpoint `id`, made elsewhere.
+    pub fn write_foreign_restore(&self, id: &CheckpointId) -> Result<(), Error> {
+        let record = ForeignRestore {
+            v: crate::model::SCHEMA_VERSION,
+            checkpoint: id.to_string(),
+        };
+        let mut bytes = serde_json::to_vec(&record).expect("a restore mark serializes");
+        bytes.push(b'\n');
+        AtomicWrite::new(Mode::Umasked(0o666))
+            .write(&self.pair_dir().join(FOREIGN_RESTORE), &bytes)
+            .map_err(|(action, at, source)| Error::io(action, &at)(source))
+    }
+
+    /// The checkpoint restored from elsewhere that laid down the work tree, if the local user
+    /// has not confirmed a check by hand since. A mark that cannot be read still counts (as `?`).
+    pub fn foreign_restore(&self) -> Option<String> {
+        let bytes = std::fs::read(self.pair_dir().join(FOREIGN_RESTORE)).ok()?;
+        Some(
+            serde_json::from_slice::<ForeignRestore>(&bytes)
+                .map(|r| r.checkpoint)
+                .unwrap_or_else(|_| "?".to_owned()),
+        )
+    }
+
+    /// The local user vouched for the work tree: trusted checks may run on it again.
+    pub fn clear_foreign_restore(&self) -> Result<(), Error> {
+        let path = self.pair_dir().join(FOREIGN_RESTORE);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(Error::io("remove", &path)(e))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn receipt_path(&self, id: &CheckpointId) -> std::path::PathBuf {
         self.pair_dir()
             .join("checkpoints")

@@ -7,6 +7,7 @@
 //! git operations in progress, and restoring a snapshot (the one place that writes the work
 //! tree, through `git`, since gix cannot check out here).
 
+pub mod export;
 mod fast;
 pub mod snapshot;
 

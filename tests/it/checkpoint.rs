@@ -826,6 +826,49 @@ fn a_check_recorded_elsewhere_runs_only_once_confirmed() {
 }
 
 #[test]
+fn a_trusted_check_does_not_run_on_files_restored_from_elsewhere() {
+    let Machines { _root, a, b } = two_machines();
+    a.start("t");
+    // The trusted command string stays the same; the file it runs is the checkpoint's.
+    let check = "sh run.sh";
+    a.write("run.sh", "touch ../hostile-ran\n");
+    let id = id_of(&create(&a, &["--next", "x", "--check", check]));
+    std::fs::remove_file(a.repo.join("../hostile-ran")).expect("create ran it on A");
+    a.pair_json(&["push"]);
+
+    b.git(&["config", "--add", "pair.trustedChecks", check]);
+    b.pair_json(&["pull"]);
+    b.pair_json(&["checkpoint", "restore", &id]);
+    let marker = b.repo.join("../hostile-ran");
+    let before = b.pair_refs();
+    let out = b.pair(&["checkpoint", "verify", &id, "--allow-other-path", "--json"]);
+    assert_one_error_line(&out, 1, "laid down by restoring checkpoint");
+    assert!(out.stderr.contains(&format!("--check '{check}'")), "{out}");
+    assert_eq!(out.json()["ran"], false);
+    assert!(
+        !marker.exists(),
+        "the trusted check ran the restored run.sh"
+    );
+    assert_eq!(b.pair_refs(), before, "nothing recorded");
+
+    // Confirmed by hand once, it runs; the user has vouched for the tree, so trust holds again.
+    let v = b.pair_json(&[
+        "checkpoint",
+        "verify",
+        &id,
+        "--allow-other-path",
+        "--check",
+        check,
+    ]);
+    assert_eq!(v["result"], "HANDOFF VERIFIED", "{v}");
+    assert!(marker.exists(), "confirmed, it ran");
+    std::fs::remove_file(&marker).expect("rm");
+    let v = b.pair_json(&["checkpoint", "verify", &id, "--allow-other-path"]);
+    assert_eq!(v["result"], "HANDOFF VERIFIED", "{v}");
+    assert!(marker.exists(), "trusted again after the confirmation");
+}
+
+#[test]
 fn restore_refuses_a_dirty_tree_a_missing_commit_and_files_in_the_way() {
     let Machines { _root, a, b } = two_machines();
     a.start("t");

@@ -232,7 +232,8 @@ impl TestEnv {
 }
 
 /// The hermetic environment of every command a test runs: nothing inherited but `TMPDIR`;
-/// `HOME` and git configuration isolated; fixed identity, dates and clock; C locale, UTC;
+/// `HOME` and git configuration isolated (but `pair.reviewerEnv=STUB_* FAKE_*`, so the stub
+/// reviewers get their switches); fixed identity, dates and clock; C locale, UTC;
 /// `PATH` as given (never the real AI CLIs, see [`system_bin`]).
 pub fn hermetic(cmd: &mut Command, home: &Path, path: &str) {
     cmd.env_clear();
@@ -254,6 +255,11 @@ pub fn hermetic(cmd: &mut Command, home: &Path, path: &str) {
         .env("CODEX_HOME", home.join(".codex"))
         .env("LC_ALL", "C")
         .env("TZ", "UTC")
+        // Reviewers inherit only what their realization declares (SECURITY.md); the stubs'
+        // and fakes' switches are let through as a user would with pair.reviewerEnv.
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "pair.reviewerEnv")
+        .env("GIT_CONFIG_VALUE_0", "STUB_* FAKE_*")
         .env("PATH", path);
 }
 

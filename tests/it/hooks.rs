@@ -133,7 +133,11 @@ fn install_twice_changes_nothing_and_uninstall_restores_byte_identical() {
         .iter()
         .map(|h| h["outcome"].as_str().expect("outcome"))
         .collect();
-    assert_eq!(outcomes, ["chained", "created", "chained"], "{first}");
+    assert_eq!(
+        outcomes,
+        ["chained", "created", "chained", "created"],
+        "{first}"
+    );
     assert_eq!(first["notes_rewrite_ref"], "set");
     assert_eq!(
         env.git(&["config", "--get-all", "notes.rewriteRef"]),
@@ -464,6 +468,100 @@ fn after_finish_the_gate_still_lets_only_the_approved_tree_commit() {
     );
     assert!(out.stderr.contains("git pair start"), "{out}");
     assert_eq!(decision(&env), None);
+}
+
+#[test]
+fn a_later_pre_commit_step_that_restages_cannot_sneak_an_unapproved_tree_in() {
+    let env = TestEnv::new();
+    // A lint-staged-style step of the user's own pre-commit hook: chained after ours, it
+    // stages one more file once git pair's check has passed.
+    write_hook(
+        &env.repo.join(".git/hooks/pre-commit"),
+        "#!/bin/sh\nif [ -f .git/sneak ]; then cp .git/sneak src/sneak.rs && git add src/sneak.rs; fi\n",
+    );
+    install(&env, true);
+    let run_id = approved_run(&env);
+    env.git(&["add", "-A"]);
+    std::fs::write(env.repo.join(".git/sneak"), "// never reviewed\n").expect("sneak");
+    let head = env.git(&["rev-parse", "HEAD"]);
+    let refs = env.pair_refs();
+
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "not the snapshot run {run_id} approved in round 1"
+        )),
+        "{out}"
+    );
+    assert!(out.stderr.contains("src/sneak.rs (added)"), "{out}");
+    assert_eq!(
+        env.git(&["rev-parse", "HEAD"]),
+        head,
+        "the re-staged tree was committed"
+    );
+    assert_eq!(env.pair_refs(), refs, "a refusal changed stored state");
+
+    // The same step staging nothing new lets the approved tree through, trailers and all.
+    std::fs::remove_file(env.repo.join(".git/sneak")).expect("rm");
+    env.git(&["rm", "-q", "--cached", "src/sneak.rs"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        env.git(&["log", "-1", "--format=%B"])
+            .contains(&format!("Pair-Run: {run_id}\n"))
+    );
+    assert_eq!(tree(&env, "HEAD"), env.git(&["write-tree"]).trim());
+}
+
+#[test]
+fn merge_no_ff_is_gated_by_pre_merge_commit_and_cherry_pick_is_left_to_verify() {
+    let env = TestEnv::new();
+    // Unreviewed work on another branch, made before any run.
+    env.git(&["checkout", "-q", "-b", "side"]);
+    env.write("side.txt", "never reviewed\n");
+    env.git(&["add", "side.txt"]);
+    env.git(&["commit", "-q", "-m", "side work"]);
+    env.git(&["checkout", "-q", "main"]);
+    // A prepare-commit-msg hook of the user's (git pair installs none): it runs after
+    // pre-merge-commit, so its mark shows which hook refused.
+    write_hook(
+        &env.repo.join(".git/hooks/prepare-commit-msg"),
+        "#!/bin/sh\ntouch .git/prepare-commit-msg-ran\n",
+    );
+    let v = install(&env, true);
+    let merge_hook = v["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .find(|h| h["hook"] == "pre-merge-commit")
+        .expect("pre-merge-commit installed")
+        .clone();
+    assert_eq!(merge_hook["outcome"], "created", "{v}");
+    approved_run(&env);
+    env.git(&["add", "-A"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 0, "{out}");
+    let head = env.git(&["rev-parse", "HEAD"]);
+    let _ = std::fs::remove_file(env.repo.join(".git/prepare-commit-msg-ran"));
+
+    let out = git_hooked(&env, &["merge", "--no-ff", "-m", "merge side", "side"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("side.txt (added)"), "{out}");
+    assert!(
+        !env.repo.join(".git/prepare-commit-msg-ran").exists(),
+        "pre-merge-commit did not refuse the merge: {out}"
+    );
+    assert_eq!(env.git(&["rev-parse", "HEAD"]), head);
+    env.git(&["merge", "--abort"]);
+
+    // cherry-pick runs no hook that can refuse (only prepare-commit-msg and post-commit):
+    // the unreviewed commit lands, and only `verify` catches it.
+    let out = git_hooked(&env, &["cherry-pick", "side"]);
+    assert_eq!(out.code, 0, "{out}");
+    let out = env.pair(&["verify", "HEAD~1..HEAD", "--json"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(out.json()["commits"][0]["status"], "unreviewed", "{out}");
 }
 
 #[test]

@@ -245,3 +245,60 @@ fn a_tombstone_cannot_delete_local_work_its_dropper_never_saw() {
     assert!(b.git(&["for-each-ref", "refs/pair/runs"]).contains(&other));
     let _ = fixtures();
 }
+
+// ---------------------------------------------------------------------------------------
+// The reviewer's process
+
+#[test]
+fn a_reviewer_sees_neither_the_callers_tokens_nor_ignored_files() {
+    let env = TestEnv::new();
+    env.write(".gitignore", ".env\n");
+    env.git(&["add", ".gitignore"]);
+    env.git(&["commit", "-q", "-m", "ignore .env"]);
+    env.start("Look around");
+    env.write(".env", "GITHUB_TOKEN=ghp_from_the_dotenv\n");
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.pair_json(&["coder-done", "--summary", "f"]);
+    // The one variable the user lets reviewers see, besides what the realization declares.
+    env.git(&["config", "pair.reviewerEnv", "DUMP_TO"]);
+    let dump = env.home.join("dump.txt");
+    let reviewer = format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers/dump-env.sh").display()
+    );
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &reviewer],
+        &[
+            ("DUMP_TO", dump.to_str().expect("utf-8")),
+            ("GITHUB_TOKEN", "ghp_in_the_environment"),
+            ("AWS_SECRET_ACCESS_KEY", "aws_in_the_environment"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let seen = std::fs::read_to_string(&dump).expect("the stub wrote its dump");
+    assert!(!seen.contains("GITHUB_TOKEN"), "{seen}");
+    assert!(!seen.contains("AWS_SECRET_ACCESS_KEY"), "{seen}");
+    assert!(!seen.contains("ghp_"), "{seen}");
+    // What it declares it needs, and the user's opt-in, do reach it.
+    assert!(seen.contains("\nPATH="), "{seen}");
+    assert!(seen.contains("\nHOME="), "{seen}");
+    assert!(seen.contains("\nDUMP_TO="), "{seen}");
+    // It runs in the reviewed snapshot alone: the change and the tracked files, no ignored
+    // file, no `.git`, not the live work tree.
+    let listing = seen.split("== cwd ").nth(1).expect("listing");
+    let cwd = listing.lines().next().expect("cwd line");
+    assert!(
+        !std::path::Path::new(cwd).starts_with(&env.repo),
+        "ran in the work tree: {cwd}"
+    );
+    for wanted in ["./README", "./.gitignore", "./src/lib.rs"] {
+        assert!(listing.lines().any(|l| l == wanted), "{wanted}: {listing}");
+    }
+    assert!(!listing.lines().any(|l| l == "./.env"), "{listing}");
+    assert!(
+        !listing.lines().any(|l| l.starts_with("./.git/")),
+        "{listing}"
+    );
+    // The snapshot directory is gone after the round.
+    assert!(!std::path::Path::new(cwd).exists(), "{cwd} was left behind");
+}

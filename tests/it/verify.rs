@@ -574,11 +574,39 @@ fn the_github_workflow_runs_the_same_steps() {
         "ref: ${{ github.event.pull_request.head.sha }}",
         "'+refs/pair/runs/*:refs/pair/runs/*'",
         "'+refs/notes/pair*:refs/notes/pair*'",
-        "cargo install --locked --git \"$GIT_PAIR_REPO\" git-pair",
-        "git pair verify \"origin/${{ github.base_ref }}..HEAD\"",
+        "cargo install --locked --git \"$GIT_PAIR_REPO\" --rev \"$GIT_PAIR_REV\" git-pair",
+        "BASE_REF: ${{ github.base_ref }}",
+        "git pair verify \"origin/$BASE_REF..HEAD\"",
         "--summary \"$GITHUB_STEP_SUMMARY\"",
     ] {
         assert!(workflow.contains(needle), "workflow lacks {needle}");
+    }
+    // No expression a pull request controls is pasted into a script, and what runs is pinned.
+    let mut in_run = false;
+    for line in workflow.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("run:") {
+            in_run = true;
+        } else if trimmed.starts_with("- ") || trimmed.starts_with("env:") {
+            in_run = false;
+        }
+        if in_run || trimmed.starts_with("run:") {
+            assert!(
+                !line.contains("${{"),
+                "an expression in a run: script: {line}"
+            );
+        }
+        if let Some(action) = trimmed
+            .strip_prefix("- uses: ")
+            .or(trimmed.strip_prefix("uses: "))
+        {
+            let rev = action.split('@').nth(1).unwrap_or("");
+            let rev = rev.split_whitespace().next().unwrap_or("");
+            assert!(
+                rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
+                "an action not pinned to a commit: {line}"
+            );
+        }
     }
     assert!(!workflow.contains('\t'), "YAML has no tabs");
 }

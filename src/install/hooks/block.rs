@@ -13,7 +13,7 @@ pub const END_MARKER: &str = "# <<< git-pair hook <<<";
 /// The marked block for `hook`: the begin marker, one line of shell, the end marker.
 pub fn block(hook: Hook, options: Options) -> String {
     let name = hook.name();
-    let gate = options.gate && hook == Hook::PreCommit;
+    let gate = options.gate && hook.gates();
     let call = if gate {
         format!("git-pair hook {name} --gate \"$@\"")
     } else {

@@ -1,5 +1,5 @@
-//! Installs the `pre-commit`, `commit-msg` and `post-commit` shims into the hooks directory git
-//! really uses, chaining any hook that was there, and uninstalls them by putting back exactly
+//! Installs the `pre-commit`, `commit-msg`, `post-commit` and `pre-merge-commit` shims into
+//! the hooks directory git really uses, chaining any hook that was there, and uninstalls them by putting back exactly
 //! what was there (bytes and mode, or no file), from a backup kept in a state directory.
 //!
 //! Pure filesystem: the caller resolves the hooks directory (`core.hooksPath` honoured, so

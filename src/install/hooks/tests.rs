@@ -202,6 +202,10 @@ fn vendored_hook_files_are_exactly_what_install_writes() {
         (Hook::PreCommit, include_str!("../../../hooks/pre-commit")),
         (Hook::CommitMsg, include_str!("../../../hooks/commit-msg")),
         (Hook::PostCommit, include_str!("../../../hooks/post-commit")),
+        (
+            Hook::PreMergeCommit,
+            include_str!("../../../hooks/pre-merge-commit"),
+        ),
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
     for (hook, text) in vendored {
@@ -231,7 +235,7 @@ fn the_block_is_one_guarded_line_between_markers() {
             assert!(
                 lines[1].starts_with("if command -v git-pair >/dev/null 2>&1; then git-pair hook ")
             );
-            let gated = gate && hook == Hook::PreCommit;
+            let gated = gate && hook.gates();
             let call = if gated {
                 format!("git-pair hook {} --gate \"$@\"", hook.name())
             } else {
@@ -246,12 +250,12 @@ fn the_block_is_one_guarded_line_between_markers() {
 #[test]
 fn fresh_directory_gets_new_shims_and_uninstall_leaves_no_file() {
     let dirs = Dirs::new();
-    assert_eq!(dirs.install(&Hook::ALL, false), vec![Installed::Created; 3]);
+    assert_eq!(dirs.install(&Hook::ALL, false), vec![Installed::Created; 4]);
     for hook in Hook::ALL {
         assert_eq!(dirs.read(hook), shim(hook, Options::default()));
         assert_eq!(dirs.mode(hook), 0o755);
     }
-    assert_eq!(dirs.uninstall(&Hook::ALL), vec![Uninstalled::Removed; 3]);
+    assert_eq!(dirs.uninstall(&Hook::ALL), vec![Uninstalled::Removed; 4]);
     assert!(dirs.snapshot().is_empty(), "{:?}", dirs.snapshot());
     assert!(
         !dirs.backup.exists(),
@@ -280,7 +284,7 @@ fn installing_twice_changes_nothing() {
     let backup_first = fs::read(dirs.backup_file("pre-commit.json")).expect("backup");
     assert_eq!(
         dirs.install(&Hook::ALL, false),
-        vec![Installed::AlreadyInstalled; 3]
+        vec![Installed::AlreadyInstalled; 4]
     );
     assert_eq!(dirs.snapshot(), after_first);
     assert_eq!(
@@ -505,7 +509,7 @@ fn a_symlinked_hook_is_moved_aside_as_a_link_and_comes_back_as_one() {
 }
 
 #[test]
-fn gate_on_then_off_replaces_only_the_pre_commit_block() {
+fn gate_on_then_off_replaces_only_the_gating_blocks() {
     let dirs = Dirs::new();
     dirs.write(Hook::PreCommit, FAILING_SH, 0o755);
     let before = dirs.snapshot();
@@ -518,20 +522,32 @@ fn gate_on_then_off_replaces_only_the_pre_commit_block() {
         dirs.read(Hook::PreCommit)
             .ends_with("echo user-hook-ran \"$@\"\nexit 1\n")
     );
+    // commit-msg checks again on the tree really committed; pre-merge-commit gates merges.
     assert_eq!(
         dirs.read(Hook::CommitMsg),
-        shim(Hook::CommitMsg, Options::default())
+        shim(Hook::CommitMsg, Options { gate: true })
+    );
+    assert!(
+        dirs.read(Hook::PreMergeCommit)
+            .contains("git-pair hook pre-merge-commit --gate \"$@\"")
+    );
+    assert_eq!(
+        dirs.read(Hook::PostCommit),
+        shim(Hook::PostCommit, Options::default())
     );
 
     assert_eq!(
         dirs.install(&Hook::ALL, false),
         vec![
             Installed::Updated,
+            Installed::Updated,
             Installed::AlreadyInstalled,
-            Installed::AlreadyInstalled
+            Installed::Updated
         ]
     );
-    assert!(!dirs.read(Hook::PreCommit).contains("--gate"));
+    for hook in Hook::ALL {
+        assert!(!dirs.read(hook).contains("--gate"), "{}", hook.name());
+    }
     assert_eq!(
         dirs.install(&Hook::ALL, true)[0],
         Installed::Updated,
@@ -541,6 +557,7 @@ fn gate_on_then_off_replaces_only_the_pre_commit_block() {
         dirs.uninstall(&Hook::ALL),
         vec![
             Uninstalled::Restored,
+            Uninstalled::Removed,
             Uninstalled::Removed,
             Uninstalled::Removed
         ]
@@ -591,6 +608,7 @@ fn uninstall_keeps_changes_made_outside_the_block_and_says_so() {
                 why: Kept::EditedSinceInstall,
                 backup: backup(Hook::CommitMsg)
             },
+            Uninstalled::Removed,
             Uninstalled::Removed,
         ]
     );
@@ -674,6 +692,7 @@ fn without_a_backup_uninstall_removes_what_is_recognisably_ours() {
                 why: Kept::NoBackup,
                 backup: None
             },
+            Uninstalled::NotInstalled,
             Uninstalled::NotInstalled
         ]
     );

@@ -478,6 +478,17 @@ pub enum CheckRefusal {
     /// `--check` was given, but the checkpoint records no check.
     #[error("checkpoint {id} records no check, so --check `{given}` has nothing to confirm")]
     NothingRecorded { id: String, given: String },
+    /// The check is in `pair.trustedChecks` (or this clone recorded it), but the work tree was
+    /// laid down by restoring a checkpoint made elsewhere: the files the check would run (a Makefile, a build script)
+    /// came from there, so the trusted command string vouches for nothing.
+    #[error(
+        "checkpoint {id} records the check `{command}`, trusted here, but this work tree was laid down by restoring checkpoint {restored}, made elsewhere: the files that check would run came from there, so it is not run on trust (nothing was run or recorded)"
+    )]
+    TrustedOnForeignTree {
+        id: String,
+        command: String,
+        restored: String,
+    },
 }
 
 /// Whether `verify` may run the checkpoint's check: the command to run (`None`: there is

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub struct HooksInstalled {
     /// The directory git runs hooks from.
     pub hooks_dir: String,
-    /// `pre-commit` gates commits on review.
+    /// `pre-commit`, `pre-merge-commit` and `commit-msg` gate commits on review.
     pub gate: bool,
     pub hooks: Vec<HookReport<Installed>>,
     pub notes_rewrite_ref: ConfigChange,
@@ -47,11 +47,19 @@ pub enum Hook {
     PreCommit,
     CommitMsg,
     PostCommit,
+    /// `git merge`'s pre-commit: runs before a merge commit is written (not on a fast-forward).
+    PreMergeCommit,
 }
 
 impl Hook {
-    /// Every hook, in the order git runs them.
-    pub const ALL: [Hook; 3] = [Hook::PreCommit, Hook::CommitMsg, Hook::PostCommit];
+    /// Every hook: a commit's three in the order git runs them, then `pre-merge-commit`, which
+    /// a merge commit runs in place of `pre-commit`.
+    pub const ALL: [Hook; 4] = [
+        Hook::PreCommit,
+        Hook::CommitMsg,
+        Hook::PostCommit,
+        Hook::PreMergeCommit,
+    ];
 
     /// The hook's file name, which is also its name in `git pair hook <name>`.
     pub fn name(self) -> &'static str {
@@ -59,7 +67,19 @@ impl Hook {
             Hook::PreCommit => "pre-commit",
             Hook::CommitMsg => "commit-msg",
             Hook::PostCommit => "post-commit",
+            Hook::PreMergeCommit => "pre-merge-commit",
         }
+    }
+
+    /// Whether the hook gates the commit when installed with `--gate`: `pre-commit` and
+    /// `pre-merge-commit` before the commit, and `commit-msg` again on the tree that will
+    /// really be committed (it runs after every pre-commit step, so a later step that
+    /// re-stages is caught there).
+    pub fn gates(self) -> bool {
+        matches!(
+            self,
+            Hook::PreCommit | Hook::PreMergeCommit | Hook::CommitMsg
+        )
     }
 
     /// The hook with this file name.

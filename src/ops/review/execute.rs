@@ -11,18 +11,20 @@ use crate::review::{self, Attempt, Outcome, prompt};
 /// Runs every member that has not finished yet (in parallel, at most
 /// `plan.parallelism.limit` at once: the next starts as soon as one ends) and returns every
 /// member's result in the dispatch's order, the ones carried over from an interrupted
-/// dispatch included. `on_done` is told of each member the moment it finishes, on the
+/// dispatch included. A realization whose `workdir` is `snapshot` runs in `snapshot_dir`. `on_done` is told of each member the moment it finishes, on the
 /// calling thread (to store it while its siblings still run). Never fails: each member ends
 /// with an outcome.
 pub fn execute(
     plan: &Plan,
     settings: &Settings,
+    snapshot_dir: Option<&std::path::Path>,
     on_start: Option<crate::process::OnStart>,
     progress: &(dyn Fn(&str) + Sync),
     on_done: &mut dyn FnMut(usize, &MemberResult),
 ) -> Vec<MemberResult> {
     let mut options = run_options(settings);
     options.on_start = on_start;
+    options.snapshot_dir = snapshot_dir.map(std::path::Path::to_path_buf);
     let limit = plan.parallelism.limit.max(1);
     let mut results: Vec<(usize, MemberResult)> = plan
         .carried

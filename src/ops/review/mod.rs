@@ -77,6 +77,7 @@ pub fn settings(
         surface_file: o.surface_file.clone(),
         prompt_template: o.prompt_template.clone(),
         path_env: None,
+        reviewer_env: o.reviewer_env.clone(),
         scanner: ctx.scanner()?,
     })
 }
@@ -176,9 +177,20 @@ pub fn review(
             ));
         }
     };
+    // A reviewer that runs in the snapshot sees the reviewed tree alone, laid down afresh
+    // (removed when the round ends), never the live work tree and its ignored files.
+    let snapshot_dir = if plan.members.iter().any(|m| {
+        m.bound.realization.kind != crate::review::RealizationKind::Builtin
+            && m.bound.realization.workdir == crate::review::surface::Workdir::Snapshot
+    }) {
+        Some(crate::worktree::export::export(&ctx.repo, plan.snapshot)?)
+    } else {
+        None
+    };
     let results = execute(
         &plan,
         settings,
+        snapshot_dir.as_ref().map(|d| d.path()),
         Some(live.recorder()),
         progress,
         &mut store_member,

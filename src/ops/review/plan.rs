@@ -44,6 +44,8 @@ pub struct Settings {
     pub prompt_template: Option<PathBuf>,
     /// `PATH` for probing and spawning (the process's own when None).
     pub path_env: Option<std::ffi::OsString>,
+    /// `pair.reviewerEnv`: variables reviewers inherit besides their realization's own list.
+    pub reviewer_env: Vec<String>,
     /// The secret scanner: what it finds never reaches a reviewer or the store.
     pub scanner: crate::secrets::Scanner,
 }
@@ -290,5 +292,6 @@ pub(super) fn run_options(settings: &Settings) -> review::RunOptions {
     if let Some(path) = &settings.path_env {
         options.env.push(("PATH".into(), path.clone()));
     }
+    options.env_allow = settings.reviewer_env.clone();
     options
 }

@@ -1,0 +1,113 @@
+//! Lays a stored tree down in a fresh temporary directory, read through gix: the reviewed
+//! snapshot a reviewer runs in, so it sees what it reviews and nothing of the live work tree
+//! (no ignored file such as `.env`, no `.git`). Regular and executable files only: symbolic
+//! links and submodules are left out (nothing there can point a reader elsewhere), and an
+//! entry whose name could leave the directory (`..`, `.git`, a `/`) refuses the whole tree.
+
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+
+use crate::store::{Error, Repo};
+
+/// Writes `tree` into a new temporary directory (removed when the returned value is dropped).
+pub fn export(repo: &Repo, tree: ObjectId) -> Result<tempfile::TempDir, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("git-pair-snapshot-")
+        .tempdir()
+        .map_err(|source| {
+            io(
+                "create a temporary directory for",
+                Path::new("the snapshot"),
+                source,
+            )
+        })?;
+    let mut pending: Vec<(ObjectId, PathBuf)> = vec![(tree, dir.path().to_path_buf())];
+    while let Some((id, at)) = pending.pop() {
+        let tree = repo
+            .gix()
+            .find_tree(id)
+            .map_err(Error::git("read a tree of the snapshot"))?;
+        let decoded = tree
+            .decode()
+            .map_err(Error::git("decode a tree of the snapshot"))?;
+        for entry in &decoded.entries {
+            let name = entry.filename.to_vec();
+            if !safe_name(&name) {
+                return Err(Error::Io {
+                    action: "lay down the snapshot at",
+                    path: at.display().to_string(),
+                    source: std::io::Error::other(format!(
+                        "the tree holds an unsafe entry name {:?}",
+                        String::from_utf8_lossy(&name)
+                    )),
+                });
+            }
+            let Ok(name) = std::str::from_utf8(&name) else {
+                // A name that is not UTF-8 is left out rather than mangled.
+                continue;
+            };
+            let path = at.join(name);
+            let mode = match entry.mode.kind() {
+                EntryKind::Tree => {
+                    std::fs::create_dir(&path).map_err(|e| io("create", &path, e))?;
+                    pending.push((entry.oid.to_owned(), path));
+                    continue;
+                }
+                EntryKind::Blob => 0o644,
+                EntryKind::BlobExecutable => 0o755,
+                EntryKind::Link | EntryKind::Commit => continue,
+            };
+            let mut blob = repo
+                .gix()
+                .find_blob(entry.oid)
+                .map_err(Error::git("read a blob of the snapshot"))?;
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map_err(|e| io("create", &path, e))?;
+            file.write_all(&blob.take_data())
+                .map_err(|e| io("write", &path, e))?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                .map_err(|e| io("set the mode of", &path, e))?;
+        }
+    }
+    Ok(dir)
+}
+
+/// Whether a tree entry's name stays inside its directory and is not git's own.
+fn safe_name(name: &[u8]) -> bool {
+    !name.is_empty()
+        && name != b"."
+        && name != b".."
+        && !name.eq_ignore_ascii_case(b".git")
+        && !name.contains(&b'/')
+        && !name.contains(&0)
+}
+
+fn io(action: &'static str, path: &Path, source: std::io::Error) -> Error {
+    Error::Io {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_name;
+
+    #[test]
+    fn names_that_could_leave_the_directory_are_unsafe() {
+        for name in [&b""[..], b".", b"..", b".git", b".GIT", b"a/b", b"a\0b"] {
+            assert!(!safe_name(name), "{name:?}");
+        }
+        for name in [&b"a"[..], b".env", b"..a", b".gitignore"] {
+            assert!(safe_name(name), "{name:?}");
+        }
+    }
+}
