@@ -245,3 +245,143 @@ fn a_tombstone_cannot_delete_local_work_its_dropper_never_saw() {
     assert!(b.git(&["for-each-ref", "refs/pair/runs"]).contains(&other));
     let _ = fixtures();
 }
+
+/// Rewrites `path` in the tip of `refs/pair/runs/<run>` in the git directory `git_dir` (the
+/// remote) to `content`, as a new commit on top, with plain git plumbing.
+fn rewrite_run_file(env: &TestEnv, git_dir: &str, run: &str, path: &str, blob: &str) {
+    let name = format!("refs/pair/runs/{run}");
+    let tip = env.git(&["--git-dir", git_dir, "rev-parse", &name]);
+    let index = env.home.join("hostile-index");
+    let index = index.to_str().expect("utf8");
+    let with_index = |args: &[&str]| {
+        let mut all = vec!["--git-dir", git_dir];
+        all.extend_from_slice(args);
+        let out = env.git_env(&all, &[("GIT_INDEX_FILE", index)]);
+        assert_eq!(out.code, 0, "{out}");
+        out.stdout
+    };
+    with_index(&["read-tree", &format!("{}^{{tree}}", tip.trim())]);
+    with_index(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{},{path}", blob.trim()),
+    ]);
+    let tree = with_index(&["write-tree"]);
+    let commit = env.git(&[
+        "--git-dir",
+        git_dir,
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        tip.trim(),
+        "-m",
+        &format!("hostile\n\nPair-Run: {run}"),
+    ]);
+    env.git(&["--git-dir", git_dir, "update-ref", &name, commit.trim()]);
+    let _ = std::fs::remove_file(index);
+}
+
+#[test]
+fn a_fetched_manifest_is_a_cache_never_the_verdict() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("teach the fetcher to retry");
+    a.write("src/lib.rs", "pub fn fetch() {}\n");
+    a.pair_json(&["coder-done", "--summary", "first try"]);
+    let reviewer = format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers/request-changes.sh").display()
+    );
+    let out = a.pair(&["review", "--reviewer-cmd", &reviewer]);
+    assert_eq!(out.code, 0, "{out}");
+    a.pair_json(&["push"]);
+
+    // Someone with push access rewrites only manifest.json: the review "approved", no
+    // findings, finish next (records untouched, so the manifest's head still matches).
+    let remote = net.remote.to_str().expect("utf8");
+    let mut manifest = a.manifest(&run);
+    for round in manifest["rounds"].as_array_mut().expect("rounds") {
+        if round["role"] == "reviewer" {
+            round["verdict"] = "APPROVED".into();
+            round["findings"] = 0.into();
+        }
+    }
+    manifest["next_action"] = "finish".into();
+    let blob = a.git_stdin(
+        &["--git-dir", remote, "hash-object", "-w", "--stdin"],
+        &manifest.to_string(),
+    );
+    rewrite_run_file(a, remote, &run, "manifest.json", &blob);
+
+    let pulled = a.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["fast_forwarded"], 1, "{pulled}");
+    let status = a.pair_json(&["--run", &run, "status"]);
+    assert_ne!(status["next_action"], "finish", "{status}");
+    let local = a.manifest(&run);
+    assert_eq!(local["next_action"], "code", "{local}");
+    let out = a.pair(&["--run", &run, "finish", "--json"]);
+    assert!(!out.stdout.contains("\"APPROVED\""), "{out}");
+    let records = a.records(&run).join("\n");
+    assert!(!records.contains("-finish-"), "{records}");
+
+    // The projection is deterministic: a second clone pulling the same tip agrees, and the
+    // corrected tip publishes as a fast-forward.
+    a.pair_json(&["push"]);
+    let fixed = a.git(&["rev-parse", &format!("refs/pair/runs/{run}")]);
+    let theirs = a.git(&["--git-dir", remote, "rev-parse", &format!("refs/pair/runs/{run}")]);
+    assert_eq!(fixed, theirs);
+}
+
+/// Runs `git-pair args` under `/usr/bin/time` and returns its output and its peak resident
+/// set size in KiB.
+fn pair_max_rss(env: &TestEnv, args: &[&str]) -> (crate::common::Output, u64) {
+    let report = env.home.join("time-report");
+    let mut cmd = std::process::Command::new("/usr/bin/time");
+    cmd.arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&report)
+        .arg(crate::common::bin())
+        .args(args)
+        .current_dir(&env.repo)
+        .stdin(std::process::Stdio::null());
+    env.configure(&mut cmd);
+    let out = crate::common::run(cmd);
+    let kib = std::fs::read_to_string(&report).expect("time report");
+    let kib = kib.lines().last().expect("a line").trim().parse().expect("KiB");
+    (out, kib)
+}
+
+#[test]
+fn a_huge_object_in_a_run_costs_no_memory() {
+    let env = TestEnv::new();
+    let run = env.start("hostile manifest");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    // 512 MiB that compress to a few hundred KiB, as manifest.json and as stored material.
+    let mut make = std::process::Command::new("sh");
+    make.arg("-c")
+        .arg("head -c 536870912 /dev/zero | git -c core.compression=1 hash-object -w --stdin")
+        .current_dir(&env.repo);
+    env.configure(&mut make);
+    let blob = crate::common::run(make);
+    assert_eq!(blob.code, 0, "{blob}");
+    let git_dir = env.repo.join(".git");
+    let git_dir = git_dir.to_str().expect("utf8");
+    rewrite_run_file(&env, git_dir, &run, "manifest.json", &blob.stdout);
+    rewrite_run_file(&env, git_dir, &run, "reviews/1/diff.patch", &blob.stdout);
+
+    let (out, kib) = pair_max_rss(&env, &["--run", &run, "status", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["next_action"], "review", "{out}");
+    assert!(kib < 50 * 1024, "status used {kib} KiB");
+    let (out, kib) = pair_max_rss(&env, &["list"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(kib < 50 * 1024, "list used {kib} KiB");
+    // Stored material that large is refused unread.
+    let (out, kib) = pair_max_rss(&env, &["show", &run, "--round", "1", "--diff"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("reviews/1/diff.patch"), "{out}");
+    assert!(kib < 50 * 1024, "show used {kib} KiB");
+}
