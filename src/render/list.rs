@@ -11,11 +11,11 @@ pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
             out,
             "{}  {:<20} round {}/{}  {:<14} {}{}",
             m.run_id,
-            m.branch,
+            super::escape::line(&m.branch),
             m.round,
             m.max_rounds,
             m.next_action,
-            crate::util::first_line_clipped(&m.task, 50),
+            super::escape::line(&crate::util::first_line_clipped(&m.task, 50)),
             if m.owned { "" } else { "  (other clone)" }
         )?;
     }

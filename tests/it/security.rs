@@ -385,3 +385,49 @@ fn a_huge_object_in_a_run_costs_no_memory() {
     assert!(out.stderr.contains("reviews/1/diff.patch"), "{out}");
     assert!(kib < 50 * 1024, "show used {kib} KiB");
 }
+
+#[test]
+fn stored_text_cannot_drive_the_terminal() {
+    let env = TestEnv::new();
+    // OSC 52 (clipboard write), a title change, hidden text, a carriage return that
+    // overwrites the line, a C1 CSI, and a line break faking a line of its own.
+    let evil = "fix\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}]0;pwned\u{1b}\\\u{1b}[8mhidden\rAPPROVED\u{9b}2J\nnext: done";
+    let run = env.start(evil);
+    let check = "printf 'out\\033]52;c;eA==\\007\\r\\n'";
+    let ck = env.pair_json(&[
+        "checkpoint",
+        "create",
+        "--goal",
+        evil,
+        "--next",
+        evil,
+        "--check",
+        check,
+        "--authorized",
+    ]);
+    let ck = ck["id"].as_str().expect("id").to_owned();
+    for args in [
+        vec!["status"],
+        vec!["list"],
+        vec!["show", run.as_str()],
+        vec!["checkpoint", "show", ck.as_str()],
+        vec!["checkpoint", "show", ck.as_str(), "--prompt"],
+    ] {
+        let out = env.pair(&args);
+        assert_eq!(out.code, 0, "{args:?}: {out}");
+        for bad in ['\u{1b}', '\u{7}', '\r', '\u{9b}'] {
+            assert!(
+                !out.stdout.contains(bad) && !out.stderr.contains(bad),
+                "{args:?} printed {bad:?}: {out}"
+            );
+        }
+        assert!(out.stdout.contains("\\033]52;c;"), "{args:?}: {out}");
+    }
+    let out = env.pair(&["status"]);
+    assert!(out.stdout.contains("\\rAPPROVED\\302\\2332J\\nnext: done"), "{out}");
+    assert!(!out.stdout.lines().any(|l| l == "next: done"), "{out}");
+    // JSON stays exact.
+    assert_eq!(env.pair_json(&["status"])["task"], evil);
+    let shown = env.pair_json(&["checkpoint", "show", &ck]);
+    assert!(shown.to_string().contains("\\u001b]52;c;"), "{shown}");
+}
