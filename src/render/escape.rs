@@ -17,6 +17,37 @@ pub fn line(s: &str) -> Cow<'_, str> {
     escape(s, true)
 }
 
+/// `s` for GitHub markdown (the PR body), inert: `&`, `<`, `>` HTML-escaped (no tag, no
+/// comment, no `</details>`, no marker of the managed block), backticks escaped (no code span
+/// opens or closes), `![` escaped (no image), `@` followed by a zero-width space (no
+/// mention), and control characters escaped as for the terminal.
+pub fn markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    let escaped = text(s);
+    let mut chars = escaped.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '`' => out.push_str("\\`"),
+            '@' => out.push_str("@\u{200b}"),
+            '!' if chars.peek() == Some(&'[') => out.push_str("!\\"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as the content of a markdown code span (shown literally there, so not HTML-escaped):
+/// one line, no backtick, and no `<!--`/`-->` (so no marker of the managed block).
+pub fn code_span(s: &str) -> String {
+    line(s)
+        .replace('`', "'")
+        .replace("<!--", "<!-\u{200b}-")
+        .replace("-->", "-\u{200b}->")
+}
+
 fn escape(s: &str, one_line: bool) -> Cow<'_, str> {
     if !s.chars().any(|c| needs_escape(c, one_line)) {
         return Cow::Borrowed(s);
@@ -78,5 +109,19 @@ mod tests {
         }
         assert_eq!(line("a\nb\tc"), "a\\nb\\tc");
         assert!(matches!(text("nothing to do"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn markdown_is_inert() {
+        let raw = "<!-- x --> </details> <img src=x> ![t](http://e/p.gif) @team `a` & &lt;";
+        let shown = markdown(raw);
+        for bad in ["<", ">", "![", "@team", "`a`", "& "] {
+            assert!(!shown.contains(bad), "{bad}: {shown}");
+        }
+        assert_eq!(
+            markdown("a<b> @x ![i] `c`"),
+            "a&lt;b&gt; @\u{200b}x !\\[i] \\`c\\`"
+        );
+        assert_eq!(code_span("a`b\n<!-- git-pair:end -->"), "a'b\\n<!-\u{200b}- git-pair:end -\u{200b}->");
     }
 }

@@ -431,3 +431,57 @@ fn stored_text_cannot_drive_the_terminal() {
     let shown = env.pair_json(&["checkpoint", "show", &ck]);
     assert!(shown.to_string().contains("\\u001b]52;c;"), "{shown}");
 }
+
+#[test]
+fn untrusted_text_in_the_pr_body_is_inert() {
+    let env = TestEnv::new();
+    env.start("ship it @team ![x](http://evil.example/t.gif) <img src=http://evil.example/p.gif>");
+    env.write("a.txt", "a\n");
+    let summary = "done\n</details>\n\n**Security sign-off @security-team** ✅\n<!-- git-pair:end -->\n![](http://evil.example/track.gif)\n`unclosed";
+    env.pair_json(&["coder-done", "--summary", summary]);
+    // A finding that would open an HTML comment hiding everything after it.
+    let reviewer = format!(
+        "[\"{}\", \"<!-- everything after this is hidden\"]",
+        fixtures().join("reviewers/request-changes.sh").display()
+    );
+    let out = env.pair(&["review", "--reviewer-cmd", &reviewer]);
+    assert_eq!(out.code, 0, "{out}");
+    let body = env.pair(&["pr-body"]);
+    assert_eq!(body.code, 0, "{body}");
+    let body = body.stdout;
+    assert_eq!(body.matches("<!--").count(), 2, "{body}");
+    assert!(body.starts_with("<!-- git-pair:begin -->\n"), "{body}");
+    assert_eq!(body.matches("<!-- git-pair:end -->").count(), 1, "{body}");
+    assert!(body.trim_end().ends_with("<!-- git-pair:end -->"), "{body}");
+    assert_eq!(body.matches("</details>").count(), 1, "{body}");
+    assert_eq!(body.matches("<details>").count(), 1, "{body}");
+    for bad in ["<img", "![", "@team", "@security-team"] {
+        assert!(!body.contains(bad), "{bad}: {body}");
+    }
+    // A backtick of untrusted text is escaped: it opens no code span.
+    assert!(body.contains("\\`unclosed"), "{body}");
+    // Still readable: the finding and the summary are there, escaped.
+    assert!(body.contains("&lt;!-- everything after this is hidden"), "{body}");
+    assert!(body.contains("&lt;/details&gt;"), "{body}");
+    // The rounds table and the findings ledger come after the finding, not hidden by it.
+    assert!(body.contains("### Findings"), "{body}");
+
+    // `--update` of a description whose old generated part holds a forged end marker
+    // replaces all of it, and updating again changes nothing.
+    let file = env.home.join("description.md");
+    std::fs::write(
+        &file,
+        "My intro.\n\n<!-- git-pair:begin -->\nold\n<!-- git-pair:end -->\nold garbage\n<!-- git-pair:end -->\nMy outro.\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf8");
+    let out = env.pair(&["pr-body", "--update", path]);
+    assert_eq!(out.code, 0, "{out}");
+    let once = std::fs::read_to_string(&file).expect("read");
+    assert!(once.starts_with("My intro.\n\n<!-- git-pair:begin -->\n"), "{once}");
+    assert!(once.ends_with("<!-- git-pair:end -->\nMy outro.\n"), "{once}");
+    assert!(!once.contains("old garbage"), "{once}");
+    let out = env.pair(&["pr-body", "--update", path]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), once);
+}
