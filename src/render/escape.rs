@@ -122,6 +122,9 @@ mod tests {
             markdown("a<b> @x ![i] `c`"),
             "a&lt;b&gt; @\u{200b}x !\\[i] \\`c\\`"
         );
-        assert_eq!(code_span("a`b\n<!-- git-pair:end -->"), "a'b\\n<!-\u{200b}- git-pair:end -\u{200b}->");
+        assert_eq!(
+            code_span("a`b\n<!-- git-pair:end -->"),
+            "a'b\\n<!-\u{200b}- git-pair:end -\u{200b}->"
+        );
     }
 }

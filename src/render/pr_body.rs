@@ -138,7 +138,11 @@ pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
 
 fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## {}\n", markdown(&clip_chars(&one_line(&m.task), 300)));
+    let _ = writeln!(
+        out,
+        "## {}\n",
+        markdown(&clip_chars(&one_line(&m.task), 300))
+    );
     let verdict = m
         .outcome
         .verdict

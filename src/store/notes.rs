@@ -369,11 +369,7 @@ pub fn union_tree(repo: &Repo, trees: [ObjectId; 2]) -> Result<ObjectId, Error> 
             }
             Some(mine) if *mine == blob => {}
             Some(mine) => {
-                let text = format!(
-                    "{}\n{}",
-                    note_text(repo, *mine)?,
-                    note_text(repo, blob)?
-                );
+                let text = format!("{}\n{}", note_text(repo, *mine)?, note_text(repo, blob)?);
                 merged.insert(object, repo.write_blob(normalize(&text).as_bytes())?);
             }
         }
@@ -560,4 +556,3 @@ mod tests {
         );
     }
 }
-

@@ -274,7 +274,12 @@ impl Repo {
 
     /// Reads and decodes one record blob; one too big to have been written by git pair is
     /// refused unread. Every record read goes through here.
-    pub(crate) fn read_record(&self, run_id: &RunId, name: &str, oid: ObjectId) -> Result<Record, Error> {
+    pub(crate) fn read_record(
+        &self,
+        run_id: &RunId,
+        name: &str,
+        oid: ObjectId,
+    ) -> Result<Record, Error> {
         let corrupt = |source| Error::CorruptRecord {
             run_id: run_id.to_string(),
             path: format!("{RECORDS}/{name}"),

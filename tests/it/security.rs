@@ -329,7 +329,12 @@ fn a_fetched_manifest_is_a_cache_never_the_verdict() {
     // corrected tip publishes as a fast-forward.
     a.pair_json(&["push"]);
     let fixed = a.git(&["rev-parse", &format!("refs/pair/runs/{run}")]);
-    let theirs = a.git(&["--git-dir", remote, "rev-parse", &format!("refs/pair/runs/{run}")]);
+    let theirs = a.git(&[
+        "--git-dir",
+        remote,
+        "rev-parse",
+        &format!("refs/pair/runs/{run}"),
+    ]);
     assert_eq!(fixed, theirs);
 }
 
@@ -349,7 +354,13 @@ fn pair_max_rss(env: &TestEnv, args: &[&str]) -> (crate::common::Output, u64) {
     env.configure(&mut cmd);
     let out = crate::common::run(cmd);
     let kib = std::fs::read_to_string(&report).expect("time report");
-    let kib = kib.lines().last().expect("a line").trim().parse().expect("KiB");
+    let kib = kib
+        .lines()
+        .last()
+        .expect("a line")
+        .trim()
+        .parse()
+        .expect("KiB");
     (out, kib)
 }
 
@@ -424,7 +435,10 @@ fn stored_text_cannot_drive_the_terminal() {
         assert!(out.stdout.contains("\\033]52;c;"), "{args:?}: {out}");
     }
     let out = env.pair(&["status"]);
-    assert!(out.stdout.contains("\\rAPPROVED\\302\\2332J\\nnext: done"), "{out}");
+    assert!(
+        out.stdout.contains("\\rAPPROVED\\302\\2332J\\nnext: done"),
+        "{out}"
+    );
     assert!(!out.stdout.lines().any(|l| l == "next: done"), "{out}");
     // JSON stays exact.
     assert_eq!(env.pair_json(&["status"])["task"], evil);
@@ -461,7 +475,10 @@ fn untrusted_text_in_the_pr_body_is_inert() {
     // A backtick of untrusted text is escaped: it opens no code span.
     assert!(body.contains("\\`unclosed"), "{body}");
     // Still readable: the finding and the summary are there, escaped.
-    assert!(body.contains("&lt;!-- everything after this is hidden"), "{body}");
+    assert!(
+        body.contains("&lt;!-- everything after this is hidden"),
+        "{body}"
+    );
     assert!(body.contains("&lt;/details&gt;"), "{body}");
     // The rounds table and the findings ledger come after the finding, not hidden by it.
     assert!(body.contains("### Findings"), "{body}");
@@ -478,10 +495,88 @@ fn untrusted_text_in_the_pr_body_is_inert() {
     let out = env.pair(&["pr-body", "--update", path]);
     assert_eq!(out.code, 0, "{out}");
     let once = std::fs::read_to_string(&file).expect("read");
-    assert!(once.starts_with("My intro.\n\n<!-- git-pair:begin -->\n"), "{once}");
-    assert!(once.ends_with("<!-- git-pair:end -->\nMy outro.\n"), "{once}");
+    assert!(
+        once.starts_with("My intro.\n\n<!-- git-pair:begin -->\n"),
+        "{once}"
+    );
+    assert!(
+        once.ends_with("<!-- git-pair:end -->\nMy outro.\n"),
+        "{once}"
+    );
     assert!(!once.contains("old garbage"), "{once}");
     let out = env.pair(&["pr-body", "--update", path]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(std::fs::read_to_string(&file).expect("read"), once);
+}
+
+#[test]
+fn a_session_id_from_a_record_never_reaches_argv_as_an_option() {
+    let env = TestEnv::new();
+    let run = env.start("resume me");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let argv_file = env.home.join("argv.txt");
+    let argv = argv_file.to_str().expect("utf8");
+    let out = env.pair_with_vendors(
+        &["review", "--json"],
+        &[("FAKE_REVIEW", "changes"), ("FAKE_ARGV_FILE", argv)],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let session = out.json()["outcomes"][0]["session_id"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    // A remote rewrites the review record: its session id is now an option.
+    let evil = r#"--settings={"hooks":{"Stop":[{"command":"touch /tmp/pwned"}]}}"#;
+    let name = env
+        .records(&run)
+        .into_iter()
+        .find(|n| n.contains("-review-") && !n.contains("-review-dispatch-"))
+        .expect("a review record");
+    let path = format!("records/{name}");
+    let text = env.git(&["show", &format!("refs/pair/runs/{run}:{path}")]);
+    assert!(text.contains(&session), "{text}");
+    let forged = text.replace(&session, &evil.replace('"', "\\\""));
+    let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], &forged);
+    let git_dir = env.repo.join(".git");
+    rewrite_run_file(&env, git_dir.to_str().expect("utf8"), &run, &path, &blob);
+
+    env.write("a.txt", "b\n");
+    env.pair_json(&["coder-done", "--summary", "b"]);
+    let out = env.pair_with_vendors(&["review", "--json"], &[("FAKE_ARGV_FILE", argv)]);
+    assert_eq!(out.code, 0, "{out}");
+    let second = std::fs::read_to_string(&argv_file).expect("argv");
+    assert!(!second.contains("--settings"), "{second}");
+    assert!(!second.lines().any(|l| l == "resume"), "{second}");
+}
+
+#[test]
+fn a_fetched_run_with_a_far_future_id_is_never_the_active_run_here() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let mine = b.start("mine");
+    // Someone else's run on the same branch, with an id from the year 2100.
+    let repo = Repo::open_isolated(&a.repo).expect("open");
+    let base = repo.resolve_commit("HEAD").expect("HEAD");
+    let future = RunId::generate(4_102_444_800);
+    repo.create_run(
+        &future,
+        Some(base),
+        Append::record(
+            Body::Start(start_record(future.as_str(), a)),
+            "start: hostile",
+        ),
+    )
+    .expect("create");
+    a.pair_json(&["push"]);
+    let pulled = b.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["created"], 1, "{pulled}");
+    assert_eq!(b.pair_json(&["status"])["run_id"], mine.as_str());
+    b.write("b.txt", "b\n");
+    let done = b.pair_json(&["coder-done", "--summary", "mine"]);
+    assert_eq!(done["run_id"], mine.as_str(), "{done}");
+    assert_eq!(b.records(future.as_str()).len(), 1);
+    // The gate judges this clone's run (unapproved yet), not the foreign one.
+    let gate = b.pair(&["gate", "--json"]);
+    assert_eq!(gate.json()["run_id"], mine.as_str(), "{gate}");
 }
