@@ -77,20 +77,18 @@ impl Repo {
     pub fn integrate_runs(&self, others: &[(RunId, ObjectId)]) -> Result<RunsIntegrated, Error> {
         let local = self.run_tips()?;
         let mut out = RunsIntegrated::default();
-        // A fetched manifest is never trusted: what is taken in as it is gets its manifest
-        // projected from its records (a commit on top when the stored one differs).
-        let others = others
+        let (missing, present): (Vec<_>, Vec<_>) = others
             .iter()
-            .map(|(id, tip)| {
-                if local.contains_key(id) {
-                    Ok((id.clone(), *tip))
-                } else {
-                    Ok((id.clone(), self.reprojected(id, *tip)?))
-                }
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        let (missing, present): (Vec<_>, Vec<_>) =
-            others.iter().partition(|(id, _)| !local.contains_key(id));
+            .cloned()
+            .partition(|(id, _)| !local.contains_key(id));
+        // A fetched manifest is never trusted: a run taken in as it is gets its manifest
+        // projected from its records (a commit on top when the stored one differs), on a few
+        // threads (it reads every record).
+        let missing = self.map_parallel(&missing, |repo, (id, tip)| {
+            Ok((id.clone(), repo.reprojected(id, *tip)?))
+        })?;
+        let missing: Vec<&(RunId, ObjectId)> = missing.iter().collect();
+        let present: Vec<&(RunId, ObjectId)> = present.iter().collect();
         let mut one_by_one: Vec<&(RunId, ObjectId)> = present;
         if !missing.is_empty() {
             if self.create_run_refs(&missing)? {
