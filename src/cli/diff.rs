@@ -22,5 +22,5 @@ pub struct Args {
 pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     let state = ops::show::run(ctx, args.run_id.as_deref())?;
     let diff = ops::show::diff(ctx, &state, args.round, args.since_round)?;
-    Ok(Report::rendered(&diff, crate::render::diff::human))
+    Ok(Report::rendered(&diff, crate::render::diff::human).raw())
 }

@@ -35,5 +35,6 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
     .into_iter()
     .find_map(|(wanted, material)| wanted.then_some(material));
     let shown = ops::show::show(ctx, args.run_id.as_deref(), args.round, material)?;
-    Ok(Report::rendered(&shown, crate::render::show::human))
+    let report = Report::rendered(&shown, crate::render::show::human);
+    Ok(if args.diff { report.raw() } else { report })
 }

@@ -7,6 +7,7 @@ use std::io::{IsTerminal as _, Write as _};
 use serde_json::Value;
 
 use super::error::CommandError;
+use crate::render::escape;
 
 /// What a command produced: one JSON object and the human rendering of the same data.
 #[derive(Debug, Default)]
@@ -20,6 +21,9 @@ pub struct Report {
     pub exit: u8,
     /// Print nothing on stdout, in either mode (a hook whose silence is its answer).
     pub silent: bool,
+    /// The human text is a patch: byte for byte when stdout is not a terminal (to a file or
+    /// a pipe), escaped like all other text on one.
+    pub raw: bool,
 }
 
 impl Report {
@@ -38,7 +42,14 @@ impl Report {
             notes: Vec::new(),
             exit: 0,
             silent: false,
+            raw: false,
         }
+    }
+
+    /// Marks the human text a patch (see [`Report::raw`]).
+    pub fn raw(mut self) -> Self {
+        self.raw = true;
+        self
     }
 
     /// Adds a note for stderr.
@@ -84,14 +95,16 @@ impl Ui {
     /// Shows progress on a long wait; only when stderr is a terminal, never in `--json` data.
     pub fn progress(&self, message: &str) {
         if self.progress {
-            eprintln!("{message}");
+            eprintln!("{}", escape::text(message));
         }
     }
 
-    /// Prints a command's result and returns its exit code.
+    /// Prints a command's result and returns its exit code. Human text and notes are
+    /// escaped for the terminal ([`crate::render::escape`]): they hold stored data (tasks,
+    /// findings, check output) that anyone with push access may have written.
     pub fn emit(&self, report: &Report) -> u8 {
         for note in &report.notes {
-            eprintln!("{note}");
+            eprintln!("{}", escape::text(note));
         }
         let result = if report.silent {
             Ok(())
@@ -102,7 +115,12 @@ impl Ui {
             Ok(())
         } else {
             let mut out = std::io::stdout().lock();
-            out.write_all(report.human.as_bytes()).and_then(|()| {
+            let human = if report.raw && !out.is_terminal() {
+                std::borrow::Cow::Borrowed(report.human.as_str())
+            } else {
+                escape::text(&report.human)
+            };
+            out.write_all(human.as_bytes()).and_then(|()| {
                 if report.human.ends_with('\n') {
                     Ok(())
                 } else {
@@ -124,11 +142,11 @@ impl Ui {
     /// object with an `error` key on stdout. Returns the exit code.
     pub fn emit_error(&self, err: &CommandError) -> u8 {
         if let (false, Some(text)) = (self.json, &err.human) {
-            let _ = write!(std::io::stdout().lock(), "{text}");
+            let _ = write!(std::io::stdout().lock(), "{}", escape::text(text));
         }
-        eprintln!("error: {}", err.message);
+        eprintln!("error: {}", escape::line(&err.message));
         if let Some(hint) = &err.hint {
-            eprintln!("hint: {hint}");
+            eprintln!("hint: {}", escape::line(hint));
         }
         if self.json {
             let line = serde_json::to_string(&err.to_json()).expect("JSON values serialize");

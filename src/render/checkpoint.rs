@@ -61,9 +61,9 @@ pub fn packet(packet: &Checkpoint, run_id: &str, at: &str, state: CheckpointStat
         packet.language, packet.locale, packet.time_zone
     );
     if let Some(goal) = &packet.goal {
-        let _ = writeln!(out, "goal: {goal}");
+        let _ = writeln!(out, "goal: {}", super::escape::line(goal));
     }
-    let _ = writeln!(out, "next: {}", packet.next);
+    let _ = writeln!(out, "next: {}", super::escape::line(&packet.next));
     list(&mut out, "acceptance criteria", &packet.criteria);
     list(&mut out, "verified", &packet.verified);
     list(&mut out, "unverified", &packet.unverified);

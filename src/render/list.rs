@@ -18,11 +18,11 @@ pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
             out,
             "{}  {:<20} round {}/{}  {:<18} {}{}",
             m.run_id,
-            m.branch,
+            super::escape::line(&m.branch),
             m.round,
             m.max_rounds,
             state,
-            crate::util::first_line_clipped(&m.task, 50),
+            super::escape::line(&crate::util::first_line_clipped(&m.task, 50)),
             if m.owned { "" } else { "  (other clone)" }
         )?;
     }

@@ -14,6 +14,7 @@ pub mod cost;
 pub mod demo;
 pub mod diff;
 pub mod drop;
+pub mod escape;
 pub mod finish;
 pub mod gate;
 pub mod handoff;

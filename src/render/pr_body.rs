@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use crate::model::{Body, Manifest, Record, ResponseStatus, Role, Verdict};
 
+use super::escape::{code_span, markdown};
 use super::handoff;
 
 /// GitHub's limit on a PR description, in characters.
@@ -37,7 +38,8 @@ pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
     let mut rounds: Vec<(u32, String)> = Vec::new();
     for record in records {
         manifest.apply(record);
-        let section = handoff::section(record, &manifest);
+        // Every record's text is untrusted: rendered inert (see `escape::markdown`).
+        let section = markdown(&handoff::section(record, &manifest));
         if section.is_empty() {
             continue;
         }
@@ -66,7 +68,7 @@ pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
         }
     );
     let details_close = "\n</details>\n";
-    let header = clip_chars(&handoff::header(m), 2_000);
+    let header = markdown(&clip_chars(&handoff::header(m), 2_000));
     let fixed = BEGIN.chars().count()
         + 1
         + head.chars().count()
@@ -136,7 +138,11 @@ pub fn render(records: &[Record], spent_usd: Option<f64>) -> String {
 
 fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## {}\n", clip_chars(&one_line(&m.task), 300));
+    let _ = writeln!(
+        out,
+        "## {}\n",
+        markdown(&clip_chars(&one_line(&m.task), 300))
+    );
     let verdict = m
         .outcome
         .verdict
@@ -148,18 +154,18 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             .rounds
             .iter()
             .filter(|e| e.role == Role::Reviewer)
-            .map(|e| e.tool.clone())
+            .map(|e| cell(&e.tool))
             .collect();
         names.dedup();
         if names.is_empty() {
-            names.push(m.reviewer.clone());
+            names.push(cell(&m.reviewer));
         }
         names
     };
     let fallback = if m.reviewer_fallback {
         // The reviewers asked for, as the fallback reviews recorded them (records written
         // before they did so name only the reviewer that ran).
-        let mut configured: Vec<&str> = records
+        let mut configured: Vec<String> = records
             .iter()
             .filter_map(|r| match &r.body {
                 Body::Review(review) if review.fallback_used => Some(review.reviewers.iter()),
@@ -167,7 +173,7 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             })
             .flatten()
             .filter(|a| a.reviewer != a.tool)
-            .map(|a| a.reviewer.as_str())
+            .map(|a| cell(&a.reviewer))
             .collect();
         configured.sort_unstable();
         configured.dedup();
@@ -186,7 +192,7 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
         "**Outcome:** {verdict} after {rounds} round{} · **Reviewer:** {}{fallback} · **Coder:** {} · **Cost:** {}",
         if rounds == 1 { "" } else { "s" },
         reviewers.join(", "),
-        m.coder,
+        cell(&m.coder),
         match spent_usd {
             Some(usd) => format!("${:.2}", usd + 0.0),
             None => "not measured".to_owned(),
@@ -212,7 +218,7 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             _ => None,
         })
         .flatten()
-        .map(|a| format!("`{}`", a.to_string().replace('`', "'")))
+        .map(|a| format!("`{}`", code_span(&a.to_string())))
         .collect();
     if !allowed.is_empty() {
         let _ = writeln!(
@@ -246,8 +252,9 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
         }) {
             let _ = writeln!(
                 out,
-                "\n> **Coverage, round {}:** {warning}; the rest was not reviewed.",
-                e.n
+                "\n> **Coverage, round {}:** {}; the rest was not reviewed.",
+                e.n,
+                cell(&warning)
             );
         }
     }
@@ -262,7 +269,7 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
         let verdict = match (e.role, e.verdict, &e.outcome) {
             (Role::Coder, _, _) => "—".to_owned(),
             (_, Some(v), _) => v.as_str().to_owned(),
-            (_, None, Some(outcome)) => format!("no verdict ({outcome})"),
+            (_, None, Some(outcome)) => format!("no verdict ({})", cell(outcome)),
             (_, None, None) => "no verdict".to_owned(),
         };
         let findings = match e.role {
@@ -275,7 +282,8 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
         let _ = writeln!(
             out,
             "| {} | {role} | {} | {verdict} | {findings} | {cost} |",
-            e.n, e.tool
+            e.n,
+            cell(&e.tool)
         );
     }
     let ledger = ledger(records);
@@ -288,7 +296,7 @@ fn summary(m: &Manifest, records: &[Record], spent_usd: Option<f64>) -> String {
             let location = if finding.location.is_empty() {
                 String::new()
             } else {
-                format!("`{}` ", finding.location.replace('`', "'"))
+                format!("`{}` ", code_span(&finding.location))
             };
             let status = match standing {
                 Standing::Addressed => "addressed".to_owned(),
@@ -384,9 +392,11 @@ pub fn ledger(records: &[Record]) -> Vec<(u32, crate::model::Finding, Standing)>
 }
 
 /// Replaces the generated part of `existing` with `generated` (or appends it when absent),
-/// leaving the user's own text as it was.
+/// leaving the user's own text as it was. The part runs from the first begin marker to the
+/// last end marker: an end marker forged inside an older generated part (before untrusted
+/// text was rendered inert) cannot leave the rest of that part behind.
 pub fn update(existing: &str, generated: &str) -> String {
-    match (existing.find(BEGIN), existing.find(END)) {
+    match (existing.find(BEGIN), existing.rfind(END)) {
         (Some(start), Some(end)) if end > start => {
             let after = &existing[end + END.len()..];
             let after = after.strip_prefix('\n').unwrap_or(after);
@@ -406,8 +416,9 @@ fn clip_chars(text: &str, max: usize) -> String {
     out
 }
 
+/// Untrusted text as one table cell (or one inline phrase): one line, inert, no `|`.
 fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
+    markdown(&one_line(text)).replace('|', "\\|")
 }
 
 fn one_line(text: &str) -> String {

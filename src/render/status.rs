@@ -3,6 +3,7 @@
 use std::io::{Result, Write};
 
 use super::common::{next_step, usd};
+use super::escape::line;
 use crate::model::report::status::Status;
 
 /// The run's round, verdict, spend, checkpoint, conflicts, next step and settings.
@@ -10,9 +11,12 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "run {} on {} — round {} of {}",
-        s.run_id, s.branch, s.round, s.max_rounds
+        s.run_id,
+        line(&s.branch),
+        s.round,
+        s.max_rounds
     )?;
-    writeln!(out, "task: {}", s.task)?;
+    writeln!(out, "task: {}", line(&s.task))?;
     if let Some(v) = s.last_verdict {
         writeln!(out, "last verdict: {v}")?;
     }
@@ -27,7 +31,7 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "context compactions: {}", s.compactions)?;
     }
     for conflict in &s.conflicts {
-        writeln!(out, "conflict: {conflict}")?;
+        writeln!(out, "conflict: {}", line(conflict))?;
     }
     writeln!(
         out,

@@ -43,14 +43,7 @@ impl Repo {
             .entries
             .iter()
             .filter(|(name, _)| record_kind(name).is_some_and(|k| kinds.contains(&k)))
-            .map(|(name, oid)| {
-                let bytes = self.blob(*oid)?;
-                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
-                    run_id: files.run_id.to_string(),
-                    path: format!("{RECORDS}/{name}"),
-                    source,
-                })
-            })
+            .map(|(name, oid)| self.read_record(&files.run_id, name, *oid))
             .collect()
     }
 

@@ -131,9 +131,7 @@ impl Reader {
         else {
             return Ok(None);
         };
-        Ok(Some(
-            String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
-        ))
+        Ok(Some(note_text(repo, blob)?))
     }
 }
 
@@ -221,7 +219,7 @@ fn edit_note(
                 .get(&commit, &repo.repo)
                 .map_err(Error::git("look up a note"))?
             {
-                Some(blob) => String::from_utf8_lossy(&repo.blob(blob)?).into_owned(),
+                Some(blob) => note_text(repo, blob)?,
                 None => String::new(),
             };
             let text = edit(&existing);
@@ -275,7 +273,7 @@ pub fn remove_run_lines(
                 State::new(root, &repo.repo).map_err(Error::git("read the notes tree"))?;
             let mut removed = 0;
             for (object, blob) in all_notes(repo, root)? {
-                let text = String::from_utf8_lossy(&repo.blob(blob)?).into_owned();
+                let text = note_text(repo, blob)?;
                 let kept: Vec<&str> = text
                     .split('\n')
                     .filter(|l| !l.is_empty() && !is_line_of(l, run_ids))
@@ -371,11 +369,7 @@ pub fn union_tree(repo: &Repo, trees: [ObjectId; 2]) -> Result<ObjectId, Error> 
             }
             Some(mine) if *mine == blob => {}
             Some(mine) => {
-                let text = format!(
-                    "{}\n{}",
-                    String::from_utf8_lossy(&repo.blob(*mine)?),
-                    String::from_utf8_lossy(&repo.blob(blob)?)
-                );
+                let text = format!("{}\n{}", note_text(repo, *mine)?, note_text(repo, blob)?);
                 merged.insert(object, repo.write_blob(normalize(&text).as_bytes())?);
             }
         }
@@ -460,6 +454,19 @@ fn move_notes_ref(repo: &Repo, expected: Option<ObjectId>, new: ObjectId) -> Res
             run_id: NOTES_REF.into(),
         }),
     }
+}
+
+/// The largest note read: a note holds one short line per run that approved its commit, so a
+/// larger one is not git pair's (a fetched note can be gigabytes that compress to kilobytes).
+pub const MAX_NOTE_BYTES: u64 = 4 << 20;
+
+/// The text of a note blob; one over [`MAX_NOTE_BYTES`] reads as empty, unread (notes are
+/// hints `verify` confirms against the records, so a dropped one approves nothing).
+fn note_text(repo: &Repo, blob: ObjectId) -> Result<String, Error> {
+    Ok(match repo.blob_within(blob, MAX_NOTE_BYTES)? {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::new(),
+    })
 }
 
 #[cfg(test)]

@@ -324,6 +324,15 @@ impl OutgoingReader {
         let Some(&(false, true, manifest)) = self.entries(root)?.get(MANIFEST.as_bytes()) else {
             return Ok(None);
         };
+        let size = self
+            .repo
+            .find_header(manifest)
+            .map_err(Error::git("read an object header"))?
+            .size();
+        if size > super::runs::MAX_MANIFEST_BYTES {
+            // Not git pair's: unread, it gives no base (as one that does not parse).
+            return Ok(None);
+        }
         let bytes = self
             .repo
             .find_blob(manifest)

@@ -382,6 +382,32 @@ impl Repo {
         Ok(blob.take_data())
     }
 
+    /// Reads a blob's bytes when it holds at most `max` bytes; `Ok(Err(size))` when it is
+    /// larger, decided from its header before anything is inflated (a fetched object can be
+    /// gigabytes that compress to kilobytes).
+    pub fn blob_within(&self, id: ObjectId, max: u64) -> Result<Result<Vec<u8>, u64>, Error> {
+        let size = self.object_size(id)?;
+        if size > max {
+            return Ok(Err(size));
+        }
+        self.blob(id).map(Ok)
+    }
+
+    /// The id of the blob at `path` inside `tree`, or None when there is no such file (a
+    /// symlink or a gitlink there is not a file).
+    pub fn blob_id_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, Error> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a tree"))?;
+        Ok(entry
+            .filter(|entry| entry.mode().is_blob())
+            .map(|entry| entry.object_id()))
+    }
+
     /// Reads the blob at `path` inside `tree`, or None when there is no such file.
     pub fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, Error> {
         let tree = self

@@ -14,6 +14,13 @@ use super::layout::{
 use super::{Error, Repo, lock};
 use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
 
+/// The largest `manifest.json` read; a larger one is not git pair's (a run of a thousand
+/// rounds stores well under a megabyte) and the manifest is projected from the records.
+pub const MAX_MANIFEST_BYTES: u64 = 8 << 20;
+/// The largest stored file of a run read (packets, reviewer output, prompts are bounded far
+/// below this when written); a larger one is refused unread.
+pub const MAX_MATERIAL_BYTES: u64 = 64 << 20;
+
 /// A ref lock file older than this, found while we hold the run's writer lock, was left by
 /// a killed process (live writers hold ref locks for microseconds).
 const STALE_REF_LOCK: std::time::Duration = std::time::Duration::from_secs(1);
@@ -146,7 +153,11 @@ impl Repo {
         self.load_at(run_id, tip)
     }
 
-    /// Loads a run as of commit `tip`.
+    /// Loads a run as of commit `tip`. The stored `manifest.json` is a cache: it is used only
+    /// when it parses, is no larger than [`MAX_MANIFEST_BYTES`] and its head (record count
+    /// and last record) is the records tree's; otherwise the manifest is projected from the
+    /// records. (A fetched manifest whose head matches but whose content lies is replaced
+    /// when it is pulled: [`Repo::reprojected`].)
     pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
         if let Some((tree, manifest)) = self.manifests.borrow().get(&tip) {
             return Ok(RunState {
@@ -157,18 +168,28 @@ impl Repo {
             });
         }
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
-        let manifest = match self.blob_at(tree, MANIFEST)? {
-            Some(bytes) => {
-                serde_json::from_slice::<Manifest>(&bytes).map_err(|source| Error::CorruptRun {
-                    run_id: run_id.to_string(),
-                    detail: format!("manifest.json does not parse: {source}"),
-                })?
+        let mut entries = self.tree_entries(tree, RECORDS)?;
+        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        let stored = self.stored_manifest(tree)?;
+        let head = entries.last().map(|(name, _)| name.as_str());
+        let manifest = match stored {
+            Some(manifest)
+                if manifest.records == entries.len() as u64 && manifest.last_record() == head =>
+            {
+                manifest
             }
-            None => {
+            _ if entries.is_empty() => {
                 return Err(Error::CorruptRun {
                     run_id: run_id.to_string(),
-                    detail: format!("commit {tip} has no manifest.json"),
+                    detail: format!("commit {tip} has no usable manifest.json and no records"),
                 });
+            }
+            _ => {
+                let records = entries
+                    .into_iter()
+                    .map(|(name, oid)| self.read_record(run_id, &name, oid))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Manifest::project(&records)
             }
         };
         self.remember(tip, tree, &manifest);
@@ -178,6 +199,53 @@ impl Repo {
             tree,
             manifest,
         })
+    }
+
+    /// The manifest stored in the run tree `tree`, when there is one that parses and is no
+    /// larger than [`MAX_MANIFEST_BYTES`] (read only after its size is known).
+    fn stored_manifest(&self, tree: ObjectId) -> Result<Option<Manifest>, Error> {
+        let Some(id) = self.blob_id_at(tree, MANIFEST)? else {
+            return Ok(None);
+        };
+        Ok(match self.blob_within(id, MAX_MANIFEST_BYTES)? {
+            Ok(bytes) => serde_json::from_slice::<Manifest>(&bytes).ok(),
+            Err(_) => None,
+        })
+    }
+
+    /// `tip` (a run's commit from elsewhere) when its stored manifest is exactly the
+    /// projection of its records; otherwise a commit on top of it whose only change is the
+    /// manifest projected from the records. Deterministic (fixed identity, the tip's time),
+    /// so every clone pulling the same tip writes the same commit. Reads every record.
+    pub fn reprojected(&self, run_id: &RunId, tip: ObjectId) -> Result<ObjectId, Error> {
+        let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
+        let records = self.records_in_tree(run_id, tree)?;
+        let mut projected = Manifest::project(&records);
+        if let Some(stored) = self.stored_manifest(tree)? {
+            // Fields a newer version wrote are compared as they are, not trusted when not.
+            projected.extra = stored.extra.clone();
+            if stored == projected {
+                return Ok(tip);
+            }
+        }
+        projected.extra.clear();
+        let blob = self.write_blob(&manifest_json(&projected))?;
+        let mut editor = self
+            .repo
+            .edit_tree(tree)
+            .map_err(Error::git("edit a run tree"))?;
+        editor
+            .upsert(MANIFEST, EntryKind::Blob, blob)
+            .map_err(Error::git("add manifest.json to a run tree"))?;
+        let fixed = editor
+            .write()
+            .map_err(Error::git("write a run tree"))?
+            .detach();
+        let message = format!(
+            "manifest: projected again from the records\n\nThe fetched manifest.json did not \
+             match its records.\n\nPair-Run: {run_id}\n"
+        );
+        self.write_deterministic_commit(&message, fixed, &[tip])
     }
 
     fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {
@@ -205,18 +273,24 @@ impl Repo {
     }
 
     /// Reads and decodes one record blob; one too big to have been written by git pair is
-    /// refused unread.
-    fn read_record(&self, run_id: &RunId, name: &str, oid: ObjectId) -> Result<Record, Error> {
+    /// refused unread. Every record read goes through here.
+    pub(crate) fn read_record(
+        &self,
+        run_id: &RunId,
+        name: &str,
+        oid: ObjectId,
+    ) -> Result<Record, Error> {
         let corrupt = |source| Error::CorruptRecord {
             run_id: run_id.to_string(),
             path: format!("{RECORDS}/{name}"),
             source,
         };
-        let size = usize::try_from(self.object_size(oid)?).unwrap_or(usize::MAX);
-        if size > crate::model::MAX_RECORD_BYTES {
-            return Err(corrupt(crate::model::RecordError::TooLarge { bytes: size }));
+        match self.blob_within(oid, crate::model::MAX_RECORD_BYTES as u64)? {
+            Ok(bytes) => Record::from_json(&bytes).map_err(corrupt),
+            Err(size) => Err(corrupt(crate::model::RecordError::TooLarge {
+                bytes: usize::try_from(size).unwrap_or(usize::MAX),
+            })),
         }
-        Record::from_json(&self.blob(oid)?).map_err(corrupt)
     }
 
     /// The newest record of `kind` (e.g. `review`) that `wanted` accepts, reading records
@@ -254,21 +328,27 @@ impl Repo {
         if let Some(record) = self.written_records.borrow().get(name) {
             return Ok(Some(record.clone()));
         }
-        let Some(bytes) = self.blob_at(tree, &format!("{RECORDS}/{name}"))? else {
+        let Some(oid) = self.blob_id_at(tree, &format!("{RECORDS}/{name}"))? else {
             return Ok(None);
         };
-        Record::from_json(&bytes)
-            .map(Some)
-            .map_err(|source| Error::CorruptRecord {
-                run_id: run_id.to_string(),
-                path: format!("{RECORDS}/{name}"),
-                source,
-            })
+        self.read_record(run_id, name, oid).map(Some)
     }
 
-    /// Reads a stored file of a run by path (e.g. `reviews/1/diff.patch`).
+    /// Reads a stored file of a run by path (e.g. `reviews/1/diff.patch`); one larger than
+    /// [`MAX_MATERIAL_BYTES`] is refused unread.
     pub fn run_file(&self, state: &RunState, path: &str) -> Result<Option<Vec<u8>>, Error> {
-        self.blob_at(state.tree, path)
+        let Some(id) = self.blob_id_at(state.tree, path)? else {
+            return Ok(None);
+        };
+        match self.blob_within(id, MAX_MATERIAL_BYTES)? {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(size) => Err(Error::CorruptRun {
+                run_id: state.run_id.to_string(),
+                detail: format!(
+                    "{path} is {size} bytes, more than the {MAX_MATERIAL_BYTES} stored material may be"
+                ),
+            }),
+        }
     }
 
     /// The tree id stored at `path` in the run (e.g. a reviewed snapshot).

@@ -246,6 +246,12 @@ impl Manifest {
         }
     }
 
+    /// The file name of the last record projected (the manifest's head): a stored manifest
+    /// describes a records tree only when this is that tree's last record.
+    pub fn last_record(&self) -> Option<&str> {
+        self.last_record.as_deref()
+    }
+
     /// The highest coder round, if any.
     pub fn current_coder_round(&self) -> Option<u32> {
         self.rounds

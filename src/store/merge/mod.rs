@@ -1,7 +1,8 @@
 //! Record-union merge of two tips of one run.
 //!
 //! Owns how a local run ref takes in a tip fetched from elsewhere: identical → nothing,
-//! local behind → fast-forward, remote behind → nothing, absent → create, diverged → a merge
+//! local behind → fast-forward (to the tip, or to a commit on it whose manifest is projected
+//! from its records when the fetched one is not that projection), remote behind → nothing, absent → create, diverged → a merge
 //! commit whose tree holds the union of both sides' records and files (built in `trees`),
 //! with `manifest.json` recomputed by [`crate::model::Manifest::project`]. The merge is a
 //! function of the *set* of entries on both sides, so it is deterministic, commutative and
@@ -76,8 +77,18 @@ impl Repo {
     pub fn integrate_runs(&self, others: &[(RunId, ObjectId)]) -> Result<RunsIntegrated, Error> {
         let local = self.run_tips()?;
         let mut out = RunsIntegrated::default();
-        let (missing, present): (Vec<_>, Vec<_>) =
-            others.iter().partition(|(id, _)| !local.contains_key(id));
+        let (missing, present): (Vec<_>, Vec<_>) = others
+            .iter()
+            .cloned()
+            .partition(|(id, _)| !local.contains_key(id));
+        // A fetched manifest is never trusted: a run taken in as it is gets its manifest
+        // projected from its records (a commit on top when the stored one differs), on a few
+        // threads (it reads every record).
+        let missing = self.map_parallel(&missing, |repo, (id, tip)| {
+            Ok((id.clone(), repo.reprojected(id, *tip)?))
+        })?;
+        let missing: Vec<&(RunId, ObjectId)> = missing.iter().collect();
+        let present: Vec<&(RunId, ObjectId)> = present.iter().collect();
         let mut one_by_one: Vec<&(RunId, ObjectId)> = present;
         if !missing.is_empty() {
             if self.create_run_refs(&missing)? {
@@ -113,14 +124,19 @@ impl Repo {
         retry_lost_races(
             |_| {
                 let local = self.run_tip(run_id)?;
+                // A tip taken as it is gets a manifest projected from its records.
                 let (integration, new) = match local {
-                    None => (Integration::Created, other),
+                    None => (Integration::Created, self.reprojected(run_id, other)?),
                     Some(tip) if tip == other => return Ok(Integration::Unchanged),
                     Some(tip) if self.run_contains(run_id, tip, other)? => {
                         return Ok(Integration::LocalAhead);
                     }
                     Some(tip) if self.run_contains(run_id, other, tip)? => {
-                        (Integration::FastForwarded, other)
+                        let new = self.reprojected(run_id, other)?;
+                        if new == tip {
+                            return Ok(Integration::Unchanged);
+                        }
+                        (Integration::FastForwarded, new)
                     }
                     Some(tip) => (Integration::Merged, self.merge_tips(run_id, tip, other)?),
                 };

@@ -43,14 +43,7 @@ impl Repo {
             .collect();
         let mut records = Vec::with_capacity(kept.len());
         for (name, id) in &kept {
-            let bytes = self.blob(*id)?;
-            records.push(
-                Record::from_json(&bytes).map_err(|source| Error::CorruptRecord {
-                    run_id: run_id.to_string(),
-                    path: format!("{RECORDS}/{name}"),
-                    source,
-                })?,
-            );
+            records.push(self.read_record(run_id, name, *id)?);
         }
         let manifest = Manifest::project(&records);
         let atoms = snapshot_ids(&records);
