@@ -134,9 +134,17 @@ pub struct PullReport {
     /// Local runs with a tombstone that were kept: they hold records the dropper never saw
     /// (they are not published either; `git pair drop` removes them here).
     pub kept_dropped: Vec<RunId>,
+    /// Local runs with a tombstone that were kept because they are this clone's active work
+    /// (the caller's `keep` said so): a fetched tombstone never deletes them; `git pair drop
+    /// --force` does. Not published either.
+    pub kept_active: Vec<RunId>,
     /// Note lines of dropped runs removed locally.
     pub removed_note_lines: usize,
 }
+
+/// Which local runs a fetched tombstone must not remove (this clone's active work): asked
+/// only about runs a tombstone would remove. When unsure, the answer is `true`.
+pub type Keep<'a> = &'a dyn Fn(&RunId) -> bool;
 
 impl PullReport {
     /// Folds in the pull of a later push attempt: changes add up; what stayed as it was is
@@ -170,6 +178,11 @@ impl PullReport {
         self.tombstones += later.tombstones;
         self.removed.extend(later.removed);
         self.kept_dropped.extend(later.kept_dropped);
+        for run in later.kept_active {
+            if !self.kept_active.contains(&run) {
+                self.kept_active.push(run);
+            }
+        }
         self.removed_note_lines += later.removed_note_lines;
     }
 }
@@ -230,9 +243,9 @@ pub enum Guarded {
 }
 /// Fetches the remote's state into the staging namespace, then merges it into the local
 /// refs. A remote without any git pair refs is not an error: nothing happens.
-pub fn pull(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+pub fn pull(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport, Error> {
     fetch(repo, remote)?;
-    let report = integrate(repo, remote)?;
+    let report = integrate(repo, remote, keep)?;
     pack_staging(repo, remote)?;
     Ok(report)
 }
@@ -255,6 +268,7 @@ pub fn push<E: From<Error>>(
     repo: &Repo,
     remote: &Remote,
     scope: &Scope,
+    keep: Keep<'_>,
     guard: &mut dyn FnMut(&[Pending]) -> Result<Guarded, E>,
 ) -> Result<PushReport, E> {
     let mut report = PushReport::default();
@@ -262,7 +276,7 @@ pub fn push<E: From<Error>>(
     let mut last_rejection = String::new();
     for attempt in 1..=MAX_PUSH_ATTEMPTS {
         report.attempts = attempt;
-        let pulled = pull(repo, remote).map_err(|err| match err {
+        let pulled = pull(repo, remote, keep).map_err(|err| match err {
             // The user asked to push: say so when the remote cannot be reached at all.
             Error::Fetch { remote, detail } => Error::Push { remote, detail },
             other => other,
@@ -433,7 +447,7 @@ pub fn classify_rejection(statuses: &[RefStatus]) -> Rejection {
 /// Merges what is staged for `remote` into the local refs (no network): tombstones first
 /// (learnt ones created, local copies of tombstoned runs removed), then the runs no tombstone
 /// names, then the notes (without lines of dropped runs).
-fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+fn integrate(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport, Error> {
     let local_tombstones = repo.tombstones()?;
     let learnt: Vec<(RunId, ObjectId)> = staged_tombstones(repo, remote)?
         .into_iter()
@@ -446,6 +460,7 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         .collect();
     let all_tombstones = repo.tombstones()?;
     let mut kept = Vec::new();
+    let mut kept_active = Vec::new();
     let mut removed: Vec<RunId> = Vec::new();
     if !dropped.is_empty() {
         for (run_id, local_tip) in repo.run_tips()? {
@@ -459,10 +474,14 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
                 .unwrap_or_default();
             // A local copy goes only when the dropper saw all of it: a tombstone never
             // deletes records made here that it does not name.
-            if seen.contains(&local_tip) {
-                removed.push(run_id);
-            } else {
+            if !seen.contains(&local_tip) {
                 kept.push(run_id);
+            } else if keep(&run_id) {
+                // This clone's active work goes only on purpose (`drop --force`), as a local
+                // drop of it would.
+                kept_active.push(run_id);
+            } else {
+                removed.push(run_id);
             }
         }
     }
@@ -496,6 +515,7 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         tombstones,
         removed,
         kept_dropped: kept,
+        kept_active,
         removed_note_lines,
     })
 }

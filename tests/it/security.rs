@@ -245,3 +245,46 @@ fn a_tombstone_cannot_delete_local_work_its_dropper_never_saw() {
     assert!(b.git(&["for-each-ref", "refs/pair/runs"]).contains(&other));
     let _ = fixtures();
 }
+
+#[test]
+fn a_fetched_tombstone_of_this_clones_active_run_keeps_it_until_drop_force() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // A's active run, reviewed and pushed; B has all of it, so its tombstone names A's tip.
+    let run = a.start("mine");
+    a.write("a.txt", "a\n");
+    a.pair_json(&["coder-done", "--summary", "work"]);
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    let out = b.pair(&["drop", &run, "--remote", "origin", "--force"]);
+    assert_eq!(out.code, 0, "{out}");
+
+    // A's pull keeps its active run, warns, and does not publish it again.
+    let pulled = a.pair(&["pull"]);
+    assert_eq!(pulled.code, 0, "{pulled}");
+    assert!(
+        pulled
+            .stdout
+            .contains(&format!("warning: kept local run {run}"))
+            && pulled
+                .stdout
+                .contains(&format!("git pair drop {run} --force")),
+        "{pulled}"
+    );
+    let json = a.pair_json(&["pull"]);
+    assert_eq!(json["removed"]["kept_active"], serde_json::json!([run]));
+    assert_eq!(json["removed"]["runs"], serde_json::json!([]));
+    assert!(a.git(&["for-each-ref", "refs/pair/runs"]).contains(&run));
+    assert_eq!(a.pair_json(&["status"])["run_id"], run.as_str());
+    a.pair_json(&["push"]);
+    assert!(!net.remote_refs().contains(&format!("refs/pair/runs/{run}")));
+
+    // Only `drop --force` finishes the job.
+    let out = a.pair(&["drop", &run]);
+    assert_eq!(out.code, 1, "{out}");
+    let out = a.pair(&["drop", &run, "--force"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!a.git(&["for-each-ref", "refs/pair/runs"]).contains(&run));
+    let json = a.pair_json(&["pull"]);
+    assert_eq!(json["removed"]["kept_active"], serde_json::json!([]));
+}

@@ -40,6 +40,9 @@ pub struct RemovedRuns {
     pub runs: Vec<RunId>,
     /// Runs with a tombstone kept here: they hold records the dropper never saw.
     pub kept: Vec<RunId>,
+    /// Runs with a tombstone kept here because they are this clone's active (unfinished)
+    /// work: a fetched tombstone never deletes them; `git pair drop <run> --force` does.
+    pub kept_active: Vec<RunId>,
     /// Tombstones learnt from the remote.
     pub tombstones_learnt: usize,
     /// Note lines of dropped runs removed here.

@@ -65,9 +65,14 @@ impl<'a> Guard<'a> {
     }
 
     /// Pushes `scope` to `remote`, this guard checking every plan before it is sent.
-    pub fn push(&mut self, remote: &Remote, scope: &Scope) -> Result<PushReport, Error> {
+    pub fn push(
+        &mut self,
+        remote: &Remote,
+        scope: &Scope,
+        keep: crate::sync::Keep<'_>,
+    ) -> Result<PushReport, Error> {
         let repo = self.repo;
-        crate::sync::push(repo, remote, scope, &mut |pending| {
+        crate::sync::push(repo, remote, scope, keep, &mut |pending| {
             Ok::<_, Error>(if self.check(&remote.name, pending)? {
                 Guarded::Replan
             } else {
