@@ -100,7 +100,7 @@ pub fn drop(
         Some(remote) => {
             let _one_at_a_time = repo.lock_sync(&remote.staging)?;
             progress(&format!("dropping run {run_id} on {}…", remote.name));
-            let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
+            let mut guard = Guard::new(repo, ctx.scanner()?, Default::default());
             let keep = super::sync::keep_active(ctx);
             let pushed = guard.push(&remote, &Scope::Dropping(run_id.clone()), &keep)?;
             Some(report::DroppedRemote {

@@ -40,7 +40,7 @@ pub use layout::{Material, Place, RUNS_PREFIX, STAGING_ROOT, member_path, ref_ru
 pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
-pub use owned::{Claim, OWNED_PREFIX, owned_ref};
+pub use owned::{BASES_PREFIX, Claim, OWNED_PREFIX, base_ref, owned_ref};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};

@@ -346,6 +346,33 @@ impl Repo {
         }
     }
 
+    /// The commits reachable from `from` and from none of `hidden` (those that are not
+    /// commits here are ignored), newest first, at most `limit`: what a push of `from`
+    /// sends to a remote that holds `hidden`.
+    pub fn commits_beyond(
+        &self,
+        from: ObjectId,
+        hidden: &[ObjectId],
+        limit: usize,
+    ) -> Result<Vec<ObjectId>, Error> {
+        let hidden: Vec<ObjectId> = hidden
+            .iter()
+            .copied()
+            .filter(|id| self.repo.find_commit(*id).is_ok())
+            .collect();
+        let walk = self
+            .repo
+            .rev_walk([from])
+            .with_hidden(hidden)
+            .all()
+            .map_err(Error::git("walk the history"))?;
+        let mut out = Vec::new();
+        for info in walk.take(limit) {
+            out.push(info.map_err(Error::git("walk the history"))?.id);
+        }
+        Ok(out)
+    }
+
     /// The parents of commit `commit`.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
         let commit = self

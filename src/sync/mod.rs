@@ -390,8 +390,9 @@ pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> 
         .collect();
     let mut names: Vec<String> = run_ids.iter().map(store::run_ref).collect();
     names.extend(staged);
-    // This clone's claim on the run goes with it.
+    // This clone's claim on the run and the ref keeping its base go with it.
     names.extend(run_ids.iter().map(store::owned_ref));
+    names.extend(run_ids.iter().map(store::base_ref));
     let mut refs = Vec::new();
     // A run appended to meanwhile is deleted all the same, on the next try.
     for attempt in 0.. {
@@ -747,6 +748,41 @@ fn fetch(repo: &Repo, remote: &Remote) -> Result<(), Error> {
     }
 }
 
+/// The commits `remote` advertises (every ref outside `refs/pair/` and `refs/notes/`, and
+/// the commits annotated tags point at): what a push can count on the remote having. Run
+/// state is left out (it holds no project history), which at worst makes a scan cover more.
+pub fn advertised(repo: &Repo, remote: &Remote) -> Result<Vec<ObjectId>, Error> {
+    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
+        .map(String::from)
+        .to_vec();
+    let out = git(repo, &args)?;
+    if !out.success {
+        return Err(Error::Push {
+            remote: remote.name.clone(),
+            detail: git_error_line(&out.stderr, out.code),
+        });
+    }
+    Ok(parse_ls_remote(&out.stdout))
+}
+
+/// The ids of `git ls-remote` lines naming refs outside git pair's namespaces.
+fn parse_ls_remote(stdout: &str) -> Vec<ObjectId> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (id, name) = line.split_once('\t')?;
+            let name = name.trim();
+            if name.starts_with("refs/pair/")
+                || name.starts_with("refs/notes/")
+                || name.starts_with(STAGING_ROOT)
+            {
+                return None;
+            }
+            ObjectId::from_hex(id.trim().as_bytes()).ok()
+        })
+        .collect()
+}
+
 /// `git push` arguments for `plan`. Run refs go as one glob refspec (git matches a thousand
 /// explicit refspecs in quadratic time: 6 s instead of 2 s for 1,000 runs), with negative
 /// refspecs for the runs held back; refs already equal on the remote are reported as up to
@@ -965,6 +1001,28 @@ mod tests {
         assert_eq!(
             classify_rejection(&[status('*', "[new reference]")]),
             Rejection::NoRefStatus
+        );
+    }
+
+    #[test]
+    fn ls_remote_lines_outside_git_pairs_namespaces_count() {
+        let out = "1111111111111111111111111111111111111111\tHEAD\n\
+                   2222222222222222222222222222222222222222\trefs/heads/main\n\
+                   3333333333333333333333333333333333333333\trefs/pair/runs/20261129-231500-a1b2c3\n\
+                   4444444444444444444444444444444444444444\trefs/notes/pair\n\
+                   5555555555555555555555555555555555555555\trefs/tags/v1^{}\n\
+                   not-an-id\trefs/heads/x\n";
+        let ids: Vec<String> = parse_ls_remote(out)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "1111111111111111111111111111111111111111",
+                "2222222222222222222222222222222222222222",
+                "5555555555555555555555555555555555555555"
+            ]
         );
     }
 

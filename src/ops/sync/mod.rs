@@ -35,25 +35,45 @@ pub fn pull(ctx: &Context, remote: &str, progress: &dyn Fn(&str)) -> Result<repo
     })
 }
 
+/// What `push` was asked for beyond the remote.
+#[derive(Debug, Clone, Default)]
+pub struct PushRequest {
+    /// `--allow-secret <kind>:<path>`.
+    pub allow_secret: Vec<String>,
+    /// `--allow-unscanned <path>`.
+    pub allow_unscanned: Vec<String>,
+    /// `--with-base`.
+    pub with_base: bool,
+}
+
 /// Publishes the local runs, tombstones and notes to `remote`, never forcing, after scanning
-/// what it would publish for secrets: any finding `allow` (`--allow-secret <kind>:<path>`)
-/// or the run's recorded allowances do not cover refuses the push, publishing nothing.
+/// what it would publish: a secret, a blob the scanner cannot read, a blob a review flagged
+/// `[secret]` or project history the remote lacks refuses the push, publishing nothing,
+/// unless `request` (or the run's recorded allowances) allows it.
 pub fn push(
     ctx: &Context,
     remote: &str,
-    allow: &[String],
+    request: &PushRequest,
     progress: &dyn Fn(&str),
 ) -> Result<report::Push, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
     // The shipped table compiles on first use: a push with nothing new compiles nothing.
     let scanner = ctx.scanner()?;
-    let allow = allow
+    let mut allow = request
+        .allow_secret
         .iter()
         .map(|a| scan::parse_allowance(a, &scanner))
         .collect::<Result<Vec<_>, _>>()?;
+    for path in &request.allow_unscanned {
+        allow.push(scan::unscanned_allowance(path)?);
+    }
+    let flags = scan::Flags {
+        allow,
+        with_base: request.with_base,
+    };
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
-    let mut guard = Guard::new(&ctx.repo, scanner, allow);
+    let mut guard = Guard::new(&ctx.repo, scanner, flags);
     let keep = keep_active(ctx);
     let pushed = guard.push(&remote, &Scope::Everything, &keep)?;
     forget_removed(ctx, &pushed.pulled)?;
@@ -93,7 +113,10 @@ pub fn keep_active(ctx: &Context) -> impl Fn(&RunId) -> bool + '_ {
             return true;
         };
         let m = &state.manifest;
-        !m.is_finished() && owners.belongs_here(run_id, m.claimed, &m.cwd).unwrap_or(true)
+        !m.is_finished()
+            && owners
+                .belongs_here(run_id, m.claimed, &m.cwd)
+                .unwrap_or(true)
     }
 }
 
