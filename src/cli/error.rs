@@ -136,6 +136,8 @@ impl From<OpsError> for CommandError {
             | OpsError::MissingMaterial { .. }
             | OpsError::NoSnapshot { .. }) => review_error(e),
             e @ (OpsError::SecretsInPush { .. }
+            | OpsError::ScrubPublished { .. }
+            | OpsError::ScrubNothing { .. }
             | OpsError::DropActive { .. }
             | OpsError::NoReviewRecords { .. }
             | OpsError::BadRange { .. }) => sync_error(e),
@@ -305,6 +307,13 @@ fn sync_error(err: OpsError) -> CommandError {
                 .with_hint(hint)
                 .with_partial("secrets", listed)
         }
+        OpsError::ScrubPublished { ref run_id, .. } => CommandError::failed(message).with_hint(
+            format!(
+                "a published file is removed only with the run: git pair drop {run_id} --remote <remote> --force (rotate the secret: it was shared)"
+            ),
+        ),
+        OpsError::ScrubNothing { .. } => CommandError::failed(message)
+            .with_hint("name the file as push did (its path in the work tree): git pair push --json lists it"),
         OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
             "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
         ),

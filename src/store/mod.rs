@@ -30,6 +30,7 @@ mod receipts;
 mod refdb;
 mod repo;
 mod runs;
+mod scrub;
 mod summaries;
 
 pub use approvals_index::RecordFiles;
@@ -44,4 +45,5 @@ pub use owned::{BASES_PREFIX, Claim, OWNED_PREFIX, base_ref, owned_ref};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
+pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
 pub use summaries::RunSummary;

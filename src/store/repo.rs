@@ -484,6 +484,12 @@ impl Repo {
         absolute(self.repo.git_dir())
     }
 
+    /// The id `bytes` have as a blob, without writing it.
+    pub fn blob_id_of(&self, bytes: &[u8]) -> ObjectId {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+            .expect("hashing bytes in memory cannot fail")
+    }
+
     /// Writes a blob.
     pub fn write_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
         self.repo

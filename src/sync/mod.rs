@@ -393,6 +393,7 @@ pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> 
     // This clone's claim on the run and the ref keeping its base go with it.
     names.extend(run_ids.iter().map(store::owned_ref));
     names.extend(run_ids.iter().map(store::base_ref));
+    names.extend(run_ids.iter().map(store::scrubbed_ref));
     let mut refs = Vec::new();
     // A run appended to meanwhile is deleted all the same, on the next try.
     for attempt in 0.. {

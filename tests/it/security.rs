@@ -459,3 +459,97 @@ fn push_refuses_what_the_scanner_cannot_read_and_never_publishes_a_flagged_blob(
     }
     assert!(!on_remote(&net, &log));
 }
+
+#[test]
+fn scrub_removes_a_file_from_the_unpublished_part_and_a_published_one_still_needs_drop() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("debugging");
+    let run_ref = format!("refs/pair/runs/{run}");
+    a.write("src/lib.rs", "pub fn f() {}\n");
+    a.pair_json(&["coder-done", "--summary", "first"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    a.pair_json(&["push"]);
+
+    // A reviewer flags a binary log: push refuses it, whatever the flags.
+    std::fs::write(a.repo.join("debug.log"), b"\0\0token in a core dump\n").expect("write");
+    let log = a.git(&["hash-object", "debug.log"]).trim().to_owned();
+    a.pair_json(&["coder-done", "--summary", "debug log"]);
+    let out = a.pair_env(
+        &["review", "--reviewer-cmd", &approve_cmd()],
+        &[
+            ("STUB_NOTE", "debug.log:1 — the log holds a live token"),
+            ("STUB_CATEGORY", "secret"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "flagged-by-review in debug.log");
+    assert!(
+        out.stderr
+            .contains(&format!("git pair scrub {run} debug.log")),
+        "{out}"
+    );
+
+    // Scrubbed: the blob leaves the run, the records stay, push works.
+    let records = a.records(&run);
+    let before = a.git(&["rev-parse", &run_ref]).trim().to_owned();
+    let scrubbed = a.pair_json(&["scrub", &run, "debug.log"]);
+    assert_eq!(scrubbed["old_tip"], before.as_str(), "{scrubbed}");
+    assert!(
+        scrubbed["replaced"]
+            .as_array()
+            .expect("replaced")
+            .iter()
+            .any(|p| p
+                .as_str()
+                .is_some_and(|p| p.ends_with("/snapshot/debug.log"))),
+        "{scrubbed}"
+    );
+    assert_eq!(a.records(&run), records);
+    let objects = a.git(&["rev-list", "--objects", &run_ref]);
+    assert!(!objects.contains(&log), "the blob is still in the run");
+    assert!(
+        a.git(&["rev-list", &run_ref])
+            .lines()
+            .any(|c| c == a.git(&["rev-parse", &format!("{run_ref}~2")]).trim()),
+        "the published commits are kept as they were"
+    );
+    let pushed = a.pair_json(&["push"]);
+    assert_eq!(pushed["pushed_runs"], 1, "{pushed}");
+    assert!(!on_remote(&net, &log));
+    // Nothing left to scrub, and a path that escapes is refused.
+    let out = a.pair(&["scrub", &run, "debug.log"]);
+    assert_one_error_line(&out, 1, "nothing to scrub");
+    let out = a.pair(&["scrub", &run, "../x"]);
+    assert_eq!(out.code, 129, "{out}");
+
+    // The scrubbed blob stays unpublished when a later round still holds it.
+    std::fs::write(a.repo.join("leak.bin"), b"\0leaked\n").expect("write");
+    a.pair_json(&["coder-done", "--summary", "leak"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    let out = a.pair(&[
+        "push",
+        "--allow-unscanned",
+        "leak.bin",
+        "--allow-unscanned",
+        "debug.log",
+    ]);
+    assert_one_error_line(&out, 1, "flagged-by-review in debug.log");
+    assert!(!on_remote(&net, &log));
+
+    // A file a remote already has is not scrubbed: only drop removes it there.
+    std::fs::remove_file(a.repo.join("debug.log")).expect("rm");
+    a.pair_json(&["coder-done", "--summary", "no log"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    a.pair_json(&["scrub", &run, "debug.log"]);
+    a.pair_json(&["push", "--allow-unscanned", "leak.bin"]);
+    let tip = a.git(&["rev-parse", &run_ref]);
+    let out = a.pair(&["scrub", &run, "leak.bin"]);
+    assert_one_error_line(&out, 1, "a remote already has it");
+    assert!(
+        out.stderr.contains(&format!("git pair drop {run}")),
+        "{out}"
+    );
+    assert_eq!(a.git(&["rev-parse", &run_ref]), tip, "nothing changed");
+}

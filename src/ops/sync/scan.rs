@@ -405,7 +405,8 @@ impl<'a> Guard<'a> {
     /// reviewer's finding, not one the scanner raised: those the push scan finds again, and
     /// `--allow-secret` can pass): never published.
     fn flagged_blobs(&self, state: &crate::store::RunState) -> Result<HashSet<ObjectId>, Error> {
-        let mut flagged = HashSet::new();
+        // What scrub removed here stays unpublished wherever it appears again.
+        let mut flagged = self.repo.scrubbed_blobs(&state.run_id)?;
         for record in self.repo.records(state)? {
             let Body::Review(review) = record.body else {
                 continue;
@@ -424,7 +425,13 @@ impl<'a> Guard<'a> {
                     "{}/{path}",
                     crate::store::Material::Snapshot.path(review.round)
                 );
-                if let Some(id) = self.repo.run_blob_id(state, &stored)? {
+                // A scrubbed copy is the placeholder: nothing of the file is left to flag.
+                if let Some(id) = self.repo.run_blob_id(state, &stored)?
+                    && id
+                        != self
+                            .repo
+                            .blob_id_of(crate::store::scrub_placeholder(path).as_bytes())
+                {
                     flagged.insert(id);
                 }
             }
