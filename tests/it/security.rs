@@ -553,3 +553,27 @@ fn scrub_removes_a_file_from_the_unpublished_part_and_a_published_one_still_need
     );
     assert_eq!(a.git(&["rev-parse", &run_ref]), tip, "nothing changed");
 }
+
+#[test]
+fn push_judges_a_checkpoint_snapshot_like_a_reviewed_one() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("hand over");
+    // A binary file the checkpoint stores (checkpoints scan text; push cannot read this).
+    std::fs::write(a.repo.join("model.bin"), b"\0\x01weights\n").expect("write");
+    let blob = a.git(&["hash-object", "model.bin"]).trim().to_owned();
+    a.pair_json(&["checkpoint", "create", "--next", "carry on"]);
+    let out = a.pair(&["push"]);
+    assert_one_error_line(
+        &out,
+        1,
+        "unscanned-binary in model.bin (checkpoint snapshot)",
+    );
+    assert!(!on_remote(&net, &blob));
+    let pushed = a.pair_json(&["push", "--allow-unscanned", "model.bin"]);
+    assert_eq!(
+        pushed["allowances_recorded"][&run],
+        serde_json::json!(["unscanned:model.bin"])
+    );
+    assert!(on_remote(&net, &blob));
+}

@@ -2,15 +2,18 @@
 //! the remote does not have yet — a run's new commits (messages), records, stored material
 //! and reviewed-snapshot files, new notes, tombstones — is scanned for secrets. A finding
 //! not allowed refuses the push as a whole. Allowances are `push --allow-secret <kind>:<path>`
-//! (recorded in the run as an `allow-secret` record, so they stay visible and apply to later
-//! pushes of that run) or such records already in the run.
+//! and `--allow-unscanned <path>` (recorded in the run as an `allow-secret` record, so they
+//! stay visible and apply to later pushes of that run) or such records already in the run.
+//! Beyond secrets, the guard refuses what the scanner cannot read (binary, over the limit),
+//! with no allowance a blob a reviewer flagged `[secret]` (or `scrub` removed here), and,
+//! without `--with-base`, project commits a run's chain holds that the remote lacks.
 //!
 //! Cost is bounded by what is new: the store lists only blobs the new commits add
-//! ([`crate::store::OutgoingReader::run_outgoing`]); blobs larger than
-//! [`crate::secrets::MAX_SCANNED_BLOB`] or binary are counted, not scanned; a blob found
-//! clean is not scanned again on a retry.
+//! ([`crate::store::OutgoingReader::run_outgoing`]); a blob found clean is not scanned again
+//! on a retry. What the remote has beyond its git pair refs is what it advertises
+//! (`git ls-remote`, asked once per push and only when a run needs it).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -73,6 +76,8 @@ pub struct Guard<'a> {
     /// once, when a run first needs them.
     remote: Option<Remote>,
     advertised: Option<Vec<ObjectId>>,
+    /// What [`Guard::remote_has`] found, by commit.
+    remote_has: HashMap<ObjectId, bool>,
     pub summary: ScanSummary,
 }
 
@@ -87,6 +92,7 @@ impl<'a> Guard<'a> {
             clean: HashSet::new(),
             remote: None,
             advertised: None,
+            remote_has: HashMap::new(),
             summary: ScanSummary::default(),
         }
     }
@@ -392,13 +398,20 @@ impl<'a> Guard<'a> {
     }
 
     /// Whether the remote has commit `id` (it is reachable from what the remote advertises).
-    /// A commit that is not here counts as not there.
+    /// A commit that is not here counts as not there. Answered once per commit (runs often
+    /// share a base).
     fn remote_has(&mut self, id: ObjectId) -> Result<bool, Error> {
-        if self.repo.commit_parents(id).is_err() {
-            return Ok(false);
+        if let Some(known) = self.remote_has.get(&id) {
+            return Ok(*known);
         }
-        let advertised = self.advertised()?.to_vec();
-        Ok(self.repo.commits_beyond(id, &advertised, 1)?.is_empty())
+        let has = if self.repo.commit_parents(id).is_err() {
+            false
+        } else {
+            let advertised = self.advertised()?.to_vec();
+            self.repo.commits_beyond(id, &advertised, 1)?.is_empty()
+        };
+        self.remote_has.insert(id, has);
+        Ok(has)
     }
 
     /// The blobs of the run's reviewed snapshots that a review flagged `[secret]` itself (a
