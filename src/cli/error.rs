@@ -136,6 +136,8 @@ impl From<OpsError> for CommandError {
             | OpsError::MissingMaterial { .. }
             | OpsError::NoSnapshot { .. }) => review_error(e),
             e @ (OpsError::SecretsInPush { .. }
+            | OpsError::ScrubPublished { .. }
+            | OpsError::ScrubNothing { .. }
             | OpsError::DropActive { .. }
             | OpsError::NoReviewRecords { .. }
             | OpsError::BadRange { .. }) => sync_error(e),
@@ -262,18 +264,41 @@ fn sync_error(err: OpsError) -> CommandError {
     match err {
         OpsError::SecretsInPush { ref findings, .. } => {
             let run = findings.iter().find_map(|f| f.run.clone());
-            let first = findings.first().map(|f| f.allowance().to_string());
             let mut hint = "nothing was published. ".to_owned();
+            let scrub_path = findings
+                .iter()
+                .find(|f| f.kind != "unpublished-history")
+                .map(|f| f.path.clone());
             if let Some(run) = &run {
                 hint.push_str(&format!(
-                    "If the secret is real, remove the run for good: git pair drop {run} --force (then start a fresh run; rotate the secret if it was ever shared); "
+                    "If the secret is real, remove the run for good: git pair drop {run} --force (then start a fresh run; rotate the secret if it was ever shared)"
                 ));
+                if let Some(path) = &scrub_path {
+                    hint.push_str(&format!(
+                        ", or remove the file from the run's unpublished part: git pair scrub {run} {path}"
+                    ));
+                }
+                hint.push_str("; ");
             }
-            if let Some(first) = &first {
+            if let Some(first) = findings.iter().find(|f| f.is_secret()) {
                 hint.push_str(&format!(
-                    "if it is a known false positive: git pair push --allow-secret {first} (recorded in the run)"
+                    "if it is a known false positive: git pair push --allow-secret {} (recorded in the run); ",
+                    first.allowance()
                 ));
             }
+            if let Some(first) = findings.iter().find(|f| f.is_unscanned()) {
+                hint.push_str(&format!(
+                    "to publish a binary or large file unscanned: git pair push --allow-unscanned {} (recorded in the run); ",
+                    first.path
+                ));
+            }
+            if findings.iter().any(|f| f.kind == "flagged-by-review") {
+                hint.push_str("a file a review flagged [secret] is never published; ");
+            }
+            if findings.iter().any(|f| f.kind == "unpublished-history") {
+                hint.push_str("to keep the run's base private, push your branch first; to publish that history with the run (scanned): git pair push --with-base; ");
+            }
+            let hint = hint.trim_end_matches("; ").to_owned();
             let listed: Vec<Value> = findings
                 .iter()
                 .map(|f| serde_json::to_value(f).expect("findings serialize"))
@@ -282,6 +307,13 @@ fn sync_error(err: OpsError) -> CommandError {
                 .with_hint(hint)
                 .with_partial("secrets", listed)
         }
+        OpsError::ScrubPublished { ref run_id, .. } => CommandError::failed(message).with_hint(
+            format!(
+                "a published file is removed only with the run: git pair drop {run_id} --remote <remote> --force (rotate the secret: it was shared)"
+            ),
+        ),
+        OpsError::ScrubNothing { .. } => CommandError::failed(message)
+            .with_hint("name the file as push did (its path in the work tree): git pair push --json lists it"),
         OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
             "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
         ),

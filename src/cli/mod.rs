@@ -25,6 +25,7 @@ mod probe;
 mod pull;
 mod push;
 mod review;
+mod scrub;
 mod set;
 mod show;
 mod skill;
@@ -110,6 +111,7 @@ pub enum Command {
     Gate(gate::Args),
     Skill(skill::Args),
     Drop(drop::Args),
+    Scrub(scrub::Args),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -168,6 +170,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Gate(args) => gate::run(&ctx()?, args),
         Command::Skill(args) => skill::run(&ctx, args),
         Command::Drop(args) => drop::run(&ctx()?, ui, args),
+        Command::Scrub(args) => scrub::run(&ctx()?, args),
     }
 }
 

@@ -49,7 +49,8 @@ pub fn drop(
         let remote = Remote::resolve(repo, remote)?;
         let _one_at_a_time = repo.lock_sync(&remote.staging)?;
         progress(&format!("fetching run {run_id} from {}…", remote.name));
-        crate::sync::pull(repo, &remote)?;
+        let keep = super::sync::keep_active(ctx);
+        crate::sync::pull(repo, &remote, &keep)?;
         was_local = repo.run_tip(&run_id)?.is_some();
     }
     if !was_local && !already_dropped && request.remote.is_none() {
@@ -99,8 +100,9 @@ pub fn drop(
         Some(remote) => {
             let _one_at_a_time = repo.lock_sync(&remote.staging)?;
             progress(&format!("dropping run {run_id} on {}…", remote.name));
-            let mut guard = Guard::new(repo, ctx.scanner()?, Vec::new());
-            let pushed = guard.push(&remote, &Scope::Dropping(run_id.clone()))?;
+            let mut guard = Guard::new(repo, ctx.scanner()?, Default::default());
+            let keep = super::sync::keep_active(ctx);
+            let pushed = guard.push(&remote, &Scope::Dropping(run_id.clone()), &keep)?;
             Some(report::DroppedRemote {
                 remote: remote.name,
                 deleted: pushed.removed_runs.iter().any(|r| r == &run_id),

@@ -36,6 +36,19 @@ pub enum Error {
         remote: String,
         findings: Vec<crate::ops::sync::findings::PushFinding>,
     },
+    /// `scrub` of a file a remote already holds; nothing was changed.
+    #[error(
+        "cannot scrub {path} from run {run_id}: a remote already has it (in {})",
+        places.join(", ")
+    )]
+    ScrubPublished {
+        run_id: String,
+        path: String,
+        places: Vec<String>,
+    },
+    /// `scrub` of a file no unpublished stored snapshot holds; nothing was changed.
+    #[error("run {run_id} stores no copy of {path} in its unpublished part; nothing to scrub")]
+    ScrubNothing { run_id: String, path: String },
     /// `review` at the budget's alert with a reviewer that costs money, without
     /// `--over-budget`; nothing was spawned or stored.
     #[error(

@@ -18,6 +18,7 @@ pub mod hook;
 pub mod install;
 pub mod probe;
 pub mod review;
+pub mod scrub;
 pub mod settings;
 pub mod show;
 pub mod skill;

@@ -140,7 +140,17 @@ pub fn removed(remote: &str, removed: &RemovedRuns, out: &mut dyn Write) -> std:
             "Kept local run {run_id}: it was dropped (tombstone from {remote}) but holds records the dropper never saw; it is not published — remove it here with git pair drop {run_id}"
         )?;
     }
-    if removed.runs.is_empty() && removed.kept.is_empty() && removed.tombstones_learnt > 0 {
+    for run_id in &removed.kept_active {
+        writeln!(
+            out,
+            "warning: kept local run {run_id}: it was dropped (tombstone from {remote}) but it is this clone's active run; it is not published — finish the job with git pair drop {run_id} --force"
+        )?;
+    }
+    if removed.runs.is_empty()
+        && removed.kept.is_empty()
+        && removed.kept_active.is_empty()
+        && removed.tombstones_learnt > 0
+    {
         writeln!(
             out,
             "Learnt {} dropped run{} from {remote} (none was here)",

@@ -30,6 +30,7 @@ mod receipts;
 mod refdb;
 mod repo;
 mod runs;
+mod scrub;
 mod summaries;
 
 pub use approvals_index::RecordFiles;
@@ -40,8 +41,9 @@ pub use layout::{Material, Place, RUNS_PREFIX, STAGING_ROOT, member_path, ref_ru
 pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
-pub use owned::{Claim, OWNED_PREFIX, owned_ref};
+pub use owned::{BASES_PREFIX, Claim, OWNED_PREFIX, base_ref, owned_ref};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
+pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
 pub use summaries::RunSummary;

@@ -25,6 +25,10 @@ pub struct Outgoing {
     /// The blobs they add, each once, with the first path it was found at (relative to the
     /// root of the run's or the notes' tree).
     pub blobs: Vec<NewBlob>,
+    /// Parents of the new commits that are not the run's own (a base commit, in runs written
+    /// before the base left the chain): a push would publish them and the history behind
+    /// them too, unless the remote has them.
+    pub outside: Vec<ObjectId>,
 }
 
 /// A blob a push would publish.
@@ -79,13 +83,16 @@ impl Repo {
 impl OutgoingReader {
     /// What publishing run `run_id` at `tip` sends to a remote holding it at `known` (`None`:
     /// the remote lacks the run): the run's commits reachable from `tip` and not from
-    /// `known`, and the blobs they add (records, stored material, files of reviewed snapshots
-    /// that differ from the run's base and from the previous round's).
+    /// `known`, the blobs they add (records, stored material, files of reviewed snapshots
+    /// that differ from the previous round's and from `public_base`'s tree — a commit the
+    /// caller knows the remote has; `None`: every file of a first snapshot is new), and the
+    /// commits outside the run they name as parents.
     pub fn run_outgoing(
         &mut self,
         run_id: &RunId,
         tip: ObjectId,
         known: Option<ObjectId>,
+        public_base: Option<ObjectId>,
     ) -> Result<Outgoing, Error> {
         let trailer = format!("Pair-Run: {run_id}");
         let is_run_commit =
@@ -120,6 +127,8 @@ impl OutgoingReader {
                 if is_run_commit(&parent_commit.0) {
                     parent_trees.push(parent_commit.2);
                     queue.push(*parent);
+                } else if !out.outside.contains(parent) {
+                    out.outside.push(*parent);
                 }
             }
             let root = commit.2;
@@ -130,7 +139,10 @@ impl OutgoingReader {
                         return Ok(Vec::new());
                     };
                     if base_tree.is_none() {
-                        base_tree = Some(reader.base_tree(tip)?);
+                        base_tree = Some(match public_base {
+                            Some(base) => reader.commit(base).ok().map(|c| c.2),
+                            None => None,
+                        });
                     }
                     let mut refs: Vec<ObjectId> = base_tree.flatten().into_iter().collect();
                     if let Some(earlier) = reader.earlier_snapshot(root, round)? {
@@ -193,6 +205,31 @@ impl OutgoingReader {
             )?;
             out.commits
                 .push((id, String::from_utf8_lossy(&commit.0).into_owned()));
+        }
+        Ok(out)
+    }
+
+    /// What publishing the project commits `commits` (a base and the history behind it that
+    /// the remote lacks) sends: their messages and the blobs each adds over its parents.
+    pub fn history_outgoing(&mut self, commits: &[ObjectId]) -> Result<Outgoing, Error> {
+        let mut out = Outgoing::default();
+        let mut seen_blobs = HashSet::new();
+        for id in commits {
+            let commit = self.commit(*id)?;
+            let mut parent_trees = Vec::new();
+            for parent in &commit.1 {
+                parent_trees.push(self.commit(*parent)?.2);
+            }
+            self.new_blobs(
+                commit.2,
+                "",
+                &parent_trees,
+                &mut |_, _| Ok(Vec::new()),
+                &mut seen_blobs,
+                &mut out.blobs,
+            )?;
+            out.commits
+                .push((*id, String::from_utf8_lossy(&commit.0).into_owned()));
         }
         Ok(out)
     }
@@ -316,43 +353,6 @@ impl OutgoingReader {
             }
         }
         Ok(())
-    }
-
-    /// The tree of the base commit recorded in the manifest at `tip`, if it is here.
-    fn base_tree(&mut self, tip: ObjectId) -> Result<Option<ObjectId>, Error> {
-        let root = self.commit(tip)?.2;
-        let Some(&(false, true, manifest)) = self.entries(root)?.get(MANIFEST.as_bytes()) else {
-            return Ok(None);
-        };
-        let size = self
-            .repo
-            .find_header(manifest)
-            .map_err(Error::git("read an object header"))?
-            .size();
-        if size > super::runs::MAX_MANIFEST_BYTES {
-            // Not git pair's: unread, it gives no base (as one that does not parse).
-            return Ok(None);
-        }
-        let bytes = self
-            .repo
-            .find_blob(manifest)
-            .map_err(Error::git("read a blob"))?
-            .take_data();
-        /// The one manifest field read here.
-        #[derive(serde::Deserialize)]
-        struct Base {
-            base: Option<crate::model::CommitId>,
-        }
-        let base = match serde_json::from_slice::<Base>(&bytes) {
-            Ok(manifest) => manifest.base,
-            // The stored projection is only a hint here: one that does not read gives no
-            // base, and a snapshot is compared with the round before's alone.
-            Err(_) => None,
-        };
-        Ok(match base {
-            Some(base) => self.commit(base.into()).ok().map(|c| c.2),
-            None => None,
-        })
     }
 
     /// The snapshot of the latest round before `round` in the run tree `root`.

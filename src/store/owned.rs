@@ -16,6 +16,16 @@ use crate::model::RunId;
 /// The namespace of ownership refs.
 pub const OWNED_PREFIX: &str = "refs/pair-local/owned/";
 
+/// The namespace of the local refs that keep a run's base commit reachable (the run's own
+/// chain does not: its first commit has no parent, so publishing it publishes no project
+/// history). Like ownership refs, push and pull never carry them.
+pub const BASES_PREFIX: &str = "refs/pair-local/bases/";
+
+/// The ref keeping run `run_id`'s base commit reachable here.
+pub fn base_ref(run_id: &RunId) -> String {
+    format!("{BASES_PREFIX}{run_id}")
+}
+
 /// The ownership ref of a run.
 pub fn owned_ref(run_id: &RunId) -> String {
     format!("{OWNED_PREFIX}{run_id}")

@@ -346,6 +346,33 @@ impl Repo {
         }
     }
 
+    /// The commits reachable from `from` and from none of `hidden` (those that are not
+    /// commits here are ignored), newest first, at most `limit`: what a push of `from`
+    /// sends to a remote that holds `hidden`.
+    pub fn commits_beyond(
+        &self,
+        from: ObjectId,
+        hidden: &[ObjectId],
+        limit: usize,
+    ) -> Result<Vec<ObjectId>, Error> {
+        let hidden: Vec<ObjectId> = hidden
+            .iter()
+            .copied()
+            .filter(|id| self.repo.find_commit(*id).is_ok())
+            .collect();
+        let walk = self
+            .repo
+            .rev_walk([from])
+            .with_hidden(hidden)
+            .all()
+            .map_err(Error::git("walk the history"))?;
+        let mut out = Vec::new();
+        for info in walk.take(limit) {
+            out.push(info.map_err(Error::git("walk the history"))?.id);
+        }
+        Ok(out)
+    }
+
     /// The parents of commit `commit`.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, Error> {
         let commit = self
@@ -481,6 +508,12 @@ impl Repo {
     /// linked work tree): where `MERGE_HEAD`, `index.lock` and friends live.
     pub fn git_dir(&self) -> PathBuf {
         absolute(self.repo.git_dir())
+    }
+
+    /// The id `bytes` have as a blob, without writing it.
+    pub fn blob_id_of(&self, bytes: &[u8]) -> ObjectId {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, bytes)
+            .expect("hashing bytes in memory cannot fail")
     }
 
     /// Writes a blob.

@@ -83,6 +83,8 @@ pub struct PreparedRun {
     pub tree: ObjectId,
     pub manifest: Manifest,
     pub records: Vec<Record>,
+    /// The run's base commit, kept reachable by a local ref (not by the run's chain).
+    pub base: Option<ObjectId>,
 }
 
 /// The result of a successful append.
@@ -351,6 +353,20 @@ impl Repo {
         }
     }
 
+    /// The id of the blob stored at `path` in the run, when a blob (or symlink) is there.
+    pub fn run_blob_id(&self, state: &RunState, path: &str) -> Result<Option<ObjectId>, Error> {
+        let tree = self
+            .repo
+            .find_tree(state.tree)
+            .map_err(Error::git("read a run tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a run tree"))?;
+        Ok(entry
+            .filter(|e| e.mode().is_blob_or_symlink())
+            .map(|e| e.object_id()))
+    }
+
     /// The tree id stored at `path` in the run (e.g. a reviewed snapshot).
     pub fn run_subtree(&self, state: &RunState, path: &str) -> Result<Option<ObjectId>, Error> {
         let tree = self
@@ -363,8 +379,10 @@ impl Repo {
         Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
     }
 
-    /// Creates a run whose first record is `start`; its first commit's parent is the base
-    /// commit so the base stays reachable from the run's ref.
+    /// Creates a run whose first record is `start`. Its first commit has no parent: the base
+    /// commit (and the project history behind it) is not part of the run, so publishing the
+    /// run publishes neither (SPEC §14). The base stays reachable here through the local ref
+    /// `refs/pair-local/bases/<run-id>`, which push and pull never carry.
     pub fn create_run(
         &self,
         run_id: &RunId,
@@ -390,13 +408,14 @@ impl Repo {
         let empty = ObjectId::empty_tree(self.repo.object_hash());
         let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
         let message = commit_message(run_id, &records, &append);
-        let commit = self.write_commit(&message, tree, base.into_iter().collect())?;
+        let commit = self.write_commit(&message, tree, Vec::new())?;
         Ok(PreparedRun {
             run_id: run_id.clone(),
             commit,
             tree,
             manifest,
             records,
+            base,
         })
     }
 
@@ -410,27 +429,46 @@ impl Repo {
             tree,
             manifest,
             records,
+            base,
         } = prepared;
-        if manifest.claimed {
-            // The run and its ownership appear together or not at all (one transaction). The
-            // claim comes first: a crash between the two renames leaves at worst a claim on no
-            // run (ignored), never a run this clone lost.
-            let claim = self.write_blob(
+        // The run, its base keeper and its ownership appear together or not at all (one
+        // transaction). The claim comes first: a crash between the renames leaves at worst a
+        // claim on no run (ignored), never a run this clone lost.
+        let (name, owned, kept) = (
+            run_ref(&run_id),
+            super::owned::owned_ref(&run_id),
+            super::owned::base_ref(&run_id),
+        );
+        let claim = if manifest.claimed {
+            Some(self.write_blob(
                 super::owned::claim_text(&run_id, super::owned::Claim::Started).as_bytes(),
-            )?;
-            let (name, owned) = (run_ref(&run_id), super::owned::owned_ref(&run_id));
-            let swaps = [
-                Swap {
-                    name: &owned,
-                    expected: None,
-                    new: Some(claim),
-                },
-                Swap {
-                    name: &name,
-                    expected: None,
-                    new: Some(commit),
-                },
-            ];
+            )?)
+        } else {
+            None
+        };
+        let mut swaps = Vec::new();
+        if let Some(claim) = claim {
+            swaps.push(Swap {
+                name: &owned,
+                expected: None,
+                new: Some(claim),
+            });
+        }
+        if let Some(base) = base {
+            swaps.push(Swap {
+                name: &kept,
+                expected: None,
+                new: Some(base),
+            });
+        }
+        if swaps.is_empty() {
+            self.move_ref(&run_id, None, commit)?;
+        } else {
+            swaps.push(Swap {
+                name: &name,
+                expected: None,
+                new: Some(commit),
+            });
             if self.compare_and_swap(&swaps, "git-pair", None, || format!("create {name}"))?
                 == Swapped::Lost
             {
@@ -438,8 +476,6 @@ impl Repo {
                     run_id: run_id.to_string(),
                 });
             }
-        } else {
-            self.move_ref(&run_id, None, commit)?;
         }
         // What was just written is known: reading the new run back (to render it) reads nothing.
         self.remember(commit, tree, &manifest);

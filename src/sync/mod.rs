@@ -134,9 +134,17 @@ pub struct PullReport {
     /// Local runs with a tombstone that were kept: they hold records the dropper never saw
     /// (they are not published either; `git pair drop` removes them here).
     pub kept_dropped: Vec<RunId>,
+    /// Local runs with a tombstone that were kept because they are this clone's active work
+    /// (the caller's `keep` said so): a fetched tombstone never deletes them; `git pair drop
+    /// --force` does. Not published either.
+    pub kept_active: Vec<RunId>,
     /// Note lines of dropped runs removed locally.
     pub removed_note_lines: usize,
 }
+
+/// Which local runs a fetched tombstone must not remove (this clone's active work): asked
+/// only about runs a tombstone would remove. When unsure, the answer is `true`.
+pub type Keep<'a> = &'a dyn Fn(&RunId) -> bool;
 
 impl PullReport {
     /// Folds in the pull of a later push attempt: changes add up; what stayed as it was is
@@ -170,6 +178,11 @@ impl PullReport {
         self.tombstones += later.tombstones;
         self.removed.extend(later.removed);
         self.kept_dropped.extend(later.kept_dropped);
+        for run in later.kept_active {
+            if !self.kept_active.contains(&run) {
+                self.kept_active.push(run);
+            }
+        }
         self.removed_note_lines += later.removed_note_lines;
     }
 }
@@ -230,9 +243,9 @@ pub enum Guarded {
 }
 /// Fetches the remote's state into the staging namespace, then merges it into the local
 /// refs. A remote without any git pair refs is not an error: nothing happens.
-pub fn pull(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+pub fn pull(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport, Error> {
     fetch(repo, remote)?;
-    let report = integrate(repo, remote)?;
+    let report = integrate(repo, remote, keep)?;
     pack_staging(repo, remote)?;
     Ok(report)
 }
@@ -255,6 +268,7 @@ pub fn push<E: From<Error>>(
     repo: &Repo,
     remote: &Remote,
     scope: &Scope,
+    keep: Keep<'_>,
     guard: &mut dyn FnMut(&[Pending]) -> Result<Guarded, E>,
 ) -> Result<PushReport, E> {
     let mut report = PushReport::default();
@@ -262,7 +276,7 @@ pub fn push<E: From<Error>>(
     let mut last_rejection = String::new();
     for attempt in 1..=MAX_PUSH_ATTEMPTS {
         report.attempts = attempt;
-        let pulled = pull(repo, remote).map_err(|err| match err {
+        let pulled = pull(repo, remote, keep).map_err(|err| match err {
             // The user asked to push: say so when the remote cannot be reached at all.
             Error::Fetch { remote, detail } => Error::Push { remote, detail },
             other => other,
@@ -376,8 +390,10 @@ pub fn remove_locally(repo: &Repo, run_ids: &[RunId]) -> Result<Removed, Error> 
         .collect();
     let mut names: Vec<String> = run_ids.iter().map(store::run_ref).collect();
     names.extend(staged);
-    // This clone's claim on the run goes with it.
+    // This clone's claim on the run and the ref keeping its base go with it.
     names.extend(run_ids.iter().map(store::owned_ref));
+    names.extend(run_ids.iter().map(store::base_ref));
+    names.extend(run_ids.iter().map(store::scrubbed_ref));
     let mut refs = Vec::new();
     // A run appended to meanwhile is deleted all the same, on the next try.
     for attempt in 0.. {
@@ -433,7 +449,7 @@ pub fn classify_rejection(statuses: &[RefStatus]) -> Rejection {
 /// Merges what is staged for `remote` into the local refs (no network): tombstones first
 /// (learnt ones created, local copies of tombstoned runs removed), then the runs no tombstone
 /// names, then the notes (without lines of dropped runs).
-fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
+fn integrate(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport, Error> {
     let local_tombstones = repo.tombstones()?;
     let learnt: Vec<(RunId, ObjectId)> = staged_tombstones(repo, remote)?
         .into_iter()
@@ -446,6 +462,7 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         .collect();
     let all_tombstones = repo.tombstones()?;
     let mut kept = Vec::new();
+    let mut kept_active = Vec::new();
     let mut removed: Vec<RunId> = Vec::new();
     if !dropped.is_empty() {
         for (run_id, local_tip) in repo.run_tips()? {
@@ -459,10 +476,14 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
                 .unwrap_or_default();
             // A local copy goes only when the dropper saw all of it: a tombstone never
             // deletes records made here that it does not name.
-            if seen.contains(&local_tip) {
-                removed.push(run_id);
-            } else {
+            if !seen.contains(&local_tip) {
                 kept.push(run_id);
+            } else if keep(&run_id) {
+                // This clone's active work goes only on purpose (`drop --force`), as a local
+                // drop of it would.
+                kept_active.push(run_id);
+            } else {
+                removed.push(run_id);
             }
         }
     }
@@ -496,6 +517,7 @@ fn integrate(repo: &Repo, remote: &Remote) -> Result<PullReport, Error> {
         tombstones,
         removed,
         kept_dropped: kept,
+        kept_active,
         removed_note_lines,
     })
 }
@@ -730,6 +752,41 @@ fn fetch(repo: &Repo, remote: &Remote) -> Result<(), Error> {
     }
 }
 
+/// The commits `remote` advertises (every ref outside `refs/pair/` and `refs/notes/`, and
+/// the commits annotated tags point at): what a push can count on the remote having. Run
+/// state is left out (it holds no project history), which at worst makes a scan cover more.
+pub fn advertised(repo: &Repo, remote: &Remote) -> Result<Vec<ObjectId>, Error> {
+    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
+        .map(String::from)
+        .to_vec();
+    let out = git(repo, &args)?;
+    if !out.success {
+        return Err(Error::Push {
+            remote: remote.name.clone(),
+            detail: git_error_line(&out.stderr, out.code),
+        });
+    }
+    Ok(parse_ls_remote(&out.stdout))
+}
+
+/// The ids of `git ls-remote` lines naming refs outside git pair's namespaces.
+fn parse_ls_remote(stdout: &str) -> Vec<ObjectId> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (id, name) = line.split_once('\t')?;
+            let name = name.trim();
+            if name.starts_with("refs/pair/")
+                || name.starts_with("refs/notes/")
+                || name.starts_with(STAGING_ROOT)
+            {
+                return None;
+            }
+            ObjectId::from_hex(id.trim().as_bytes()).ok()
+        })
+        .collect()
+}
+
 /// `git push` arguments for `plan`. Run refs go as one glob refspec (git matches a thousand
 /// explicit refspecs in quadratic time: 6 s instead of 2 s for 1,000 runs), with negative
 /// refspecs for the runs held back; refs already equal on the remote are reported as up to
@@ -948,6 +1005,28 @@ mod tests {
         assert_eq!(
             classify_rejection(&[status('*', "[new reference]")]),
             Rejection::NoRefStatus
+        );
+    }
+
+    #[test]
+    fn ls_remote_lines_outside_git_pairs_namespaces_count() {
+        let out = "1111111111111111111111111111111111111111\tHEAD\n\
+                   2222222222222222222222222222222222222222\trefs/heads/main\n\
+                   3333333333333333333333333333333333333333\trefs/pair/runs/20261129-231500-a1b2c3\n\
+                   4444444444444444444444444444444444444444\trefs/notes/pair\n\
+                   5555555555555555555555555555555555555555\trefs/tags/v1^{}\n\
+                   not-an-id\trefs/heads/x\n";
+        let ids: Vec<String> = parse_ls_remote(out)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "1111111111111111111111111111111111111111",
+                "2222222222222222222222222222222222222222",
+                "5555555555555555555555555555555555555555"
+            ]
         );
     }
 

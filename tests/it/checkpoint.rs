@@ -699,8 +699,11 @@ fn a_checkpoint_travels_to_another_machine_restores_and_verifies() {
     let status_a = a.git(&["status", "--porcelain"]);
     a.pair_json(&["push"]);
 
-    // B has never seen the run; it pulls, restores on its clean work tree, verifies.
+    // B has never seen the run; it pulls, fetches the branch (a run carries no project
+    // history: its base travels with the branch only), restores on its clean work tree,
+    // verifies.
     b.pair_json(&["pull"]);
+    b.git(&["fetch", "-q", "origin"]);
     assert_eq!(b.git(&["branch", "--show-current"]).trim(), "main");
     let restored = b.pair_json(&["checkpoint", "restore", &id]);
     assert_eq!(restored["checkout"], "new-branch", "{restored}");

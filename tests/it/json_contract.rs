@@ -330,7 +330,7 @@ fn push_and_pull_json_keys() {
     a.start("t");
     a.pair_json(&["coder-done", "--summary", "x"]);
     let runs = "runs:{created,fast_forwarded,merged,unchanged,local_ahead}";
-    let removed = "removed:{runs,kept,tombstones_learnt,note_lines}";
+    let removed = "removed:{runs,kept,kept_active,tombstones_learnt,note_lines}";
     pin(
         a,
         &["push"],

@@ -696,10 +696,11 @@ fn a_run_only_the_remote_has_is_dropped_there() {
             .contains(&format!("refs/pair/runs/{run_id}"))
     );
     assert!(b.git(&["for-each-ref", "refs/pair/runs"]).is_empty());
-    // A, which made it, loses it on its next push (which pulls first).
+    // A, which made it and still works on it, keeps it on its next push (which pulls
+    // first), publishes it no more, and removes it only on purpose.
     let pushed = ok(a.pair(&["push", "--json"])).json();
     assert_eq!(
-        pushed["removed"]["runs"],
+        pushed["removed"]["kept_active"],
         serde_json::json!([run_id]),
         "{pushed}"
     );
@@ -707,6 +708,8 @@ fn a_run_only_the_remote_has_is_dropped_there() {
         !net.remote_refs()
             .contains(&format!("refs/pair/runs/{run_id}"))
     );
+    ok(a.pair(&["drop", &run_id, "--force"]));
+    assert!(a.git(&["for-each-ref", "refs/pair/runs"]).is_empty());
 }
 
 /// Everything stored for a run but its reviewed snapshots (which are the work tree itself):

@@ -637,3 +637,335 @@ fn a_fetched_run_with_a_far_future_id_is_never_the_active_run_here() {
     let gate = b.pair(&["gate", "--json"]);
     assert_eq!(gate.json()["run_id"], mine.as_str(), "{gate}");
 }
+
+#[test]
+fn a_fetched_tombstone_of_this_clones_active_run_keeps_it_until_drop_force() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    // A's active run, reviewed and pushed; B has all of it, so its tombstone names A's tip.
+    let run = a.start("mine");
+    a.write("a.txt", "a\n");
+    a.pair_json(&["coder-done", "--summary", "work"]);
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    let out = b.pair(&["drop", &run, "--remote", "origin", "--force"]);
+    assert_eq!(out.code, 0, "{out}");
+
+    // A's pull keeps its active run, warns, and does not publish it again.
+    let pulled = a.pair(&["pull"]);
+    assert_eq!(pulled.code, 0, "{pulled}");
+    assert!(
+        pulled
+            .stdout
+            .contains(&format!("warning: kept local run {run}"))
+            && pulled
+                .stdout
+                .contains(&format!("git pair drop {run} --force")),
+        "{pulled}"
+    );
+    let json = a.pair_json(&["pull"]);
+    assert_eq!(json["removed"]["kept_active"], serde_json::json!([run]));
+    assert_eq!(json["removed"]["runs"], serde_json::json!([]));
+    assert!(a.git(&["for-each-ref", "refs/pair/runs"]).contains(&run));
+    assert_eq!(a.pair_json(&["status"])["run_id"], run.as_str());
+    a.pair_json(&["push"]);
+    assert!(!net.remote_refs().contains(&format!("refs/pair/runs/{run}")));
+
+    // Only `drop --force` finishes the job.
+    let out = a.pair(&["drop", &run]);
+    assert_eq!(out.code, 1, "{out}");
+    let out = a.pair(&["drop", &run, "--force"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!a.git(&["for-each-ref", "refs/pair/runs"]).contains(&run));
+    let json = a.pair_json(&["pull"]);
+    assert_eq!(json["removed"]["kept_active"], serde_json::json!([]));
+}
+
+/// A GitHub-token-shaped secret (not a real one), built at run time.
+fn github_token(seed: u64) -> String {
+    let alphabet = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut state = seed;
+    let tail: String = (0..36)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[((state >> 33) as usize) % alphabet.len()] as char
+        })
+        .collect();
+    format!("ghp_{tail}")
+}
+
+fn on_remote(net: &Net, object: &str) -> bool {
+    net.clones[0]
+        .git_out(&[
+            "--git-dir",
+            net.remote.to_str().expect("utf8"),
+            "cat-file",
+            "-e",
+            object,
+        ])
+        .code
+        == 0
+}
+
+fn approve_cmd() -> String {
+    format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join("approve.sh").display()
+    )
+}
+
+#[test]
+fn push_publishes_no_project_history_the_remote_lacks_unless_with_base() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let token = github_token(0x22);
+    // A token committed and removed again on a branch that was never pushed.
+    a.git(&["checkout", "-q", "-b", "feature"]);
+    a.write("config.txt", &format!("token = {token}\n"));
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "add config"]);
+    let leaked = a.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    a.write("config.txt", "token = from the environment\n");
+    a.git(&["commit", "-q", "-am", "read the token from the environment"]);
+    let base = a.git(&["rev-parse", "HEAD"]).trim().to_owned();
+
+    // A run started now holds neither the base nor its history; push publishes the run alone.
+    let run = a.start("use the token");
+    a.write("src/lib.rs", "pub fn f() {}\n");
+    a.pair_json(&["coder-done", "--summary", "work"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    let root = a.git(&[
+        "rev-list",
+        "--max-parents=0",
+        &format!("refs/pair/runs/{run}"),
+    ]);
+    assert_eq!(root.lines().count(), 1, "{root}");
+    assert_eq!(
+        a.git(&[
+            "rev-list",
+            "--count",
+            &format!("refs/pair/runs/{run}"),
+            "^main"
+        ])
+        .trim(),
+        a.git(&["rev-list", "--count", &format!("refs/pair/runs/{run}")])
+            .trim(),
+        "the run's chain reaches no project commit"
+    );
+    assert_eq!(a.pair_json(&["push"])["pushed_runs"], 1);
+    assert!(!on_remote(&net, &base) && !on_remote(&net, &leaked));
+    // The base is still kept here (gc must not prune what the run reviewed against).
+    assert_eq!(
+        a.git(&["rev-parse", &format!("refs/pair-local/bases/{run}")])
+            .trim(),
+        base
+    );
+
+    // A run written the old way (its first commit has the base as parent) is refused…
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "f"]);
+    let base = a.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let old = a.start("an older run");
+    let old_ref = format!("refs/pair/runs/{old}");
+    let tip = a.git(&["rev-parse", &old_ref]).trim().to_owned();
+    let tree = a
+        .git(&["rev-parse", &format!("{tip}^{{tree}}")])
+        .trim()
+        .to_owned();
+    let message = a.git(&["log", "-1", "--format=%B", &tip]);
+    let legacy = a
+        .git_stdin(&["commit-tree", &tree, "-p", &base], &message)
+        .trim()
+        .to_owned();
+    a.git(&["update-ref", &old_ref, &legacy, &tip]);
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "refusing to push to 'origin'");
+    assert!(out.stderr.contains("unpublished-history"), "{out}");
+    assert!(out.stderr.contains("--with-base"), "{out}");
+    assert!(!on_remote(&net, &legacy) && !on_remote(&net, &leaked));
+    // …and with --with-base that history is scanned like the rest: the removed token is found.
+    let out = a.pair(&["push", "--with-base"]);
+    assert_one_error_line(&out, 1, "github-token in config.txt:1 (base history)");
+    assert!(!out.stderr.contains(&token) && !out.stdout.contains(&token));
+    assert!(!on_remote(&net, &leaked));
+    // Once the branch is on the remote, the run's history is the remote's already.
+    a.git(&["push", "-q", "origin", "feature"]);
+    a.pair_json(&["push"]);
+    assert!(net.remote_refs().contains(&old_ref));
+}
+
+#[test]
+fn push_refuses_what_the_scanner_cannot_read_and_never_publishes_a_flagged_blob() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("add the fixtures");
+    // A binary file, and a text file over the scan limit, both unscanned.
+    std::fs::write(a.repo.join("logo.bin"), b"\x89PNG\r\n\x1a\n\0\0\0 binary").expect("write");
+    a.pair_json(&["coder-done", "--summary", "logo"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    let logo = a.git(&["hash-object", "logo.bin"]).trim().to_owned();
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "unscanned-binary in logo.bin (snapshot)");
+    assert!(
+        out.stderr
+            .contains("git pair push --allow-unscanned logo.bin"),
+        "{out}"
+    );
+    assert!(!on_remote(&net, &logo));
+    // Allowed by path: published, and the allowance is a record of the run.
+    let pushed = a.pair_json(&["push", "--allow-unscanned", "logo.bin"]);
+    assert_eq!(pushed["pushed_runs"], 1, "{pushed}");
+    assert_eq!(
+        pushed["allowances_recorded"][&run],
+        serde_json::json!(["unscanned:logo.bin"])
+    );
+    assert!(on_remote(&net, &logo));
+
+    // A reviewer flags a binary log as holding a secret: no flag publishes it.
+    std::fs::write(a.repo.join("debug.log"), b"\0\0token in a core dump\n").expect("write");
+    a.pair_json(&["coder-done", "--summary", "debug log"]);
+    let out = a.pair_env(
+        &["review", "--reviewer-cmd", &approve_cmd(), "--json"],
+        &[
+            ("STUB_NOTE", "debug.log:1 — the log holds a live token"),
+            ("STUB_CATEGORY", "secret"),
+            ("STUB_SEVERITY", "high"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["verdict"], "CHANGES_REQUESTED", "{out}");
+    let log = a.git(&["hash-object", "debug.log"]).trim().to_owned();
+    for flags in [
+        &["push"][..],
+        &["push", "--allow-unscanned", "debug.log"][..],
+    ] {
+        let out = a.pair(flags);
+        assert_one_error_line(&out, 1, "flagged-by-review in debug.log (snapshot)");
+        assert!(
+            out.stderr
+                .contains("a file a review flagged [secret] is never published"),
+            "{out}"
+        );
+    }
+    assert!(!on_remote(&net, &log));
+}
+
+#[test]
+fn scrub_removes_a_file_from_the_unpublished_part_and_a_published_one_still_needs_drop() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("debugging");
+    let run_ref = format!("refs/pair/runs/{run}");
+    a.write("src/lib.rs", "pub fn f() {}\n");
+    a.pair_json(&["coder-done", "--summary", "first"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    a.pair_json(&["push"]);
+
+    // A reviewer flags a binary log: push refuses it, whatever the flags.
+    std::fs::write(a.repo.join("debug.log"), b"\0\0token in a core dump\n").expect("write");
+    let log = a.git(&["hash-object", "debug.log"]).trim().to_owned();
+    a.pair_json(&["coder-done", "--summary", "debug log"]);
+    let out = a.pair_env(
+        &["review", "--reviewer-cmd", &approve_cmd()],
+        &[
+            ("STUB_NOTE", "debug.log:1 — the log holds a live token"),
+            ("STUB_CATEGORY", "secret"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "flagged-by-review in debug.log");
+    assert!(
+        out.stderr
+            .contains(&format!("git pair scrub {run} debug.log")),
+        "{out}"
+    );
+
+    // Scrubbed: the blob leaves the run, the records stay, push works.
+    let records = a.records(&run);
+    let before = a.git(&["rev-parse", &run_ref]).trim().to_owned();
+    let scrubbed = a.pair_json(&["scrub", &run, "debug.log"]);
+    assert_eq!(scrubbed["old_tip"], before.as_str(), "{scrubbed}");
+    assert!(
+        scrubbed["replaced"]
+            .as_array()
+            .expect("replaced")
+            .iter()
+            .any(|p| p
+                .as_str()
+                .is_some_and(|p| p.ends_with("/snapshot/debug.log"))),
+        "{scrubbed}"
+    );
+    assert_eq!(a.records(&run), records);
+    let objects = a.git(&["rev-list", "--objects", &run_ref]);
+    assert!(!objects.contains(&log), "the blob is still in the run");
+    assert!(
+        a.git(&["rev-list", &run_ref])
+            .lines()
+            .any(|c| c == a.git(&["rev-parse", &format!("{run_ref}~2")]).trim()),
+        "the published commits are kept as they were"
+    );
+    let pushed = a.pair_json(&["push"]);
+    assert_eq!(pushed["pushed_runs"], 1, "{pushed}");
+    assert!(!on_remote(&net, &log));
+    // Nothing left to scrub, and a path that escapes is refused.
+    let out = a.pair(&["scrub", &run, "debug.log"]);
+    assert_one_error_line(&out, 1, "nothing to scrub");
+    let out = a.pair(&["scrub", &run, "../x"]);
+    assert_eq!(out.code, 129, "{out}");
+
+    // The scrubbed blob stays unpublished when a later round still holds it.
+    std::fs::write(a.repo.join("leak.bin"), b"\0leaked\n").expect("write");
+    a.pair_json(&["coder-done", "--summary", "leak"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    let out = a.pair(&[
+        "push",
+        "--allow-unscanned",
+        "leak.bin",
+        "--allow-unscanned",
+        "debug.log",
+    ]);
+    assert_one_error_line(&out, 1, "flagged-by-review in debug.log");
+    assert!(!on_remote(&net, &log));
+
+    // A file a remote already has is not scrubbed: only drop removes it there.
+    std::fs::remove_file(a.repo.join("debug.log")).expect("rm");
+    a.pair_json(&["coder-done", "--summary", "no log"]);
+    a.pair_json(&["review", "--reviewer-cmd", &approve_cmd()]);
+    a.pair_json(&["scrub", &run, "debug.log"]);
+    a.pair_json(&["push", "--allow-unscanned", "leak.bin"]);
+    let tip = a.git(&["rev-parse", &run_ref]);
+    let out = a.pair(&["scrub", &run, "leak.bin"]);
+    assert_one_error_line(&out, 1, "a remote already has it");
+    assert!(
+        out.stderr.contains(&format!("git pair drop {run}")),
+        "{out}"
+    );
+    assert_eq!(a.git(&["rev-parse", &run_ref]), tip, "nothing changed");
+}
+
+#[test]
+fn push_judges_a_checkpoint_snapshot_like_a_reviewed_one() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("hand over");
+    // A binary file the checkpoint stores (checkpoints scan text; push cannot read this).
+    std::fs::write(a.repo.join("model.bin"), b"\0\x01weights\n").expect("write");
+    let blob = a.git(&["hash-object", "model.bin"]).trim().to_owned();
+    a.pair_json(&["checkpoint", "create", "--next", "carry on"]);
+    let out = a.pair(&["push"]);
+    assert_one_error_line(
+        &out,
+        1,
+        "unscanned-binary in model.bin (checkpoint snapshot)",
+    );
+    assert!(!on_remote(&net, &blob));
+    let pushed = a.pair_json(&["push", "--allow-unscanned", "model.bin"]);
+    assert_eq!(
+        pushed["allowances_recorded"][&run],
+        serde_json::json!(["unscanned:model.bin"])
+    );
+    assert!(on_remote(&net, &blob));
+}

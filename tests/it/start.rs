@@ -37,8 +37,17 @@ fn start_creates_a_run_ref_and_touches_nothing_of_the_user() {
     assert_eq!(m["base"], head_before.trim());
     assert_eq!(m["next_action"], "code");
     assert_eq!(m["rounds"], serde_json::json!([]));
-    let parent = env.git(&["rev-parse", &format!("refs/pair/runs/{run_id}^")]);
-    assert_eq!(parent, head_before);
+    // The run's chain holds no project commit (publishing it publishes no history); a local
+    // ref keeps the base reachable here.
+    let parents = env.git(&[
+        "rev-list",
+        "--parents",
+        "-1",
+        &format!("refs/pair/runs/{run_id}"),
+    ]);
+    assert_eq!(parents.split_whitespace().count(), 1, "{parents}");
+    let kept = env.git(&["rev-parse", &format!("refs/pair-local/bases/{run_id}")]);
+    assert_eq!(kept, head_before);
     let message = env.git(&[
         "log",
         "-1",

@@ -1180,7 +1180,7 @@ fn runs_started_before_runs_had_owners_stay_where_they_were_started() {
         run_id.to_string()
     };
     let here = legacy(a, path(&a.repo), "main");
-    assert_eq!(a.git(&["for-each-ref", "refs/pair-local"]), "");
+    assert_eq!(a.git(&["for-each-ref", "refs/pair-local/owned"]), "");
     assert_eq!(
         a.pair_json(&["status"])["run_id"],
         here.as_str(),

@@ -21,6 +21,7 @@ pub mod list;
 pub mod pr_body;
 pub mod probe;
 pub mod review;
+pub mod scrub;
 pub mod set;
 pub mod show;
 pub mod skill;

@@ -40,6 +40,9 @@ pub struct RemovedRuns {
     pub runs: Vec<RunId>,
     /// Runs with a tombstone kept here: they hold records the dropper never saw.
     pub kept: Vec<RunId>,
+    /// Runs with a tombstone kept here because they are this clone's active (unfinished)
+    /// work: a fetched tombstone never deletes them; `git pair drop <run> --force` does.
+    pub kept_active: Vec<RunId>,
     /// Tombstones learnt from the remote.
     pub tombstones_learnt: usize,
     /// Note lines of dropped runs removed here.
@@ -141,12 +144,30 @@ impl PushFinding {
         out
     }
 
-    /// The allowance that would let it through.
+    /// The allowance that would let it through (a blob the scanner could not read:
+    /// `unscanned:<path>`, from `--allow-unscanned <path>`).
     pub fn allowance(&self) -> Allowance {
         Allowance {
-            kind: self.kind.clone(),
+            kind: if self.is_unscanned() {
+                "unscanned".to_owned()
+            } else {
+                self.kind.clone()
+            },
             path: self.path.clone(),
         }
+    }
+
+    /// Whether this is a blob the scanner could not read (binary, or over the scan limit).
+    pub fn is_unscanned(&self) -> bool {
+        self.kind.starts_with("unscanned-")
+    }
+
+    /// Whether this is a secret the scanner found (not an unreadable blob, a blob a review
+    /// flagged or history outside `refs/pair`).
+    pub fn is_secret(&self) -> bool {
+        !self.is_unscanned()
+            && self.kind != "flagged-by-review"
+            && self.kind != "unpublished-history"
     }
 }
 
@@ -158,10 +179,18 @@ pub fn summarize(findings: &[PushFinding]) -> String {
         .map(PushFinding::describe)
         .collect();
     let more = findings.len().saturating_sub(listed.len());
+    let secrets = findings.iter().filter(|f| f.is_secret()).count();
+    let what = if secrets == findings.len() {
+        format!("{secrets} secret{}", if secrets == 1 { "" } else { "s" })
+    } else {
+        let n = findings.len();
+        format!(
+            "{n} thing{} it will not publish unchecked",
+            if n == 1 { "" } else { "s" }
+        )
+    };
     format!(
-        "{} secret{} in what it would publish: {}{}",
-        findings.len(),
-        if findings.len() == 1 { "" } else { "s" },
+        "{what} in what it would publish: {}{}",
         listed.join("; "),
         if more > 0 {
             format!("; and {more} more")

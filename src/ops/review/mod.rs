@@ -9,6 +9,7 @@ mod live;
 mod plan;
 mod prepare;
 mod record;
+pub(crate) use record::SCANNER_SECRET_TEXT;
 
 pub use execute::{ATTEMPTS_PER_MEMBER, execute};
 pub use plan::{

@@ -560,6 +560,11 @@ fn store_outcome(
     Ok(())
 }
 
+/// What the text of every `[secret]` finding the scanner raises in a review says (and a
+/// reviewer's own `[secret]` finding need not): how `push` tells the two apart.
+pub(crate) const SCANNER_SECRET_TEXT: &str =
+    ") is in the change; it was redacted from this review.";
+
 /// The blocking finding for a secret in the change. Names kind, path and line, never the
 /// secret, and says what to do.
 pub(super) fn secret_finding(at: &SecretAt) -> Finding {
@@ -574,7 +579,7 @@ pub(super) fn secret_finding(at: &SecretAt) -> Finding {
         severity: Some(Severity::Critical),
         location,
         text: format!(
-            "a secret ({}) is in the change; it was redacted from this review. Remove it from the change (and rotate it if it was ever shared); if it is a false positive, mark the line with git-pair:allow-secret",
+            "a secret ({}{SCANNER_SECRET_TEXT} Remove it from the change (and rotate it if it was ever shared); if it is a false positive, mark the line with git-pair:allow-secret",
             at.kind
         ),
     }

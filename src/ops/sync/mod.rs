@@ -9,6 +9,7 @@ pub mod scan;
 use std::path::PathBuf;
 
 use super::{Context, Error};
+use crate::model::RunId;
 use crate::model::report::sync as report;
 use crate::store::{Counts, Integration};
 use crate::sync::{PullReport, Remote, Scope};
@@ -19,7 +20,8 @@ pub fn pull(ctx: &Context, remote: &str, progress: &dyn Fn(&str)) -> Result<repo
     let remote = Remote::resolve(&ctx.repo, remote)?;
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("fetching git pair state from {}…", remote.name));
-    let pulled = crate::sync::pull(&ctx.repo, &remote)?;
+    let keep = keep_active(ctx);
+    let pulled = crate::sync::pull(&ctx.repo, &remote, &keep)?;
     forget_removed(ctx, &pulled)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &pulled);
     Ok(report::Pull {
@@ -33,26 +35,47 @@ pub fn pull(ctx: &Context, remote: &str, progress: &dyn Fn(&str)) -> Result<repo
     })
 }
 
+/// What `push` was asked for beyond the remote.
+#[derive(Debug, Clone, Default)]
+pub struct PushRequest {
+    /// `--allow-secret <kind>:<path>`.
+    pub allow_secret: Vec<String>,
+    /// `--allow-unscanned <path>`.
+    pub allow_unscanned: Vec<String>,
+    /// `--with-base`.
+    pub with_base: bool,
+}
+
 /// Publishes the local runs, tombstones and notes to `remote`, never forcing, after scanning
-/// what it would publish for secrets: any finding `allow` (`--allow-secret <kind>:<path>`)
-/// or the run's recorded allowances do not cover refuses the push, publishing nothing.
+/// what it would publish: a secret, a blob the scanner cannot read, a blob a review flagged
+/// `[secret]` or project history the remote lacks refuses the push, publishing nothing,
+/// unless `request` (or the run's recorded allowances) allows it.
 pub fn push(
     ctx: &Context,
     remote: &str,
-    allow: &[String],
+    request: &PushRequest,
     progress: &dyn Fn(&str),
 ) -> Result<report::Push, Error> {
     let remote = Remote::resolve(&ctx.repo, remote)?;
     // The shipped table compiles on first use: a push with nothing new compiles nothing.
     let scanner = ctx.scanner()?;
-    let allow = allow
+    let mut allow = request
+        .allow_secret
         .iter()
         .map(|a| scan::parse_allowance(a, &scanner))
         .collect::<Result<Vec<_>, _>>()?;
+    for path in &request.allow_unscanned {
+        allow.push(scan::unscanned_allowance(path)?);
+    }
+    let flags = scan::Flags {
+        allow,
+        with_base: request.with_base,
+    };
     let _one_at_a_time = ctx.repo.lock_sync(&remote.staging)?;
     progress(&format!("pushing git pair state to {}…", remote.name));
-    let mut guard = Guard::new(&ctx.repo, scanner, allow);
-    let pushed = guard.push(&remote, &Scope::Everything)?;
+    let mut guard = Guard::new(&ctx.repo, scanner, flags);
+    let keep = keep_active(ctx);
+    let pushed = guard.push(&remote, &Scope::Everything, &keep)?;
     forget_removed(ctx, &pushed.pulled)?;
     let (handoff_path, handoff_warning) = refresh_handoff(ctx, &pushed.pulled);
     let scan: ScanSummary = guard.summary;
@@ -78,6 +101,23 @@ pub fn push(
         handoff_path: handoff_path.map(|p| p.display().to_string()),
         handoff_warning,
     })
+}
+
+/// Which runs a fetched tombstone must not remove: this clone's unfinished runs (its active
+/// work, which a local `drop` also removes only with `--force`). A run that cannot be read is
+/// kept too (fail closed: a tombstone deletes only what is surely not active here).
+pub fn keep_active(ctx: &Context) -> impl Fn(&RunId) -> bool + '_ {
+    let owners = crate::ops::common::select::Owners::new(&ctx.repo);
+    move |run_id: &RunId| {
+        let Ok(state) = ctx.repo.load(run_id) else {
+            return true;
+        };
+        let m = &state.manifest;
+        !m.is_finished()
+            && owners
+                .belongs_here(run_id, m.claimed, &m.cwd)
+                .unwrap_or(true)
+    }
 }
 
 /// The report's tally of what merging touched.
@@ -107,6 +147,7 @@ pub fn removed_runs(pulled: &PullReport) -> report::RemovedRuns {
     report::RemovedRuns {
         runs: pulled.removed.clone(),
         kept: pulled.kept_dropped.clone(),
+        kept_active: pulled.kept_active.clone(),
         tombstones_learnt: pulled.tombstones,
         note_lines: pulled.removed_note_lines,
     }

@@ -2,15 +2,18 @@
 //! the remote does not have yet — a run's new commits (messages), records, stored material
 //! and reviewed-snapshot files, new notes, tombstones — is scanned for secrets. A finding
 //! not allowed refuses the push as a whole. Allowances are `push --allow-secret <kind>:<path>`
-//! (recorded in the run as an `allow-secret` record, so they stay visible and apply to later
-//! pushes of that run) or such records already in the run.
+//! and `--allow-unscanned <path>` (recorded in the run as an `allow-secret` record, so they
+//! stay visible and apply to later pushes of that run) or such records already in the run.
+//! Beyond secrets, the guard refuses what the scanner cannot read (binary, over the limit),
+//! with no allowance a blob a reviewer flagged `[secret]` (or `scrub` removed here), and,
+//! without `--with-base`, project commits a run's chain holds that the remote lacks.
 //!
 //! Cost is bounded by what is new: the store lists only blobs the new commits add
-//! ([`crate::store::OutgoingReader::run_outgoing`]); blobs larger than
-//! [`crate::secrets::MAX_SCANNED_BLOB`] or binary are counted, not scanned; a blob found
-//! clean is not scanned again on a retry.
+//! ([`crate::store::OutgoingReader::run_outgoing`]); a blob found clean is not scanned again
+//! on a retry. What the remote has beyond its git pair refs is what it advertises
+//! (`git ls-remote`, asked once per push and only when a run needs it).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use gix::ObjectId;
 use serde::Serialize;
@@ -39,35 +42,71 @@ pub struct ScanSummary {
     pub recorded: BTreeMap<String, Vec<String>>,
 }
 
+/// The kind of a finding for a blob the scanner cannot read because it is binary.
+pub const UNSCANNED_BINARY: &str = "unscanned-binary";
+/// The kind of a finding for a blob over the scan limit.
+pub const UNSCANNED_LARGE: &str = "unscanned-large";
+/// The allowance kind `--allow-unscanned <path>` records (`unscanned:<path>`).
+pub const UNSCANNED: &str = "unscanned";
+/// The kind of a finding for a blob a review of the run flagged `[secret]`: never published.
+pub const FLAGGED: &str = "flagged-by-review";
+/// The kind of a finding for a commit outside `refs/pair` the remote lacks (a run's base and
+/// the history behind it): published only with `--with-base`.
+pub const OUTSIDE: &str = "unpublished-history";
+
+/// What the user allowed on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--allow-secret <kind>:<path>` and `--allow-unscanned <path>` (as `unscanned:<path>`).
+    pub allow: Vec<Allowance>,
+    /// `--with-base`: publish (and scan) the project history a run's chain holds.
+    pub with_base: bool,
+}
+
 /// The guard `push` runs before sending: scans, applies allowances, records the new ones.
 pub struct Guard<'a> {
     repo: &'a Repo,
     /// Made on the first check: a push with nothing new reads nothing.
     reader: Option<OutgoingReader>,
     scanner: Scanner,
-    flags: Vec<Allowance>,
+    flags: Flags,
     /// Blobs already found clean (a retry does not scan them again).
     clean: HashSet<ObjectId>,
+    /// The remote pushed to (set by [`Guard::push`]), and the commits it advertises, asked
+    /// once, when a run first needs them.
+    remote: Option<Remote>,
+    advertised: Option<Vec<ObjectId>>,
+    /// What [`Guard::remote_has`] found, by commit.
+    remote_has: HashMap<ObjectId, bool>,
     pub summary: ScanSummary,
 }
 
 impl<'a> Guard<'a> {
     /// A guard allowing what `flags` (`--allow-secret`) name.
-    pub fn new(repo: &'a Repo, scanner: Scanner, flags: Vec<Allowance>) -> Guard<'a> {
+    pub fn new(repo: &'a Repo, scanner: Scanner, flags: Flags) -> Guard<'a> {
         Guard {
             repo,
             reader: None,
             scanner,
             flags,
             clean: HashSet::new(),
+            remote: None,
+            advertised: None,
+            remote_has: HashMap::new(),
             summary: ScanSummary::default(),
         }
     }
 
     /// Pushes `scope` to `remote`, this guard checking every plan before it is sent.
-    pub fn push(&mut self, remote: &Remote, scope: &Scope) -> Result<PushReport, Error> {
+    pub fn push(
+        &mut self,
+        remote: &Remote,
+        scope: &Scope,
+        keep: crate::sync::Keep<'_>,
+    ) -> Result<PushReport, Error> {
         let repo = self.repo;
-        crate::sync::push(repo, remote, scope, &mut |pending| {
+        self.remote = Some(remote.clone());
+        crate::sync::push(repo, remote, scope, keep, &mut |pending| {
             Ok::<_, Error>(if self.check(&remote.name, pending)? {
                 Guarded::Replan
             } else {
@@ -87,6 +126,12 @@ impl<'a> Guard<'a> {
         let mut to_record: BTreeMap<RunId, BTreeSet<Allowance>> = BTreeMap::new();
         let mut recorded_cache: BTreeMap<RunId, BTreeSet<Allowance>> = BTreeMap::new();
         for f in findings {
+            // A blob a review flagged, or history the user did not ask to publish: no
+            // allowance, recorded or given, lets it through.
+            if f.kind == FLAGGED || f.kind == OUTSIDE {
+                blocking.push(f);
+                continue;
+            }
             let allowance = f.allowance();
             let recorded = match &f.run {
                 Some(run) => {
@@ -100,7 +145,7 @@ impl<'a> Guard<'a> {
             };
             if recorded {
                 self.summary.allowed.push(f);
-            } else if self.flags.contains(&allowance) {
+            } else if self.flags.allow.contains(&allowance) {
                 if let Some(run) = f.run.clone() {
                     to_record.entry(run).or_default().insert(allowance);
                 }
@@ -163,8 +208,62 @@ impl<'a> Guard<'a> {
                     expected,
                     new,
                 } => {
-                    let out = reader.run_outgoing(run_id, *new, *expected)?;
+                    let state = self.repo.load_at(run_id, *new)?;
+                    let base = state.manifest.base.map(ObjectId::from);
+                    let public_base = match base {
+                        Some(base) if self.remote_has(base)? => Some(base),
+                        _ => None,
+                    };
+                    let flagged = self.flagged_blobs(&state)?;
+                    let out = reader.run_outgoing(run_id, *new, *expected, public_base)?;
                     let run = Some(run_id.clone());
+                    for outside in &out.outside {
+                        let advertised = self.advertised()?.to_vec();
+                        let history =
+                            self.repo
+                                .commits_beyond(*outside, &advertised, usize::MAX)?;
+                        if history.is_empty() {
+                            continue;
+                        }
+                        if !self.flags.with_base {
+                            found.push(PushFinding {
+                                run: run.clone(),
+                                round: None,
+                                kind: OUTSIDE.to_owned(),
+                                path: format!("commit {}", &outside.to_string()[..12]),
+                                line: 0,
+                                place: "base history",
+                            });
+                            continue;
+                        }
+                        let published = reader.history_outgoing(&history)?;
+                        for (commit, message) in &published.commits {
+                            self.summary.commits += 1;
+                            let path = format!("commit {}", &commit.to_string()[..12]);
+                            for f in self.scanner.scan(&path, message.as_bytes()) {
+                                found.push(PushFinding {
+                                    run: run.clone(),
+                                    round: None,
+                                    kind: f.kind,
+                                    path: path.clone(),
+                                    line: f.line,
+                                    place: "commit message",
+                                });
+                            }
+                        }
+                        for blob in &published.blobs {
+                            for (kind, line) in self.scan_blob(&mut reader, blob.id, &blob.path)? {
+                                found.push(PushFinding {
+                                    run: run.clone(),
+                                    round: None,
+                                    kind,
+                                    path: blob.path.clone(),
+                                    line,
+                                    place: "base history",
+                                });
+                            }
+                        }
+                    }
                     for (commit, message) in &out.commits {
                         self.summary.commits += 1;
                         self.summary.bytes += message.len() as u64;
@@ -194,6 +293,17 @@ impl<'a> Guard<'a> {
                             Place::Record => (None, blob.path.clone(), "record"),
                             Place::Other => (None, blob.path.clone(), "run state"),
                         };
+                        if flagged.contains(&blob.id) {
+                            found.push(PushFinding {
+                                run: run.clone(),
+                                round,
+                                kind: FLAGGED.to_owned(),
+                                path: path.clone(),
+                                line: 0,
+                                place,
+                            });
+                            continue;
+                        }
                         for (kind, line) in self.scan_blob(&mut reader, blob.id, &path)? {
                             found.push(PushFinding {
                                 run: run.clone(),
@@ -263,13 +373,107 @@ impl<'a> Guard<'a> {
                 }
                 Ok(found.into_iter().map(|f| (f.kind, f.line)).collect())
             }
-            BlobText::TooLarge(_) | BlobText::Binary => {
+            // What the scanner cannot read is refused like a secret, unless allowed by path.
+            BlobText::TooLarge(_) => {
                 self.summary.skipped += 1;
-                self.clean.insert(id);
-                Ok(Vec::new())
+                Ok(vec![(UNSCANNED_LARGE.to_owned(), 0)])
+            }
+            BlobText::Binary => {
+                self.summary.skipped += 1;
+                Ok(vec![(UNSCANNED_BINARY.to_owned(), 0)])
             }
         }
     }
+
+    /// The commits the remote advertises, asked once per push.
+    fn advertised(&mut self) -> Result<&[ObjectId], Error> {
+        if self.advertised.is_none() {
+            let tips = match &self.remote {
+                Some(remote) => crate::sync::advertised(self.repo, remote)?,
+                None => Vec::new(),
+            };
+            self.advertised = Some(tips);
+        }
+        Ok(self.advertised.as_deref().unwrap_or_default())
+    }
+
+    /// Whether the remote has commit `id` (it is reachable from what the remote advertises).
+    /// A commit that is not here counts as not there. Answered once per commit (runs often
+    /// share a base).
+    fn remote_has(&mut self, id: ObjectId) -> Result<bool, Error> {
+        if let Some(known) = self.remote_has.get(&id) {
+            return Ok(*known);
+        }
+        let has = if self.repo.commit_parents(id).is_err() {
+            false
+        } else {
+            let advertised = self.advertised()?.to_vec();
+            self.repo.commits_beyond(id, &advertised, 1)?.is_empty()
+        };
+        self.remote_has.insert(id, has);
+        Ok(has)
+    }
+
+    /// The blobs of the run's reviewed snapshots that a review flagged `[secret]` itself (a
+    /// reviewer's finding, not one the scanner raised: those the push scan finds again, and
+    /// `--allow-secret` can pass): never published.
+    fn flagged_blobs(&self, state: &crate::store::RunState) -> Result<HashSet<ObjectId>, Error> {
+        // What scrub removed here stays unpublished wherever it appears again.
+        let mut flagged = self.repo.scrubbed_blobs(&state.run_id)?;
+        for record in self.repo.records(state)? {
+            let Body::Review(review) = record.body else {
+                continue;
+            };
+            for f in &review.findings {
+                if !f.category.trim().eq_ignore_ascii_case("secret")
+                    || f.text.contains(crate::ops::review::SCANNER_SECRET_TEXT)
+                {
+                    continue;
+                }
+                let path = location_path(&f.location);
+                if path.is_empty() {
+                    continue;
+                }
+                let stored = format!(
+                    "{}/{path}",
+                    crate::store::Material::Snapshot.path(review.round)
+                );
+                // A scrubbed copy is the placeholder: nothing of the file is left to flag.
+                if let Some(id) = self.repo.run_blob_id(state, &stored)?
+                    && id
+                        != self
+                            .repo
+                            .blob_id_of(crate::store::scrub_placeholder(path).as_bytes())
+                {
+                    flagged.insert(id);
+                }
+            }
+        }
+        Ok(flagged)
+    }
+}
+
+/// The path of a finding's `path:line` (or `path`) location.
+fn location_path(location: &str) -> &str {
+    let location = location.trim();
+    match location.rsplit_once(':') {
+        Some((path, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => path,
+        _ => location,
+    }
+}
+
+/// `--allow-unscanned <path>` as the allowance it records.
+pub fn unscanned_allowance(path: &str) -> Result<Allowance, Error> {
+    if path.is_empty() || path.chars().any(char::is_control) {
+        return Err(Error::Usage(format!(
+            "--allow-unscanned takes the path of a binary or large file, got '{}'",
+            path.escape_debug()
+        )));
+    }
+    Ok(Allowance {
+        kind: UNSCANNED.to_owned(),
+        path: path.to_owned(),
+    })
 }
 
 /// Parses `--allow-secret <kind>:<path>`, checking the kind against the scanner's table.
