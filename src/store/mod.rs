@@ -44,4 +44,4 @@ pub use owned::{Claim, OWNED_PREFIX, owned_ref};
 pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
-pub use summaries::RunSummary;
+pub use summaries::{RunSummary, Summaries};

@@ -174,7 +174,11 @@ fn newest_on_branch(
     // One more than is read: whether any run lies past them.
     let newest = repo.newest_run_tips(READ_DIRECTLY + 1)?;
     for (id, tip) in newest.iter().rev().take(READ_DIRECTLY) {
-        let m = repo.load_at(id, *tip)?.manifest;
+        // A run that cannot be read is nobody's active run (`list` names it; `drop` removes it).
+        let Ok(state) = repo.load_at(id, *tip) else {
+            continue;
+        };
+        let m = state.manifest;
         if m.branch == branch
             && wanted(m.is_finished())
             && found.consider(&owners, id, m.claimed, &m.cwd)?
@@ -185,7 +189,7 @@ fn newest_on_branch(
     if newest.len() <= READ_DIRECTLY {
         return Ok(found);
     }
-    for s in repo.run_summaries()?.into_iter().rev() {
+    for s in repo.run_summaries()?.runs.into_iter().rev() {
         if s.branch == branch
             && wanted(s.finished)
             && found.consider(&owners, &s.run_id, s.claimed, &s.cwd)?
