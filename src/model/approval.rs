@@ -312,4 +312,32 @@ mod tests {
             assert_eq!(summary(&records), want, "{records:?}");
         }
     }
+
+    #[test]
+    fn every_snapshot_given_a_verdict_is_a_reviewed_snapshot_and_approvals_name_their_review() {
+        use Verdict::{Approved, ChangesRequested};
+        let records = vec![
+            review(1, "a", Some(ChangesRequested)),
+            review(2, "b", None),
+            review(2, "c", Some(Approved)),
+            review(3, "a", Some(Approved)),
+        ];
+        let reviewed: Vec<String> = reviewed_snapshots(&records)
+            .iter()
+            .map(|t| t.to_string()[..1].to_owned())
+            .collect();
+        assert_eq!(
+            reviewed,
+            ["a", "c"],
+            "a failed review saw nothing; no repeats"
+        );
+        let got = approvals(&records);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|a| a.dispatch == "d" && a.review_approved));
+        assert!(got.iter().all(|a| a.blocking_finding.is_none()));
+        // A --force finish on changes requested: an override, not an approving review.
+        let forced = approvals(&[review(1, "a", Some(ChangesRequested)), finish(true)]);
+        assert_eq!(forced.len(), 1);
+        assert!(forced[0].forced && !forced[0].review_approved);
+    }
 }
