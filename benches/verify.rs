@@ -27,7 +27,9 @@ use std::time::{Duration, Instant};
 use gix::ObjectId;
 use gix::object::tree::EntryKind;
 
-use git_pair::model::{Body, Coder, Finish, Review, ReviewDispatch, RunId, Start, Verdict};
+use git_pair::model::{
+    Body, Coder, Finish, Review, ReviewAttempt, ReviewDispatch, RunId, Start, Verdict,
+};
 use git_pair::store::{Append, Content, Material, Repo, notes};
 
 const TARGET: f64 = 3.0;
@@ -246,6 +248,7 @@ fn write_run(
         config: Default::default(),
         flags: None,
         claimed: false,
+        base_tree: None,
     });
     repo.create_run(run_id, Some(base), Append::record(start, "start: bench"))
         .expect("create run");
@@ -302,7 +305,16 @@ fn write_run(
                 outcome: "completed".into(),
                 tool: "codex".into(),
                 findings: vec![],
-                reviewers: vec![],
+                reviewers: vec![ReviewAttempt {
+                    reviewer: "codex".into(),
+                    tool: "codex".into(),
+                    outcome: "completed".into(),
+                    verdict: Some(verdict),
+                    session_id: None,
+                    attempts: 1,
+                    duration_ms: 1000,
+                    error: None,
+                }],
                 fallback_used: false,
                 snapshot: Some(snapshot.into()),
                 coverage_warning: None,
@@ -314,6 +326,17 @@ fn write_run(
             round,
             Material::Output,
             Content::Blob(format!("VERDICT: {verdict}\n").into_bytes()),
+        );
+        // The stored answer verify re-reads before the run may approve anything.
+        review.put(
+            round,
+            Material::Attempts,
+            Content::Blob(
+                format!(
+                    "[{{\"reviewer\":\"codex\",\"attempt\":{{\"answer\":\"Reviewed.\\nVERDICT: {verdict}\\n\"}}}}]"
+                )
+                .into_bytes(),
+            ),
         );
         append(review);
     }

@@ -16,6 +16,60 @@ pub struct Approval {
     /// True when no review approved this snapshot and the run was finished with `--force`
     /// on it: an override, not an approval.
     pub forced: bool,
+    /// The review's dispatch record id (its `dispatch`).
+    pub dispatch: String,
+    /// Whether the review itself said APPROVED (false for a `--force` finish on a review that
+    /// did not): only then must its stored answers read as an approval.
+    pub review_approved: bool,
+    /// The number of a blocking finding the review carries, if any (a consistent approval
+    /// carries none).
+    pub blocking_finding: Option<u32>,
+    /// The reviewers whose own answer was APPROVED, as the review names them (`tool`).
+    pub approvers: Vec<String>,
+}
+
+/// What [`approvals`] keeps of one review while folding.
+#[derive(Debug, Clone)]
+struct Reviewed {
+    snapshot: TreeId,
+    verdict: Verdict,
+    round: u32,
+    reviewer: String,
+    partial: bool,
+    dispatch: String,
+    blocking_finding: Option<u32>,
+    approvers: Vec<String>,
+}
+
+impl Reviewed {
+    fn approval(self, forced: bool) -> Approval {
+        Approval {
+            snapshot: self.snapshot,
+            round: self.round,
+            reviewer: self.reviewer,
+            forced,
+            dispatch: self.dispatch,
+            review_approved: self.verdict == Verdict::Approved,
+            blocking_finding: self.blocking_finding,
+            approvers: self.approvers,
+        }
+    }
+}
+
+/// Every snapshot a review of the run gave a verdict on (whatever the verdict), in record
+/// order, without repeats: the work a reviewer saw, so the "before" side of a later review.
+pub fn reviewed_snapshots(records: &[Record]) -> Vec<TreeId> {
+    let mut out: Vec<TreeId> = Vec::new();
+    for record in records {
+        if let Body::Review(review) = &record.body
+            && review.verdict.is_some()
+            && let Some(snapshot) = review.snapshot
+            && !out.contains(&snapshot)
+        {
+            out.push(snapshot);
+        }
+    }
+    out
 }
 
 /// The snapshots a run approved, in record order, plus the one a `--force` finish stood
@@ -23,8 +77,8 @@ pub struct Approval {
 /// snapshot (`review --again`) or on later work, which contains it ("present since round 1").
 /// A forced finish covers the last reviewed snapshot when no review approved it.
 pub fn approvals(records: &[Record]) -> Vec<Approval> {
-    let mut latest: Vec<(TreeId, Verdict, u32, String, bool)> = Vec::new();
-    let mut last_reviewed: Option<(TreeId, u32, String)> = None;
+    let mut latest: Vec<Reviewed> = Vec::new();
+    let mut last_reviewed: Option<Reviewed> = None;
     let mut forced = false;
     let mut accepted_partial = false;
     for record in records {
@@ -36,19 +90,32 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
                 let Some(reviewed) = review.snapshot else {
                     continue;
                 };
-                latest.retain(|(snapshot, ..)| *snapshot != reviewed);
+                latest.retain(|r| r.snapshot != reviewed);
                 if verdict == Verdict::ChangesRequested {
                     // Changes requested on the run's work revoke every approval before it.
-                    latest.retain(|(_, earlier, ..)| *earlier != Verdict::Approved);
+                    latest.retain(|r| r.verdict != Verdict::Approved);
                 }
-                latest.push((
-                    reviewed,
+                let entry = Reviewed {
+                    snapshot: reviewed,
                     verdict,
-                    review.round,
-                    review.tool.clone(),
-                    review.is_partial(),
-                ));
-                last_reviewed = Some((reviewed, review.round, review.tool.clone()));
+                    round: review.round,
+                    reviewer: review.tool.clone(),
+                    partial: review.is_partial(),
+                    dispatch: review.dispatch.clone(),
+                    blocking_finding: review
+                        .findings
+                        .iter()
+                        .find(|f| f.blocks_approval())
+                        .map(|f| f.n),
+                    approvers: review
+                        .reviewers
+                        .iter()
+                        .filter(|r| r.verdict == Some(Verdict::Approved))
+                        .map(|r| r.tool.clone())
+                        .collect(),
+                };
+                latest.push(entry.clone());
+                last_reviewed = Some(entry);
             }
             Body::Finish(finish) => {
                 forced = finish.override_ && finish.verdict == Verdict::Approved;
@@ -59,28 +126,21 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
     }
     let mut out: Vec<Approval> = latest
         .into_iter()
-        .filter(|(_, verdict, .., partial)| {
+        .filter(|r| {
             // A partial approval is none, unless `finish --accept-partial` stood behind it:
             // then it is an override, as `--force` is.
-            *verdict == Verdict::Approved && (!partial || accepted_partial)
+            r.verdict == Verdict::Approved && (!r.partial || accepted_partial)
         })
-        .map(|(snapshot, _, round, reviewer, partial)| Approval {
-            snapshot,
-            round,
-            reviewer,
-            forced: partial,
+        .map(|r| {
+            let partial = r.partial;
+            r.approval(partial)
         })
         .collect();
     if forced
-        && let Some((snapshot, round, reviewer)) = last_reviewed
-        && !out.iter().any(|a| a.snapshot == snapshot)
+        && let Some(last) = last_reviewed
+        && !out.iter().any(|a| a.snapshot == last.snapshot)
     {
-        out.push(Approval {
-            snapshot,
-            round,
-            reviewer,
-            forced: true,
-        });
+        out.push(last.approval(true));
     }
     out
 }
@@ -251,5 +311,33 @@ mod tests {
                 .collect();
             assert_eq!(summary(&records), want, "{records:?}");
         }
+    }
+
+    #[test]
+    fn every_snapshot_given_a_verdict_is_a_reviewed_snapshot_and_approvals_name_their_review() {
+        use Verdict::{Approved, ChangesRequested};
+        let records = vec![
+            review(1, "a", Some(ChangesRequested)),
+            review(2, "b", None),
+            review(2, "c", Some(Approved)),
+            review(3, "a", Some(Approved)),
+        ];
+        let reviewed: Vec<String> = reviewed_snapshots(&records)
+            .iter()
+            .map(|t| t.to_string()[..1].to_owned())
+            .collect();
+        assert_eq!(
+            reviewed,
+            ["a", "c"],
+            "a failed review saw nothing; no repeats"
+        );
+        let got = approvals(&records);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|a| a.dispatch == "d" && a.review_approved));
+        assert!(got.iter().all(|a| a.blocking_finding.is_none()));
+        // A --force finish on changes requested: an override, not an approving review.
+        let forced = approvals(&[review(1, "a", Some(ChangesRequested)), finish(true)]);
+        assert_eq!(forced.len(), 1);
+        assert!(forced[0].forced && !forced[0].review_approved);
     }
 }

@@ -14,7 +14,7 @@ pub mod report;
 pub mod reviewer;
 pub mod settings;
 
-pub use approval::{Approval, approvals, finish_matters};
+pub use approval::{Approval, approvals, finish_matters, reviewed_snapshots};
 pub use checkpoint::{
     Assessment, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointIdError,
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,

@@ -163,6 +163,11 @@ pub struct Start {
     /// clone; those belong to the clone whose work tree they were started in.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub claimed: bool,
+    /// The base commit's tree. The run does not carry its base commit (push publishes no
+    /// project history), so `verify` on a clone that lacks the base still knows what the
+    /// reviewer saw on the "before" side. Absent in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_tree: Option<super::ids::TreeId>,
 }
 
 /// `git pair set`: a run's own setting changed (`value`) or handed back to `git config`

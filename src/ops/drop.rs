@@ -31,9 +31,14 @@ pub fn drop(
     let was_local = repo.run_tip(&run_id)?.is_some();
     let already_dropped = repo.tombstones()?.contains_key(&run_id);
     if was_local && !request.force {
-        let manifest = repo.load(&run_id)?.manifest;
+        // A run that cannot be read (its ref names no commit with a manifest) is nobody's
+        // active run: it goes without `--force`.
+        let manifest = repo.load(&run_id).ok().map(|state| state.manifest);
         let branch = repo.head()?.branch_name().to_owned();
-        if !manifest.is_finished() && manifest.branch == branch {
+        if let Some(manifest) = manifest
+            && !manifest.is_finished()
+            && manifest.branch == branch
+        {
             return Err(Error::DropActive {
                 run_id: run_id.to_string(),
                 branch,
@@ -83,7 +88,8 @@ pub fn drop(
     // copy only when its tip is one of them (so a tombstone — even a forged one — never
     // deletes records the dropper did not see).
     if let Some(tip) = repo.run_tip(&run_id)? {
-        for commit in repo.run_commits(&run_id, tip)? {
+        // A malformed run's ref may name no commit: its tip alone is what the dropper saw.
+        for commit in repo.run_commits(&run_id, tip).unwrap_or_else(|_| vec![tip]) {
             text.push_str(&format!("tip {commit}\n"));
         }
     }

@@ -141,7 +141,8 @@ pub fn diff(
 
 /// Every run in brief, newest first (from the summary cache: only runs that moved are read).
 pub fn runs(ctx: &Context) -> Result<RunList, Error> {
-    let mut runs = ctx.repo.run_summaries()?;
+    let summaries = ctx.repo.run_summaries()?;
+    let mut runs = summaries.runs;
     runs.reverse();
     let owners = super::common::select::Owners::for_listing(&ctx.repo)?;
     Ok(RunList {
@@ -161,6 +162,11 @@ pub fn runs(ctx: &Context) -> Result<RunList, Error> {
                 })
             })
             .collect::<Result<_, Error>>()?,
+        malformed_runs: summaries
+            .malformed
+            .into_iter()
+            .map(|(run, reason)| crate::model::report::verify::MalformedRun { run, reason })
+            .collect(),
     })
 }
 

@@ -3,17 +3,22 @@
 //! against the run's own records (an APPROVED review whose snapshot is the commit's tree).
 //! Commits without a confirmed note are looked up in an index of every run's approved
 //! snapshots, built once, on first need, from the runs' review and finish records alone.
+//! An approval covers a commit only when the run is consistent (SPEC §9: its stored answers
+//! read APPROVED, its dispatch and attempts exist, no blocking finding, the stored snapshot is
+//! the tree approved, its base leads to the commit) and the commit's own change is part of
+//! what the reviewer saw. A run that cannot be read is reported and skipped, never fatal.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use gix::ObjectId;
 
 use super::{Context, Error};
-use crate::model::report::verify::{CommitLine, Verified};
-use crate::model::{Approval, Body, CommitId, RunId};
+use crate::model::report::verify::{CommitLine, MalformedRun, Verified};
+use crate::model::{Approval, Body, RunId, Verdict};
+use crate::review::parse::{Parsed, parse_answer};
 use crate::store::notes::{self, NoteLine};
-use crate::store::{CodeCommit, Repo};
+use crate::store::{CodeCommit, Material, RecordFiles, Repo};
 
 /// How many differing paths a commit's entry lists at most.
 pub const MAX_PATHS: usize = 20;
@@ -114,6 +119,8 @@ pub struct Report {
     pub allow_forced: bool,
     /// Oldest first.
     pub commits: Vec<CommitCheck>,
+    /// Runs that could not be read, with why: skipped (they approve nothing).
+    pub malformed: BTreeMap<RunId, String>,
 }
 
 impl Report {
@@ -165,6 +172,14 @@ impl Report {
                     }
                 })
                 .collect(),
+            malformed_runs: self
+                .malformed
+                .iter()
+                .map(|(run, reason)| MalformedRun {
+                    run: run.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
             error: (failing > 0).then(|| {
                 format!(
                     "{failing} of {n} commit{} in {} not approved by a review",
@@ -193,6 +208,7 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         range: range.spelled,
         allow_forced: request.allow_forced,
         commits: Vec::with_capacity(commits.len()),
+        malformed: BTreeMap::new(),
     };
     if commits.is_empty() {
         return Ok(report);
@@ -208,11 +224,15 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         links: None,
         range_trees: commits.iter().map(|c| c.tree).collect(),
         branches: range.branches,
+        facts: HashMap::new(),
+        consistency: HashMap::new(),
+        malformed: BTreeMap::new(),
     };
     let last = commits.len() - 1;
     for (i, commit) in commits.iter().enumerate() {
         report.commits.push(verifier.check(commit, i == last)?);
     }
+    report.malformed = verifier.malformed;
     Ok(report)
 }
 
@@ -290,26 +310,64 @@ fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
 /// A run's approvals by snapshot tree.
 type Approvals = Vec<(ObjectId, Approval)>;
 
-/// A run's approvals, by snapshot tree.
+/// How many runs one approval's chain of bases may visit (see [`Verifier::grounding`]).
+const MAX_CHAIN: usize = 64;
+
+/// What verify read of one run: its approvals, by snapshot tree, and every snapshot a review
+/// of it gave a verdict on.
 struct RunApprovals {
     list: Approvals,
+    reviewed: Vec<ObjectId>,
+    /// Its record listing (`None`: the run is not here, or could not be read).
+    files: Option<RecordFiles>,
 }
 
 impl RunApprovals {
-    fn approving(&self, tree: ObjectId, forced: bool) -> Option<&Approval> {
+    fn none() -> RunApprovals {
+        RunApprovals {
+            list: Vec::new(),
+            reviewed: Vec::new(),
+            files: None,
+        }
+    }
+
+    /// The approval (its index and itself) of `tree`, forced or not.
+    fn approving(&self, tree: ObjectId, forced: bool) -> Option<(usize, &Approval)> {
         self.list
             .iter()
-            .find(|(t, a)| *t == tree && a.forced == forced)
-            .map(|(_, a)| a)
+            .enumerate()
+            .find(|(_, (t, a))| *t == tree && a.forced == forced)
+            .map(|(i, (_, a))| (i, a))
     }
+}
+
+/// What a run's start and dispatch records say, read only for runs that may approve a
+/// commit (or be linked to one).
+struct Facts {
+    /// The base commit, from the start record (never the manifest: a cache).
+    base: Option<ObjectId>,
+    /// The base commit's tree, as the start record names it (runs since the base stopped
+    /// travelling with the run), for a clone that lacks the base commit.
+    base_tree: Option<ObjectId>,
+    branch: String,
+    /// Dispatch record id → (round, snapshot).
+    dispatches: HashMap<String, (u32, ObjectId)>,
+    /// The run's tree at its tip.
+    tree: ObjectId,
 }
 
 /// A run that may be linked to a commit without a note: one whose approvals no commit of the
 /// range holds (its approved work was changed before it was committed).
 struct Unclaimed {
     run_id: RunId,
-    base: Option<CommitId>,
+    base: Option<ObjectId>,
     branch: String,
+}
+
+/// Why a run's approval does not cover a commit, for the report.
+struct Rejected {
+    review: ReviewRef,
+    reason: String,
 }
 
 struct Verifier<'a> {
@@ -328,6 +386,12 @@ struct Verifier<'a> {
     links: Option<Vec<Unclaimed>>,
     range_trees: HashSet<ObjectId>,
     branches: Vec<String>,
+    /// Each run's start and dispatch facts, or why they cannot be read.
+    facts: HashMap<RunId, Result<Rc<Facts>, String>>,
+    /// Each approval's record-level consistency (by run and index in its list).
+    consistency: HashMap<(RunId, usize), Result<(), String>>,
+    /// Runs that could not be read, and why.
+    malformed: BTreeMap<RunId, String>,
 }
 
 impl Verifier<'_> {
@@ -348,27 +412,46 @@ impl Verifier<'_> {
                 _ => missing.push(value.clone()),
             }
         }
+        let mut rejected: Option<Rejected> = None;
         // 1. The runs the note and the `Pair-Run:` trailer name, confirmed by their records.
         for (i, run_id) in linked.iter().enumerate() {
             let runs = self.read_run(run_id, true)?;
-            if let Some(a) = runs.approving(commit.tree, false) {
+            if let Some((index, a)) = runs.approving(commit.tree, false) {
                 let review = self.review_ref(run_id, a)?;
-                let via = if i < noted { Via::Note } else { Via::Trailer };
-                return Ok(passed(commit, via, review));
+                match self.covers(run_id, index, commit)? {
+                    Ok(()) => {
+                        let via = if i < noted { Via::Note } else { Via::Trailer };
+                        return Ok(passed(commit, via, review));
+                    }
+                    Err(reason) => {
+                        rejected.get_or_insert(Rejected { review, reason });
+                    }
+                }
             }
         }
         // 2. Any run that approved this tree (the note was lost, or never written).
         let mut forced = None;
         for run_id in self.runs_with_snapshot(commit.tree)?.into_iter().rev() {
             let runs = self.approvals(&run_id)?;
-            if let Some(a) = runs.approving(commit.tree, false) {
+            if let Some((index, a)) = runs.approving(commit.tree, false) {
                 let review = self.review_ref(&run_id, a)?;
-                return Ok(passed(commit, Via::Tree, review));
+                match self.covers(&run_id, index, commit)? {
+                    Ok(()) => return Ok(passed(commit, Via::Tree, review)),
+                    Err(reason) => {
+                        rejected.get_or_insert(Rejected { review, reason });
+                    }
+                }
             }
             if forced.is_none()
-                && let Some(a) = runs.approving(commit.tree, true)
+                && let Some((index, a)) = runs.approving(commit.tree, true)
             {
-                forced = Some(self.review_ref(&run_id, a)?);
+                let review = self.review_ref(&run_id, a)?;
+                match self.covers(&run_id, index, commit)? {
+                    Ok(()) => forced = Some(review),
+                    Err(reason) => {
+                        rejected.get_or_insert(Rejected { review, reason });
+                    }
+                }
             }
         }
         // 3. Finished with --force on this tree.
@@ -398,10 +481,27 @@ impl Verifier<'_> {
                 review: None,
                 paths: Vec::new(),
                 paths_total: 0,
-                detail: "adds nothing of its own: every file is one of its parents' files".into(),
+                detail: "adds nothing of its own: every file is its first parent's, or that of a parent that is not an ancestor of the first".into(),
             });
         }
-        // 5. A run linked to the commit approved another tree.
+        // 5. A run approved this very tree, but its approval does not cover this commit.
+        if let Some(Rejected { review, reason }) = rejected {
+            let total = own.len();
+            return Ok(CommitCheck {
+                commit: commit.id,
+                subject: commit.subject.clone(),
+                status: Status::Unreviewed,
+                via: None,
+                detail: format!(
+                    "run {} approved this tree (round {}), but {reason}",
+                    review.run_id, review.round
+                ),
+                review: Some(review),
+                paths: bounded(own),
+                paths_total: total,
+            });
+        }
+        // 6. A run linked to the commit approved another tree.
         for id in self.unclaimed_links(commit, is_tip, &own)? {
             push_unique(&mut linked, id);
         }
@@ -435,13 +535,16 @@ impl Verifier<'_> {
             });
         }
         let detail = match (linked.first(), missing.first()) {
+            (Some(run), _) if self.malformed.contains_key(run) => {
+                format!("run {run} is named on the commit but could not be read (skipped)")
+            }
             (Some(run), _) => format!("run {run} never approved a tree"),
             (None, Some(run)) => format!(
                 "no run approved this tree; run {} is named on the commit but not in this repository (fetch refs/pair/runs/*)",
                 run.escape_debug()
             ),
             (None, None) if commit.parents.len() > 1 => {
-                "no run approved this tree, and the merge holds content neither parent has".into()
+                "no run approved this tree, and the merge holds content no parent brings".into()
             }
             (None, None) => "no run approved this tree".into(),
         };
@@ -455,6 +558,229 @@ impl Verifier<'_> {
             paths: bounded(own),
             paths_total: total,
             detail,
+        })
+    }
+
+    /// Whether approval `index` of run `run_id` (of exactly `commit`'s tree) covers `commit`:
+    /// the run is consistent, its base leads to the commit, and the commit's own change is
+    /// part of what the reviewer saw. `Err`: why not, for the report.
+    fn covers(
+        &mut self,
+        run_id: &RunId,
+        index: usize,
+        commit: &CodeCommit,
+    ) -> Result<Result<(), String>, Error> {
+        if let Err(reason) = self.consistent(run_id, index) {
+            return Ok(Err(reason));
+        }
+        let before = match self.grounding(run_id, commit)? {
+            Ok(before) => before,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let parent_tree = match commit.parents.first() {
+            Some(parent) => self.repo.commit_tree(*parent)?,
+            None => ObjectId::empty_tree(commit.tree.kind()),
+        };
+        if before.contains(&parent_tree) {
+            return Ok(Ok(()));
+        }
+        for path in changed_paths(self.repo, parent_tree, commit.tree)? {
+            let theirs = self.repo.entry_at(parent_tree, &path)?;
+            let mut seen = false;
+            for tree in &before {
+                if self.repo.entry_at(*tree, &path)? == theirs {
+                    seen = true;
+                    break;
+                }
+            }
+            if !seen {
+                return Ok(Err(format!(
+                    "the commit changes {} from a version no review of that run started from (a revert, or work on another base)",
+                    path.escape_debug()
+                )));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// The "before" trees of approval chains ending in run `run_id` that lead to `commit`:
+    /// the run's base tree and every snapshot it reviewed; when its base is not an ancestor of
+    /// the commit (a squash of several runs' work), the same of each run that approved the
+    /// base's tree, until one whose base is. `Err`: no chain leads to the commit.
+    fn grounding(
+        &mut self,
+        run_id: &RunId,
+        commit: &CodeCommit,
+    ) -> Result<Result<Vec<ObjectId>, String>, Error> {
+        let mut before: Vec<ObjectId> = Vec::new();
+        let mut visited: HashSet<RunId> = HashSet::new();
+        let mut queue: VecDeque<RunId> = VecDeque::from([run_id.clone()]);
+        let mut first_base = None;
+        while let Some(run) = queue.pop_front() {
+            if visited.len() >= MAX_CHAIN || !visited.insert(run.clone()) {
+                continue;
+            }
+            let Ok(facts) = self.facts(&run) else {
+                continue;
+            };
+            first_base.get_or_insert(facts.base);
+            let base_tree = match facts.base {
+                Some(base) if self.repo.has_commit(base) => self.repo.commit_tree(base)?,
+                // The base commit is not here (a run does not carry it): its tree, when the
+                // start record names one this repository has, is the "before" side.
+                Some(_) => match facts.base_tree.filter(|t| self.repo.has_tree(*t)) {
+                    Some(tree) => tree,
+                    None => continue,
+                },
+                None => ObjectId::empty_tree(commit.tree.kind()),
+            };
+            push_tree(&mut before, base_tree);
+            for tree in &self.approvals(&run)?.reviewed {
+                push_tree(&mut before, *tree);
+            }
+            let leads = match facts.base {
+                None => true,
+                Some(base) => {
+                    commit.parents.contains(&base) || self.repo.is_ancestor(base, commit.id)
+                }
+            };
+            if leads {
+                return Ok(Ok(before));
+            }
+            for other in self.runs_with_snapshot(base_tree)? {
+                if visited.contains(&other) {
+                    continue;
+                }
+                let runs = self.approvals(&other)?;
+                if let Some((index, _)) = runs.approving(base_tree, false)
+                    && self.consistent(&other, index).is_ok()
+                {
+                    queue.push_back(other);
+                }
+            }
+        }
+        Ok(Err(match first_base.flatten() {
+            Some(base) if self.repo.has_commit(base) => format!(
+                "its base {} is not an ancestor of the commit",
+                &base.to_string()[..10]
+            ),
+            Some(base) => format!("its base {base} is not in this repository"),
+            None => "its start record cannot be read".into(),
+        }))
+    }
+
+    /// Whether approval `index` of run `run_id` is consistent with the run's own records and
+    /// material (read once per approval): its review's dispatch record exists for the same
+    /// round and snapshot, the snapshot stored for that round is the tree approved, and, for a
+    /// review that said APPROVED, it carries no blocking finding and each approving reviewer's
+    /// stored answers read APPROVED under today's parser.
+    fn consistent(&mut self, run_id: &RunId, index: usize) -> Result<(), String> {
+        let key = (run_id.clone(), index);
+        if let Some(found) = self.consistency.get(&key) {
+            return found.clone();
+        }
+        let found = self.check_consistency(run_id, index);
+        self.consistency.insert(key, found.clone());
+        found
+    }
+
+    fn check_consistency(&mut self, run_id: &RunId, index: usize) -> Result<(), String> {
+        let runs = self.approvals(run_id).map_err(|e| e.to_string())?;
+        let (_, a) = runs.list.get(index).ok_or("no such approval")?;
+        let facts = self.facts(run_id)?;
+        let snapshot = ObjectId::from(a.snapshot);
+        match facts.dispatches.get(&a.dispatch) {
+            None => {
+                return Err(format!(
+                    "its review of round {} has no dispatch record",
+                    a.round
+                ));
+            }
+            Some((round, dispatched)) if *round != a.round || *dispatched != snapshot => {
+                return Err(format!(
+                    "its review of round {} names a dispatch of another round or snapshot",
+                    a.round
+                ));
+            }
+            Some(_) => {}
+        }
+        let stored = self
+            .repo
+            .entry_at(facts.tree, &Material::Snapshot.path(a.round))
+            .map_err(|e| e.to_string())?;
+        if stored.map(|(id, _)| id) != Some(snapshot) {
+            return Err(format!(
+                "the snapshot stored for round {} is not the tree approved",
+                a.round
+            ));
+        }
+        if !a.review_approved {
+            // A `--force` finish on a review that did not approve: an override, shown as
+            // `forced`; there is no approving answer to read.
+            return Ok(());
+        }
+        if let Some(n) = a.blocking_finding {
+            return Err(format!(
+                "its review of round {} carries a blocking finding (#{n})",
+                a.round
+            ));
+        }
+        let attempts = self
+            .repo
+            .blob_at(facts.tree, &Material::Attempts.path(a.round))
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("round {} has no stored attempts", a.round))?;
+        stored_answers_approve(&attempts, &a.approvers, a.round)
+    }
+
+    /// The start and dispatch facts of run `run_id` (read once per run).
+    fn facts(&mut self, run_id: &RunId) -> Result<Rc<Facts>, String> {
+        if let Some(found) = self.facts.get(run_id) {
+            return found.clone();
+        }
+        let found = self.read_facts(run_id).map(Rc::new);
+        if let Err(reason) = &found {
+            self.malformed
+                .entry(run_id.clone())
+                .or_insert_with(|| reason.clone());
+        }
+        self.facts.insert(run_id.clone(), found.clone());
+        found
+    }
+
+    fn read_facts(&mut self, run_id: &RunId) -> Result<Facts, String> {
+        let runs = self.approvals(run_id).map_err(|e| e.to_string())?;
+        let files = runs
+            .files
+            .as_ref()
+            .ok_or_else(|| format!("run {run_id} cannot be read"))?;
+        let tip = self
+            .tip(run_id)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("run {run_id} is not here"))?;
+        let tree = self.repo.commit_tree(tip).map_err(|e| e.to_string())?;
+        let records = self
+            .repo
+            .read_records(files, &["start", "review-dispatch"])
+            .map_err(|e| e.to_string())?;
+        let mut start = None;
+        let mut dispatches = HashMap::new();
+        for record in records {
+            match record.body {
+                Body::Start(s) if start.is_none() => start = Some(s),
+                Body::ReviewDispatch(d) => {
+                    dispatches.insert(record.id, (d.round, d.snapshot.into()));
+                }
+                _ => {}
+            }
+        }
+        let start = start.ok_or_else(|| format!("run {run_id} has no start record"))?;
+        Ok(Facts {
+            base: start.base.map(ObjectId::from),
+            base_tree: start.base_tree.map(ObjectId::from),
+            branch: start.branch,
+            dispatches,
+            tree,
         })
     }
 
@@ -496,32 +822,48 @@ impl Verifier<'_> {
     }
 
     /// Reads a run's approvals, and with `with_spend` its spend in the same pass (for a run
-    /// that will likely be reported: one listing of its records instead of two).
+    /// that will likely be reported: one listing of its records instead of two). A run that
+    /// cannot be read approves nothing and is remembered as malformed.
     fn read_run(&mut self, run_id: &RunId, with_spend: bool) -> Result<Rc<RunApprovals>, Error> {
         if let Some(found) = self.runs.get(run_id) {
             return Ok(Rc::clone(found));
         }
         let Some(tip) = self.tip(run_id)? else {
-            let found = Rc::new(RunApprovals { list: Vec::new() });
+            let found = Rc::new(RunApprovals::none());
             self.runs.insert(run_id.clone(), Rc::clone(&found));
             return Ok(found);
         };
-        let (list, spent) = read_approvals(self.repo, run_id, tip, with_spend)?;
-        if let Some(spent) = spent {
-            self.spent.insert(run_id.clone(), spent);
-        }
-        let found = Rc::new(RunApprovals { list });
+        let found = match read_approvals(self.repo, run_id, tip, with_spend) {
+            Ok((runs, spent)) => {
+                if let Some(spent) = spent {
+                    self.spent.insert(run_id.clone(), spent);
+                }
+                runs
+            }
+            Err(reason) => self.skip(run_id, reason),
+        };
+        let found = Rc::new(found);
         self.runs.insert(run_id.clone(), Rc::clone(&found));
         Ok(found)
     }
 
-    /// The run's measured spend (0 when never measured), read once per run.
+    /// Remembers run `run_id` as malformed: it approves nothing.
+    fn skip(&mut self, run_id: &RunId, reason: String) -> RunApprovals {
+        self.malformed.entry(run_id.clone()).or_insert(reason);
+        RunApprovals::none()
+    }
+
+    /// The run's measured spend (0 when never measured, or its cost records do not parse),
+    /// read once per run.
     fn spent(&mut self, run_id: &RunId) -> Result<f64, Error> {
         if let Some(spent) = self.spent.get(run_id) {
             return Ok(*spent);
         }
         let spent = match self.tip(run_id)? {
-            Some(tip) => spend(&self.repo.records_of_kinds(run_id, tip, &["cost"])?),
+            Some(tip) => self
+                .repo
+                .records_of_kinds(run_id, tip, &["cost"])
+                .map_or(0.0, |records| spend(&records)),
             None => 0.0,
         };
         self.spent.insert(run_id.clone(), spent);
@@ -540,10 +882,14 @@ impl Verifier<'_> {
                 .filter_map(|id| Some((id.clone(), (*self.tips.get(id)?)?)))
                 .collect();
             let lists = self.repo.map_parallel(&todo, |repo, (run_id, tip)| {
-                read_approvals(repo, run_id, *tip, false).map(|(list, _)| list)
+                Ok(read_approvals(repo, run_id, *tip, false).map(|(runs, _)| runs))
             })?;
-            for ((run_id, _), list) in todo.into_iter().zip(lists) {
-                self.runs.insert(run_id, Rc::new(RunApprovals { list }));
+            for ((run_id, _), read) in todo.into_iter().zip(lists) {
+                let runs = match read {
+                    Ok(runs) => runs,
+                    Err(reason) => self.skip(&run_id, reason),
+                };
+                self.runs.insert(run_id, Rc::new(runs));
             }
             let mut index: HashMap<ObjectId, Vec<RunId>> = HashMap::new();
             for run_id in ids {
@@ -584,22 +930,24 @@ impl Verifier<'_> {
                 {
                     continue;
                 }
-                let manifest = self.repo.load(&run_id)?.manifest;
+                let Ok(facts) = self.facts(&run_id) else {
+                    continue;
+                };
                 links.push(Unclaimed {
                     run_id,
-                    base: manifest.base,
-                    branch: manifest.branch,
+                    base: facts.base,
+                    branch: facts.branch.clone(),
                 });
             }
             self.links = Some(links);
         }
         let parent = commit.parents.first().copied();
-        let candidates: Vec<(RunId, Option<CommitId>)> = self
+        let candidates: Vec<(RunId, Option<ObjectId>)> = self
             .links
             .iter()
             .flatten()
             .filter(|l| {
-                (parent.is_some() && l.base.map(ObjectId::from) == parent)
+                (parent.is_some() && l.base == parent)
                     || (is_tip && self.branches.contains(&l.branch))
             })
             .map(|l| (l.run_id.clone(), l.base))
@@ -609,12 +957,8 @@ impl Verifier<'_> {
         let mut out = Vec::new();
         for (run_id, base) in candidates {
             let base_tree = match base {
-                // A run's chain does not carry its base: a run whose base this clone lacks
-                // cannot be compared here, so it vouches for nothing (the commit is not its).
-                Some(base) => match self.repo.commit_tree(base.into()) {
-                    Ok(tree) => tree,
-                    Err(_) => continue,
-                },
+                Some(base) if self.repo.has_commit(base) => self.repo.commit_tree(base)?,
+                Some(_) => continue,
                 None => ObjectId::empty_tree(commit.tree.kind()),
             };
             for (tree, _) in &self.approvals(&run_id)?.list {
@@ -628,8 +972,10 @@ impl Verifier<'_> {
         Ok(out)
     }
 
-    /// The paths of `commit` that hold content none of its parents has at that path (all
-    /// its paths for a root commit).
+    /// The paths of `commit` that hold content no parent brings (all its paths for a root
+    /// commit). A file is its parents' when it equals that file in the first parent, or in a
+    /// parent that is not an ancestor of the first: an ancestor of the first parent brings
+    /// nothing new, so taking a file from it (an old version back) is the merge's own change.
     fn own_paths(&self, commit: &CodeCommit) -> Result<Vec<String>, Error> {
         let empty = ObjectId::empty_tree(commit.tree.kind());
         let Some((first, rest)) = commit.parents.split_first() else {
@@ -639,6 +985,9 @@ impl Verifier<'_> {
         for parent in rest {
             if own.is_empty() {
                 break;
+            }
+            if self.repo.is_ancestor(*parent, *first) {
+                continue;
             }
             let theirs: BTreeSet<String> =
                 changed_paths(self.repo, self.repo.commit_tree(*parent)?, commit.tree)?
@@ -660,30 +1009,113 @@ impl Verifier<'_> {
     }
 }
 
+fn push_tree(trees: &mut Vec<ObjectId>, tree: ObjectId) {
+    if !trees.contains(&tree) {
+        trees.push(tree);
+    }
+}
+
+/// Whether the stored attempts of a round (`attempts.json`: `[{reviewer, attempt: {answer,
+/// …}}]`) hold, for each of `approvers`, at least one answer that today's parser reads as
+/// APPROVED with no blocking finding, and none that it reads as anything else.
+fn stored_answers_approve(attempts: &[u8], approvers: &[String], round: u32) -> Result<(), String> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        reviewer: String,
+        attempt: Stored,
+    }
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        answer: Option<String>,
+    }
+    let entries: Vec<Entry> = serde_json::from_slice(attempts)
+        .map_err(|e| format!("the attempts stored for round {round} do not parse: {e}"))?;
+    if approvers.is_empty() {
+        return Err(format!(
+            "no reviewer of its review of round {round} answered APPROVED"
+        ));
+    }
+    for approver in approvers {
+        let mut approved = false;
+        let mut any = false;
+        for entry in entries.iter().filter(|e| &e.reviewer == approver) {
+            any = true;
+            let Some(answer) = &entry.attempt.answer else {
+                continue;
+            };
+            match parse_answer(answer.as_bytes()) {
+                Parsed::Verdict {
+                    verdict: Verdict::Approved,
+                    findings,
+                } => {
+                    if let Some(f) = findings.iter().find(|f| f.blocks_approval()) {
+                        return Err(format!(
+                            "{approver}'s stored answer in round {round} carries a blocking finding (#{})",
+                            f.n
+                        ));
+                    }
+                    approved = true;
+                }
+                Parsed::Verdict { verdict, .. } => {
+                    return Err(format!(
+                        "{approver}'s stored answer in round {round} reads {}",
+                        verdict.as_str()
+                    ));
+                }
+                Parsed::NoVerdict { .. } => {}
+            }
+        }
+        if !any {
+            return Err(format!("round {round} stores no attempt of {approver}"));
+        }
+        if !approved {
+            return Err(format!(
+                "{approver}'s stored answer in round {round} does not read as APPROVED under today's rules"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A run's approvals (by snapshot tree), and with `with_spend` its spend, from its records:
 /// the review records, and the finish record only where it can matter (most runs end on an
-/// approving review), so indexing reads one object fewer per run.
+/// approving review), so indexing reads one object fewer per run. `Err`: why the run cannot
+/// be read (a ref that is not a commit, a record that does not parse).
 fn read_approvals(
     repo: &Repo,
     run_id: &RunId,
     tip: ObjectId,
     with_spend: bool,
-) -> Result<(Approvals, Option<f64>), crate::store::Error> {
-    let files = repo.record_files(run_id, tip)?;
-    let mut records = repo.read_records(&files, &["review"])?;
-    if files.has_kind("finish") && crate::model::finish_matters(&records) {
-        records.extend(repo.read_records(&files, &["finish"])?);
-    }
-    let spent = if with_spend {
-        Some(spend(&repo.read_records(&files, &["cost"])?))
-    } else {
-        None
+) -> Result<(RunApprovals, Option<f64>), String> {
+    let read = || -> Result<(RunApprovals, Option<f64>), crate::store::Error> {
+        let files = repo.record_files(run_id, tip)?;
+        let mut records = repo.read_records(&files, &["review"])?;
+        if files.has_kind("finish") && crate::model::finish_matters(&records) {
+            records.extend(repo.read_records(&files, &["finish"])?);
+        }
+        let spent = if with_spend {
+            Some(spend(&repo.read_records(&files, &["cost"])?))
+        } else {
+            None
+        };
+        let list = crate::model::approvals(&records)
+            .into_iter()
+            .map(|a| (a.snapshot.into(), a))
+            .collect();
+        let reviewed = crate::model::reviewed_snapshots(&records)
+            .into_iter()
+            .map(ObjectId::from)
+            .collect();
+        Ok((
+            RunApprovals {
+                list,
+                reviewed,
+                files: Some(files),
+            },
+            spent,
+        ))
     };
-    let list = crate::model::approvals(&records)
-        .into_iter()
-        .map(|a| (a.snapshot.into(), a))
-        .collect();
-    Ok((list, spent))
+    read().map_err(|e| crate::util::first_line_clipped(&e.to_string(), 300))
 }
 
 /// A run's spend as its manifest computes it, from its cost records alone (the one fold).

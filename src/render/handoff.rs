@@ -281,6 +281,7 @@ mod tests {
                     config: Default::default(),
                     flags: None,
                     claimed: false,
+                    base_tree: None,
                 }),
             ),
             rec(

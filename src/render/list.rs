@@ -26,7 +26,16 @@ pub fn human(list: &RunList, out: &mut dyn Write) -> Result<()> {
             if m.owned { "" } else { "  (other clone)" }
         )?;
     }
-    if list.runs.is_empty() {
+    for bad in &list.malformed_runs {
+        writeln!(
+            out,
+            "{}  cannot be read ({}); remove it with: git pair drop {}",
+            bad.run,
+            crate::util::first_line_clipped(&bad.reason, 120),
+            bad.run
+        )?;
+    }
+    if list.runs.is_empty() && list.malformed_runs.is_empty() {
         writeln!(
             out,
             "no runs yet; start one with: git pair start --task \"…\""

@@ -49,6 +49,14 @@ pub fn human(report: &Verified, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "              … and {} more", c.paths_omitted)?;
         }
     }
+    for bad in &report.malformed_runs {
+        writeln!(
+            out,
+            "warning: run {} was skipped: it cannot be read ({})",
+            bad.run,
+            crate::util::first_line_clipped(&bad.reason, 200)
+        )?;
+    }
     let failing = report.failing();
     let forced = report
         .commits
@@ -138,6 +146,17 @@ pub fn markdown(report: &Verified, out: &mut dyn Write) -> Result<()> {
             }
         }
     }
+    if !report.malformed_runs.is_empty() {
+        writeln!(out)?;
+        for bad in &report.malformed_runs {
+            writeln!(
+                out,
+                "- ⚠️ run `{}` was skipped: it cannot be read ({})",
+                bad.run,
+                md_text(&crate::util::first_line_clipped(&bad.reason, 200))
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -217,6 +236,7 @@ mod tests {
                 check(2, "changed-after-review", &["src/lib.rs", "a`b"], 3, false),
                 check(3, "forced", &[], 0, false),
             ],
+            malformed_runs: Vec::new(),
             error: None,
         };
         let md_text = md(&report);

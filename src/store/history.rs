@@ -45,6 +45,30 @@ impl Repo {
         Ok(topological(to, commits))
     }
 
+    /// Whether commit `ancestor` is `descendant` or one of its ancestors (`false` when either
+    /// is not a commit here: nothing is proven then).
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
+        if ancestor == descendant {
+            return true;
+        }
+        self.repo
+            .merge_base(ancestor, descendant)
+            .is_ok_and(|base| base.is_some_and(|base| base.detach() == ancestor))
+    }
+
+    /// The entry at `path` inside `tree` as (object id, mode bits), or `None` when there is
+    /// none: what a file "is" at a path, for comparing versions across trees.
+    pub fn entry_at(&self, tree: ObjectId, path: &str) -> Result<Option<(ObjectId, u16)>, Error> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(Error::git("look up a path in a tree"))?;
+        Ok(entry.map(|e| (e.object_id(), e.mode().value())))
+    }
+
     /// Reads one commit as the gate needs it.
     pub fn code_commit(&self, id: ObjectId) -> Result<CodeCommit, Error> {
         let commit = self

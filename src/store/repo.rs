@@ -488,6 +488,13 @@ impl Repo {
             .is_ok_and(|header| header.kind() == gix::object::Kind::Commit)
     }
 
+    /// Whether the object database holds tree `id`.
+    pub fn has_tree(&self, id: ObjectId) -> bool {
+        self.repo
+            .find_header(id)
+            .is_ok_and(|header| header.kind() == gix::object::Kind::Tree)
+    }
+
     /// The commit local branch `name` points to; `None` when there is no such branch (or the
     /// name is not a valid branch name).
     pub fn branch_commit(&self, name: &str) -> Result<Option<ObjectId>, Error> {

@@ -59,10 +59,21 @@ impl RunSummary {
 /// is another file, never read as this one.
 const CACHE_FILE: &str = "runs-v2.jsonl";
 
+/// Every readable run's summary, and the runs that cannot be read.
+#[derive(Debug, Clone, Default)]
+pub struct Summaries {
+    /// Oldest first.
+    pub runs: Vec<RunSummary>,
+    /// Runs whose tip is not a commit holding a manifest that parses, with why: skipped by
+    /// every listing and selection (never fatal for the others), never cached.
+    pub malformed: Vec<(RunId, String)>,
+}
+
 impl Repo {
     /// Every run's summary, oldest first (ids sort by creation). Manifests are read only for
-    /// runs whose tip is not the one cached.
-    pub fn run_summaries(&self) -> Result<Vec<RunSummary>, Error> {
+    /// runs whose tip is not the one cached. A run that cannot be read is set aside in
+    /// [`Summaries::malformed`].
+    pub fn run_summaries(&self) -> Result<Summaries, Error> {
         let tips = self.run_tips()?;
         let path = self.pair_dir().join("cache").join(CACHE_FILE);
         let mut cached: HashMap<RunId, RunSummary> = std::fs::read(&path)
@@ -76,13 +87,19 @@ impl Repo {
             .unwrap_or_default();
         let mut changed = cached.len() != tips.len();
         let mut out = Vec::with_capacity(tips.len());
+        let mut malformed = Vec::new();
         for (run_id, tip) in tips {
             match cached.remove(&run_id).filter(|s| tip == s.tip) {
                 Some(summary) => out.push(summary),
                 None => {
                     changed = true;
-                    let state = self.load_at(&run_id, tip)?;
-                    out.push(RunSummary::of(&run_id, tip, &state.manifest));
+                    match self.load_at(&run_id, tip) {
+                        Ok(state) => out.push(RunSummary::of(&run_id, tip, &state.manifest)),
+                        Err(err) => malformed.push((
+                            run_id,
+                            crate::util::first_line_clipped(&err.to_string(), 300),
+                        )),
+                    }
                 }
             }
         }
@@ -97,6 +114,9 @@ impl Repo {
             let _ =
                 crate::util::fs::write_atomically_via(&self.pair_dir().join("tmp"), &path, &bytes);
         }
-        Ok(out)
+        Ok(Summaries {
+            runs: out,
+            malformed,
+        })
     }
 }

@@ -489,9 +489,11 @@ fn integrate(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport,
     }
     let removed_refs = remove_locally(repo, &removed)?;
 
+    // A run ref the remote points at something other than a commit (a blob, a tree) is not
+    // a run: it is never created or merged here.
     let staged: Vec<(RunId, ObjectId)> = staged_runs(repo, remote)?
         .into_iter()
-        .filter(|(run_id, _)| !dropped.contains(run_id))
+        .filter(|(run_id, tip)| !dropped.contains(run_id) && repo.has_commit(*tip))
         .collect();
     let runs = repo.integrate_runs(&staged)?;
     let notes = match staged_notes_tip(repo, remote)? {

@@ -274,13 +274,13 @@ fn handoff_json_keys() {
 #[test]
 fn list_json_keys() {
     let env = TestEnv::new();
-    pin(&env, &["list"], 0, "{runs}");
+    pin(&env, &["list"], 0, "{runs,malformed_runs}");
     env.start("t");
     pin(
         &env,
         &["list"],
         0,
-        "{runs:[{run_id,branch,task,round,next_action,verdict,created_at,owned}]}",
+        "{runs:[{run_id,branch,task,round,next_action,verdict,created_at,owned}],malformed_runs}",
     );
 }
 
@@ -419,7 +419,7 @@ fn verify_json_keys() {
         &env,
         &["verify", "HEAD"],
         0,
-        &format!("{{range,ok,allow_forced,{commits}}}"),
+        &format!("{{range,ok,allow_forced,{commits},malformed_runs}}"),
     );
     env.write("late.txt", "unreviewed\n");
     env.git(&["add", "-A"]);
@@ -428,7 +428,7 @@ fn verify_json_keys() {
         &env,
         &["verify", "HEAD"],
         1,
-        &format!("{{range,ok,allow_forced,{commits},error}}"),
+        &format!("{{range,ok,allow_forced,{commits},malformed_runs,error}}"),
     );
 }
 

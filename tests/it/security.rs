@@ -43,6 +43,7 @@ fn start_record(run_id: &str, env: &TestEnv) -> Start {
         config: Default::default(),
         flags: None,
         claimed: true,
+        base_tree: None,
     }
 }
 

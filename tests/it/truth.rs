@@ -605,6 +605,7 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
             config: Default::default(),
             flags: None,
             claimed: true,
+            base_tree: None,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start"))
             .expect("create");

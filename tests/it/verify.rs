@@ -441,7 +441,11 @@ fn json_is_one_compact_object_of_stable_keys() {
         k.sort();
         k
     };
-    assert_eq!(keys(&v), ["allow_forced", "commits", "ok", "range"]);
+    assert_eq!(
+        keys(&v),
+        ["allow_forced", "commits", "malformed_runs", "ok", "range"]
+    );
+    assert_eq!(v["malformed_runs"], serde_json::json!([]));
     assert_eq!(
         keys(&v["commits"][0]),
         [
@@ -609,4 +613,448 @@ fn the_github_workflow_runs_the_same_steps() {
         }
     }
     assert!(!workflow.contains('\t'), "YAML has no tabs");
+}
+
+// ---- Issue 22: a hostile teammate can neither fool nor harm `verify` ----
+
+/// One path of a forged tree: its new content, or `None` to delete it.
+type Edit<'a> = (&'a str, Option<&'a str>);
+
+/// Commits the tree of `base` with `edits` applied (`None` deletes a path) through a
+/// temporary index: plain git plumbing, as a hostile teammate would. Returns the tree.
+fn edited_tree(env: &TestEnv, base: &str, edits: &[Edit]) -> String {
+    let index = env.home.join("forge.index");
+    let index = path(&index);
+    let vars = [("GIT_INDEX_FILE", index)];
+    let run = |args: &[&str]| {
+        let out = env.git_env(args, &vars);
+        assert_eq!(out.code, 0, "git {args:?}: {out}");
+        out.stdout
+    };
+    run(&["read-tree", base]);
+    for (file, content) in edits {
+        match content {
+            Some(content) => {
+                let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], content);
+                let info = format!("100644,{},{file}", blob.trim());
+                run(&["update-index", "--add", "--cacheinfo", &info]);
+            }
+            None => {
+                run(&["update-index", "--force-remove", file]);
+            }
+        }
+    }
+    let tree = run(&["write-tree"]).trim().to_owned();
+    std::fs::remove_file(index).expect("remove the forge index");
+    tree
+}
+
+/// Moves run `run_id`'s ref to a forged commit: its tip's tree with `edits` applied. Returns
+/// the tip it had, to put back.
+fn forge_run(env: &TestEnv, run_id: &str, edits: &[Edit]) -> String {
+    let name = format!("refs/pair/runs/{run_id}");
+    let tip = env.git(&["rev-parse", &name]).trim().to_owned();
+    let tree = edited_tree(env, &tip, edits);
+    let message = format!("forged\n\nPair-Run: {run_id}");
+    let forged = env.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
+    env.git(&["update-ref", &name, forged.trim()]);
+    tip
+}
+
+/// The JSON file at `path` of run `run_id`'s tip, edited by `edit`, as text.
+fn edited_json(env: &TestEnv, run_id: &str, path: &str, edit: impl FnOnce(&mut Value)) -> String {
+    let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:{path}")]);
+    let mut v: Value = serde_json::from_str(&text).expect("stored JSON");
+    edit(&mut v);
+    v.to_string()
+}
+
+/// The record file of `kind` (the first) of run `run_id`, as `records/<name>`.
+fn record_path(env: &TestEnv, run_id: &str, kind: &str) -> String {
+    // `000004-review-<12 hex>.json`: the kind is exactly what sits between seq and id.
+    let name = env
+        .records(run_id)
+        .into_iter()
+        .find(|n| {
+            n.split_once('-')
+                .and_then(|(_, rest)| rest.rsplit_once('-'))
+                .is_some_and(|(k, _)| k == kind)
+        })
+        .unwrap_or_else(|| panic!("run {run_id} has a {kind} record"));
+    format!("records/{name}")
+}
+
+#[test]
+fn a_merge_with_an_ancestor_parent_brings_nothing_of_its_own() {
+    let team = Team::new();
+    let dev = &team.dev;
+    approved_commit(dev, &[("auth.rs", "fn check() { /* hole */ }\n")], "auth");
+    let old = dev.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    approved_commit(
+        dev,
+        &[
+            ("auth.rs", "fn check() { verify() }\n"),
+            ("auth_test.rs", "#[test] fn hole_stays_closed() {}\n"),
+        ],
+        "close the hole",
+    );
+    approved_commit(dev, &[("notes.txt", "more work\n")], "more work");
+    // A merge of HEAD with its own old ancestor: it takes the old file back and deletes the
+    // newer test, and each file "equals one parent's".
+    let head = dev.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let old_auth = format!("{old}:auth.rs");
+    let old_blob = dev.git(&["show", &old_auth]);
+    let tree = edited_tree(
+        dev,
+        &head,
+        &[("auth.rs", Some(&old_blob)), ("auth_test.rs", None)],
+    );
+    let merge = dev.git(&["commit-tree", &tree, "-p", &head, "-p", &old, "-m", "merge"]);
+    dev.git(&["reset", "-q", "--hard", merge.trim()]);
+    let (v, out) = verify(dev, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(
+        statuses(&v),
+        ["approved", "approved", "approved", "unreviewed"],
+        "{v}"
+    );
+    let c = &v["commits"][3];
+    assert_eq!(c["via"], Value::Null);
+    assert_eq!(c["paths"], serde_json::json!(["auth.rs", "auth_test.rs"]));
+
+    // A real merge still adds nothing of its own: main moved on, outside the range.
+    dev.git(&["reset", "-q", "--hard", &head]);
+    dev.git(&["checkout", "-q", "main"]);
+    dev.write("main.txt", "m\n");
+    dev.git(&["add", "main.txt"]);
+    dev.git(&["commit", "-q", "-m", "main work"]);
+    dev.git(&["checkout", "-q", "feature"]);
+    dev.git(&["merge", "-q", "--no-edit", "main"]);
+    let (v, out) = verify(dev, &["main..feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["commits"][3]["via"], "parents", "{v}");
+}
+
+#[test]
+fn a_revert_to_an_old_approved_tree_does_not_pass() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let first = approved_commit(dev, &[("auth.rs", "hole\n")], "auth");
+    approved_commit(dev, &[("auth.rs", "fixed\n")], "fix the hole");
+    // Revert the reviewed fix: the tree is exactly the first run's approved tree.
+    dev.git(&["revert", "--no-edit", "HEAD"]);
+    assert_eq!(
+        dev.git(&["rev-parse", "HEAD^{tree}"]),
+        dev.git(&["rev-parse", "HEAD~2^{tree}"])
+    );
+    let (v, out) = verify(dev, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["approved", "approved", "unreviewed"], "{v}");
+    let c = &v["commits"][2];
+    assert_eq!(
+        c["run"],
+        first.as_str(),
+        "the run that approved the tree is named"
+    );
+    assert_eq!(c["paths"], serde_json::json!(["auth.rs"]));
+    let detail = c["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("approved this tree")
+            && detail.contains("changes auth.rs from a version no review of that run started from"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn reordered_approved_commits_pass_only_where_a_reviewer_saw_the_change() {
+    let team = Team::new();
+    let dev = &team.dev;
+    approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    approved_commit(dev, &[("b.txt", "b\n")], "add b");
+    let a = dev.git(&["rev-parse", "HEAD~1"]).trim().to_owned();
+    let b = dev.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    dev.git(&["reset", "-q", "--hard", "origin/main"]);
+    dev.git(&["cherry-pick", &b]);
+    dev.git(&["cherry-pick", &a]);
+    let (v, out) = verify(dev, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    // b alone on main is a tree nobody approved; a on top of it gives the tree the second
+    // run approved, and adding a (from nothing) is what the first run's reviewer saw.
+    assert_eq!(statuses(&v), ["unreviewed", "approved"], "{v}");
+    assert_eq!(v["commits"][1]["via"], "tree");
+}
+
+#[test]
+fn several_approved_commits_in_one_run_each_pass() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = dev.start("two steps");
+    for (round, file) in [(1, "one.txt"), (2, "two.txt")] {
+        dev.write(file, "step\n");
+        dev.pair_json(&["coder-done", "--summary", file]);
+        let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+        assert_eq!(out.code, 0, "round {round}: {out}");
+        dev.git(&["add", "-A"]);
+        dev.git(&["commit", "-q", "-m", file]);
+    }
+    dev.pair_json(&["finish"]);
+    team.publish();
+    let (v, out) = verify(&team.ci(), &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(statuses(&v), ["approved", "approved"], "{v}");
+    for (c, round) in v["commits"].as_array().expect("commits").iter().zip([1, 2]) {
+        assert_eq!(c["run"], run_id.as_str());
+        assert_eq!(c["round"], round);
+    }
+}
+
+#[test]
+fn a_run_whose_base_is_older_than_the_parent_approves_only_what_it_saw() {
+    let team = Team::new();
+    let dev = &team.dev;
+    dev.write("shared.txt", "old\n");
+    dev.git(&["add", "shared.txt"]);
+    dev.git(&["commit", "-q", "-m", "shared"]);
+    let run_id = dev.start("feature");
+    dev.write("feature.txt", "f\n");
+    dev.pair_json(&["coder-done", "--summary", "f"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    // Meanwhile the branch moves on past the run's base (someone else's fix).
+    dev.write("shared.txt", "new, fixed\n");
+    dev.git(&["add", "shared.txt"]);
+    dev.git(&["commit", "-q", "-m", "fix shared"]);
+    // The approved tree, committed on top: it silently takes the fix back out.
+    dev.write("shared.txt", "old\n");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "feature"]);
+    let (v, out) = verify(dev, &["HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed"], "{v}");
+    let c = &v["commits"][0];
+    assert_eq!(c["run"], run_id.as_str());
+    assert!(
+        c["detail"].as_str().expect("detail").contains("shared.txt"),
+        "{c}"
+    );
+}
+
+#[test]
+fn a_snapshot_the_run_reviewed_is_a_before_side_too() {
+    // Round 1 requested changes and its snapshot was committed anyway; round 2 approved the
+    // next one: the commit on top changes only what round 2's reviewer saw change.
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = dev.start("two rounds");
+    dev.write("a.txt", "draft\n");
+    dev.pair_json(&["coder-done", "--summary", "draft"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("request-changes.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "draft"]);
+    dev.write("a.txt", "final\n");
+    dev.pair_json(&["coder-done", "--summary", "final"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "final"]);
+    let (v, out) = verify(dev, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed", "approved"], "{v}");
+    assert_eq!(v["commits"][1]["run"], run_id.as_str());
+    assert_eq!(v["commits"][1]["round"], 2);
+}
+
+#[test]
+fn a_malformed_run_is_reported_and_skipped_and_drop_removes_it_for_good() {
+    let team = Team::new();
+    let run_id = approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    // A hostile teammate pushes two broken runs with plain git: a run ref naming a blob,
+    // and a run whose review record is not JSON.
+    let mate = clone_of(&team.remote);
+    let blob_run = "20200101-000000-aaaaaa";
+    let json_run = "20200102-000000-bbbbbb";
+    let blob = mate.git_stdin(&["hash-object", "-w", "--stdin"], "not a run\n");
+    mate.git(&[
+        "update-ref",
+        &format!("refs/pair/runs/{blob_run}"),
+        blob.trim(),
+    ]);
+    mate.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        &format!("+refs/pair/runs/{run_id}:refs/pair/runs/{run_id}"),
+    ]);
+    let tip = mate.git(&["rev-parse", &format!("refs/pair/runs/{run_id}")]);
+    let tree = edited_tree(
+        &mate,
+        tip.trim(),
+        &[("records/000099-review-0123456789ab.json", Some("{not json"))],
+    );
+    let commit = mate.git(&["commit-tree", &tree, "-m", "broken"]);
+    mate.git(&[
+        "update-ref",
+        &format!("refs/pair/runs/{json_run}"),
+        commit.trim(),
+    ]);
+    mate.git(&[
+        "push",
+        "-q",
+        "origin",
+        &format!("refs/pair/runs/{blob_run}:refs/pair/runs/{blob_run}"),
+        &format!("refs/pair/runs/{json_run}:refs/pair/runs/{json_run}"),
+    ]);
+
+    // CI fetches the runs with plain git (no notes: every commit is looked up by its tree).
+    let ci = team.ci_without_records();
+    ci.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pair/runs/*:refs/pair/runs/*",
+    ]);
+    let (v, out) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(statuses(&v), ["approved"]);
+    assert_eq!(v["commits"][0]["run"], run_id.as_str());
+    let bad: Vec<&str> = v["malformed_runs"]
+        .as_array()
+        .expect("malformed_runs")
+        .iter()
+        .map(|m| m["run"].as_str().expect("run"))
+        .collect();
+    assert_eq!(bad, [blob_run, json_run], "{v}");
+    let human = ci.pair(&["verify", "origin/main..HEAD"]);
+    assert_eq!(human.code, 0, "{human}");
+    assert!(
+        human.stdout.contains(&format!(
+            "warning: run {blob_run} was skipped: it cannot be read"
+        )),
+        "{human}"
+    );
+
+    // list keeps working and names the unreadable one; status is not thrown by it.
+    // (A record that is not JSON makes its run unreadable too: the manifest is only a cache,
+    // rebuilt from the records.)
+    let listed = ci.pair_json(&["list"]);
+    assert_eq!(listed["malformed_runs"][0]["run"], blob_run, "{listed}");
+    assert_eq!(listed["malformed_runs"][1]["run"], json_run, "{listed}");
+    assert_eq!(
+        listed["runs"].as_array().expect("runs").len(),
+        1,
+        "{listed}"
+    );
+    let human = ci.pair(&["list"]);
+    assert_eq!(human.code, 0, "{human}");
+    assert!(
+        human
+            .stdout
+            .contains(&format!("remove it with: git pair drop {blob_run}")),
+        "{human}"
+    );
+    let status = ci.pair(&["status"]);
+    assert!(!status.stderr.contains("corrupted run"), "{status}");
+
+    // drop removes both (no --force needed: an unreadable run is nobody's active run).
+    for bad in [blob_run, json_run] {
+        let out = ci.pair(&["drop", bad]);
+        assert_eq!(out.code, 0, "drop {bad}: {out}");
+    }
+    assert!(
+        !ci.pair_refs().contains("refs/pair/runs/2020"),
+        "{}",
+        ci.pair_refs()
+    );
+    // pull does not bring them back: one is tombstoned, and no ref is made of a blob.
+    let out = ci.pair(&["pull", "origin"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        !ci.pair_refs().contains("refs/pair/runs/2020"),
+        "{}",
+        ci.pair_refs()
+    );
+    let fresh = clone_of(&team.remote);
+    let out = fresh.pair(&["pull", "origin"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        !fresh
+            .pair_refs()
+            .contains(&format!("refs/pair/runs/{blob_run}")),
+        "{}",
+        fresh.pair_refs()
+    );
+}
+
+#[test]
+fn a_forged_run_failing_a_consistency_check_approves_nothing() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    let (v, _) = verify(dev, &["HEAD"]);
+    assert_eq!(statuses(&v), ["approved"], "the untouched run approves");
+    let review = record_path(dev, &run_id, "review");
+    let dispatch = record_path(dev, &run_id, "review-dispatch");
+    let start = record_path(dev, &run_id, "start");
+    let base = dev.git(&["rev-parse", "origin/main"]).trim().to_owned();
+    let base_tree = format!("{base}^{{tree}}");
+    let orphan = dev.git(&["commit-tree", &base_tree, "-m", "same tree, other history"]);
+    let orphan = orphan.trim().to_owned();
+
+    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
+        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
+    });
+    let finding = edited_json(dev, &run_id, &review, |v| {
+        v["findings"] = serde_json::json!([{
+            "n": 1, "category": "bug", "severity": "high", "location": "a.txt:1", "text": "broken"
+        }]);
+    });
+    let start_record = edited_json(dev, &run_id, &start, |v| v["base"] = orphan.clone().into());
+    let manifest = edited_json(dev, &run_id, "manifest.json", |v| {
+        v["base"] = orphan.clone().into();
+    });
+    let cases: Vec<(Vec<Edit>, &str)> = vec![
+        (
+            vec![("reviews/1/attempts.json", Some(&answer))],
+            "stored answer in round 1 reads CHANGES_REQUESTED",
+        ),
+        (
+            vec![("reviews/1/attempts.json", None)],
+            "round 1 has no stored attempts",
+        ),
+        (vec![(&dispatch, None)], "has no dispatch record"),
+        (
+            vec![(&review, Some(&finding))],
+            "carries a blocking finding (#1)",
+        ),
+        (
+            vec![("reviews/1/snapshot/extra.txt", Some("x\n"))],
+            "the snapshot stored for round 1 is not the tree approved",
+        ),
+        (
+            vec![
+                (&start, Some(&start_record)),
+                ("manifest.json", Some(&manifest)),
+            ],
+            "is not an ancestor of the commit",
+        ),
+    ];
+    for (edits, reason) in cases {
+        let tip = forge_run(dev, &run_id, &edits);
+        let (v, out) = verify(dev, &["HEAD"]);
+        assert_eq!(out.code, 1, "{reason}: {out}");
+        let c = &v["commits"][0];
+        assert_eq!(c["status"], "unreviewed", "{reason}: {v}");
+        assert_eq!(c["run"], run_id.as_str(), "{reason}");
+        let detail = c["detail"].as_str().expect("detail");
+        assert!(detail.contains(reason), "want {reason:?} in {detail:?}");
+        dev.git(&["update-ref", &format!("refs/pair/runs/{run_id}"), &tip]);
+    }
+    let (v, _) = verify(dev, &["HEAD"]);
+    assert_eq!(
+        statuses(&v),
+        ["approved"],
+        "the restored run approves again"
+    );
 }

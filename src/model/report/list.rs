@@ -8,6 +8,9 @@ use crate::model::RunId;
 #[derive(Debug, Clone, Serialize)]
 pub struct RunList {
     pub runs: Vec<RunLine>,
+    /// Runs that cannot be read (a ref that is not a commit, a manifest that does not
+    /// parse): listed here, with why, so `git pair drop <run>` can remove them.
+    pub malformed_runs: Vec<super::verify::MalformedRun>,
 }
 
 /// One run, in brief.

@@ -13,6 +13,9 @@ pub struct Verified {
     pub allow_forced: bool,
     /// Oldest first.
     pub commits: Vec<CommitLine>,
+    /// Runs that could not be read (a ref that is not a commit, a record or manifest that
+    /// does not parse): skipped, so they approve nothing; the rest is verified as usual.
+    pub malformed_runs: Vec<MalformedRun>,
     /// Why the range fails, when it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -47,4 +50,12 @@ pub struct CommitLine {
     pub subject: String,
     /// One line saying why, for humans.
     pub detail: String,
+}
+
+/// A run `verify` skipped because it could not be read.
+#[derive(Debug, Clone, Serialize)]
+pub struct MalformedRun {
+    pub run: RunId,
+    /// What is wrong with it, one line.
+    pub reason: String,
 }

@@ -174,7 +174,13 @@ fn newest_on_branch(
     // One more than is read: whether any run lies past them.
     let newest = repo.newest_run_tips(READ_DIRECTLY + 1)?;
     for (id, tip) in newest.iter().rev().take(READ_DIRECTLY) {
-        let m = repo.load_at(id, *tip)?.manifest;
+        let m = match repo.load_at(id, *tip) {
+            Ok(state) => state.manifest,
+            // Another clone's unreadable run is nobody's active run here (`list` names it,
+            // `drop` removes it); this clone's own stays an error, so its gate stays shut.
+            Err(_) if !repo.has_claim(id)? => continue,
+            Err(err) => return Err(err.into()),
+        };
         if m.branch == branch
             && wanted(m.is_finished())
             && found.consider(&owners, id, m.claimed, &m.cwd)?
@@ -185,7 +191,17 @@ fn newest_on_branch(
     if newest.len() <= READ_DIRECTLY {
         return Ok(found);
     }
-    for s in repo.run_summaries()?.into_iter().rev() {
+    let summaries = repo.run_summaries()?;
+    for (id, reason) in &summaries.malformed {
+        if repo.has_claim(id)? {
+            return Err(crate::store::Error::CorruptRun {
+                run_id: id.to_string(),
+                detail: reason.clone(),
+            }
+            .into());
+        }
+    }
+    for s in summaries.runs.into_iter().rev() {
         if s.branch == branch
             && wanted(s.finished)
             && found.consider(&owners, &s.run_id, s.claimed, &s.cwd)?

@@ -84,10 +84,12 @@ impl Repo {
         // A fetched manifest is never trusted: a run taken in as it is gets its manifest
         // projected from its records (a commit on top when the stored one differs), on a few
         // threads (it reads every record).
+        // A run whose records cannot be read (not git pair's, or corrupted) is not taken in: a
+        // malformed run is skipped, never fatal for the others (SPEC §9).
         let missing = self.map_parallel(&missing, |repo, (id, tip)| {
-            Ok((id.clone(), repo.reprojected(id, *tip)?))
+            Ok(repo.reprojected(id, *tip).ok().map(|tip| (id.clone(), tip)))
         })?;
-        let missing: Vec<&(RunId, ObjectId)> = missing.iter().collect();
+        let missing: Vec<&(RunId, ObjectId)> = missing.iter().flatten().collect();
         let present: Vec<&(RunId, ObjectId)> = present.iter().collect();
         let mut one_by_one: Vec<&(RunId, ObjectId)> = present;
         if !missing.is_empty() {
@@ -104,7 +106,13 @@ impl Repo {
                 out.counts.add(Integration::Unchanged);
                 continue;
             }
-            let integration = self.integrate_run(run_id, *tip)?;
+            let integration = match self.integrate_run(run_id, *tip) {
+                Ok(integration) => integration,
+                // A fetched tip whose records cannot be read is skipped, never fatal for the
+                // other runs; contention and I/O failures still are.
+                Err(Error::CorruptRecord { .. } | Error::CorruptRun { .. }) => continue,
+                Err(e) => return Err(e),
+            };
             if matches!(
                 integration,
                 Integration::Created | Integration::FastForwarded | Integration::Merged
