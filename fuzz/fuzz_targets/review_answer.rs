@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
             let last = trimmed.lines().next_back().unwrap_or("").trim();
             let plain: String = last
                 .chars()
-                .filter(|c| !"*`#_ ".contains(*c))
+                .filter(|c| !"*`#_ .".contains(*c))
                 .collect::<String>()
                 .to_ascii_uppercase();
             let ends_a_fence = last.starts_with("```") || last.starts_with("~~~");
