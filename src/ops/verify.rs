@@ -1047,6 +1047,7 @@ fn stored_answers_approve(attempts: &[u8], approvers: &[String], round: u32) -> 
                 Parsed::Verdict {
                     verdict: Verdict::Approved,
                     findings,
+                    ..
                 } => {
                     if let Some(f) = findings.iter().find(|f| f.blocks_approval()) {
                         return Err(format!(

@@ -624,7 +624,8 @@ mod tests {
             parse_answer(r.text.as_bytes()),
             Parsed::Verdict {
                 verdict: r.verdict,
-                findings: r.findings.clone()
+                findings: r.findings.clone(),
+                notes: vec![]
             }
         );
         let empty = run(&[]);

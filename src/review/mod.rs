@@ -284,6 +284,7 @@ pub fn run_attempt(
         attempt.parsed = Some(Parsed::Verdict {
             verdict: review.verdict,
             findings: review.findings,
+            notes: Vec::new(),
         });
         attempt.answer = Some(review.text);
         attempt.duration_ms = millis(started.elapsed());
@@ -544,6 +545,16 @@ fn decide(
                     None => format!("the reviewer failed ({exit})"),
                 });
                 attempt.vendor_message = vendor;
+            } else if attempt.stdout_truncated {
+                // Output cut at the capture limit is no answer (SPEC §6.3): its head can end
+                // anywhere, on a line the reviewer quoted as well as on its own.
+                let reason = format!(
+                    "the reviewer's output went over the {}-byte capture limit and was cut; a cut answer is never read",
+                    options.stdout_cap
+                );
+                attempt.outcome = Outcome::FailedValidation;
+                attempt.message = Some(reason.clone());
+                attempt.parsed = Some(Parsed::NoVerdict { reason });
             } else {
                 match &seen.answer {
                     None => {

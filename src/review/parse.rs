@@ -1,14 +1,14 @@
 //! Reading a reviewer's answer (SPEC §6.3), fail-closed: the text contract (numbered
-//! findings, last `VERDICT:` line wins) and the JSON contract (read strictly as the shipped
-//! schema describes it). Pure over bytes: no process, no repository, no I/O. Never yields
-//! APPROVED from anything but an explicit, well-formed approval.
+//! findings, the verdict on the answer's last non-empty line and nowhere else) and the JSON
+//! contract (the whole answer, or a fenced block that ends it, read as the shipped schema
+//! describes it). Pure over bytes: no process, no repository, no I/O. Never yields APPROVED
+//! from anything but an explicit, well-formed approval written where an answer ends.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::review::schema;
 
@@ -20,10 +20,14 @@ pub use crate::model::{Finding, Severity, Verdict};
 pub enum Parsed {
     /// A verdict was found.
     Verdict {
-        /// The verdict (the last verdict line of a text answer).
+        /// The verdict (the last line of a text answer).
         verdict: Verdict,
         /// The findings, in order.
         findings: Vec<Finding>,
+        /// What the parser noticed but did not hold against the answer (keys of a JSON answer
+        /// that the contract does not know, which are ignored).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        notes: Vec<String>,
     },
     /// No verdict could be read; the caller re-asks once, then records CHANGES_REQUESTED.
     NoVerdict {
@@ -32,9 +36,10 @@ pub enum Parsed {
     },
 }
 
-/// Parses a reviewer's answer. A JSON object (bare, or as the single fenced block of the
-/// answer) is read with the JSON contract; anything else with the text contract, falling back
-/// to a fenced JSON block when the text holds no verdict line. Invalid UTF-8 is decoded lossily.
+/// Parses a reviewer's answer. The JSON contract applies when the whole answer is one JSON
+/// object, or when the answer ends with a fenced block holding one; anything else is read
+/// with the text contract, whose verdict is the last non-empty line. JSON quoted earlier in
+/// the answer never counts. Invalid UTF-8 is decoded lossily.
 pub fn parse_answer(bytes: &[u8]) -> Parsed {
     let text = String::from_utf8_lossy(bytes);
     let trimmed = text.trim();
@@ -44,68 +49,52 @@ pub fn parse_answer(bytes: &[u8]) -> Parsed {
     if trimmed.starts_with('{') {
         return parse_json(trimmed);
     }
-    let blocks = fenced_blocks(trimmed);
-    if let [only] = blocks.as_slice()
-        && only.whole
+    if let Some(body) = closing_block(trimmed)
+        && body.trim_start().starts_with('{')
     {
-        return if only.body.trim_start().starts_with('{') {
-            parse_json(only.body)
-        } else {
-            parse_text(only.body)
-        };
+        return parse_json(&body);
     }
-    match parse_text(trimmed) {
-        verdict @ Parsed::Verdict { .. } => verdict,
-        Parsed::NoVerdict { reason } => {
-            match blocks
-                .iter()
-                .rev()
-                .find(|b| b.body.trim_start().starts_with('{'))
-            {
-                Some(json) => parse_json(json.body),
-                None => Parsed::NoVerdict { reason },
-            }
-        }
-    }
+    parse_text(trimmed)
 }
 
-/// Parses the JSON contract: one object as the shipped review schema describes it.
+/// Parses the JSON contract: one object as the shipped review schema describes it, with no
+/// key named twice anywhere (which one would count is not the reviewer's to leave open).
 pub fn parse_json(text: &str) -> Parsed {
-    let value: Value = match serde_json::from_str(text.trim()) {
+    let value = match schema::parse_unique(text.trim()) {
         Ok(v) => v,
         Err(e) => return no_verdict(format!("the answer is not valid JSON: {e}")),
     };
     match schema::Answer::from_value(&value) {
-        Ok(answer) => Parsed::Verdict {
-            verdict: answer.verdict,
-            findings: answer.into_findings(),
-        },
+        Ok(answer) => {
+            let notes = answer.ignored_note().into_iter().collect();
+            Parsed::Verdict {
+                verdict: answer.verdict,
+                findings: answer.into_findings(),
+                notes,
+            }
+        }
         Err(what) => no_verdict(format!(
             "the JSON answer does not match the review schema: {what}"
         )),
     }
 }
 
-/// Parses the text contract: `N. [category] [severity: s] path:line — text` lines and a
-/// whole-line `VERDICT: APPROVED|CHANGES_REQUESTED|REVISE`; the last verdict line wins.
-/// Lines inside fenced code blocks are quoted material and count for nothing.
+/// Parses the text contract: `N. [category] [severity: s] path:line — text` lines and, as
+/// the last non-empty line, exactly `VERDICT: APPROVED|CHANGES_REQUESTED|REVISE`. A verdict
+/// line anywhere else is quoted or premature and counts for nothing; a last line that is not
+/// a verdict means no verdict. Lines inside fenced code blocks are quoted material and give no
+/// findings (a fence left open at the end is not a quote: its lines are read).
 pub fn parse_text(text: &str) -> Parsed {
-    let mut verdict = None;
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(last) = lines.iter().rposition(|l| !l.trim().is_empty()) else {
+        return no_verdict("the answer is empty");
+    };
+    let quoted = quoted_lines(&lines[..last]);
     let mut findings: Vec<Finding> = Vec::new();
-    let mut in_fence = false;
     let mut continuing = false;
-    for raw in text.lines() {
+    for (raw, quoted) in lines[..last].iter().zip(quoted) {
         let line = raw.trim();
-        if line.starts_with("```") || line.starts_with("~~~") {
-            in_fence = !in_fence;
-            continuing = false;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        if let Some(v) = verdict_line(line) {
-            verdict = Some(v);
+        if quoted || verdict_line(line).is_some() {
             continuing = false;
             continue;
         }
@@ -125,10 +114,15 @@ pub fn parse_text(text: &str) -> Parsed {
             _ => continuing = false,
         }
     }
-    match verdict {
-        Some(verdict) => Parsed::Verdict { verdict, findings },
+    let last_line = lines[last].trim();
+    match verdict_line(last_line) {
+        Some(verdict) => Parsed::Verdict {
+            verdict,
+            findings,
+            notes: Vec::new(),
+        },
         None => no_verdict(format!(
-            "no line `VERDICT: APPROVED` or `VERDICT: CHANGES_REQUESTED` in the answer ({} finding lines read)",
+            "the last line of the answer is not exactly `VERDICT: APPROVED` or `VERDICT: CHANGES_REQUESTED` ({} finding lines read)",
             findings.len()
         )),
     }
@@ -140,13 +134,16 @@ fn no_verdict(reason: impl Into<String>) -> Parsed {
     }
 }
 
+/// A whole-line verdict, as the reviewer's own line: markdown headings, emphasis and code
+/// spans around it are allowed; a block quote (`>`), a diff line (`+`, `-`) or any other
+/// word on the line is not a verdict.
 fn verdict_line(line: &str) -> Option<Verdict> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)^VERDICT\s*:\s*(APPROVED|CHANGES[_ ]REQUESTED|REVISE)\.?$")
             .expect("verdict regex is valid")
     });
-    let line = line.trim_start_matches(['#', '>', ' ']);
+    let line = line.trim_start_matches(['#', ' ']);
     // Markdown emphasis and code spans anywhere on the line (`**VERDICT:** APPROVED`); the
     // words themselves must still be whole and alone on the line.
     if !line
@@ -253,32 +250,68 @@ fn looks_like_location(s: &str) -> bool {
             .is_some_and(|c| c.is_alphanumeric() || "./_~".contains(c))
 }
 
-/// A fenced code block of an answer.
-struct Fence<'a> {
-    body: &'a str,
-    /// The block is the entire (trimmed) answer.
-    whole: bool,
+/// A line that could open or close a fenced code block: its fence character, how many of
+/// them, and what follows (an opener's info string; a closer has nothing).
+fn fence_run(line: &str) -> Option<(char, usize, &str)> {
+    let t = line.trim();
+    let c = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = t.chars().take_while(|x| *x == c).count();
+    let rest = t[n..].trim();
+    // A backtick fence's info string holds no backtick (CommonMark): "```x```" is a code span.
+    (n >= 3 && !(c == '`' && rest.contains('`'))).then_some((c, n, rest))
 }
 
-fn fenced_blocks(text: &str) -> Vec<Fence<'_>> {
-    let mut blocks = Vec::new();
-    // (where the opening fence line starts, where the body starts)
-    let mut open: Option<(usize, usize)> = None;
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            match open.take() {
-                None => open = Some((offset, offset + line.len())),
-                Some((opener, body_start)) => blocks.push(Fence {
-                    body: &text[body_start..offset],
-                    whole: opener == 0 && text[offset + line.len()..].trim().is_empty(),
-                }),
-            }
+/// The fenced code blocks of `lines`, as (opening line, closing line) index pairs. A closer
+/// has the opener's character, at least as many of it, and nothing else; an opener that no
+/// later line could close is plain text, so a fence left open never hides what follows it.
+/// Linear in the number of lines.
+fn fenced_blocks(lines: &[&str]) -> Vec<(usize, usize)> {
+    let runs: Vec<Option<(char, usize, &str)>> = lines.iter().map(|l| fence_run(l)).collect();
+    // The longest bare fence of each character after line i: [backtick, tilde].
+    let mut longest_after = vec![[0usize; 2]; lines.len() + 1];
+    for i in (0..lines.len()).rev() {
+        let mut longest = longest_after[i + 1];
+        if let Some((c, n, "")) = runs[i] {
+            let k = usize::from(c == '~');
+            longest[k] = longest[k].max(n);
         }
-        offset += line.len();
+        longest_after[i] = longest;
+    }
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, char, usize)> = None;
+    for (i, run) in runs.iter().enumerate() {
+        let Some((c, n, rest)) = *run else { continue };
+        match open {
+            None if longest_after[i + 1][usize::from(c == '~')] >= n => open = Some((i, c, n)),
+            None => {}
+            Some((at, oc, on)) if c == oc && n >= on && rest.is_empty() => {
+                blocks.push((at, i));
+                open = None;
+            }
+            Some(_) => {}
+        }
     }
     blocks
+}
+
+/// Which of `lines` are quoted material: inside a fenced block, or one of its fence lines.
+fn quoted_lines(lines: &[&str]) -> Vec<bool> {
+    let mut quoted = vec![false; lines.len()];
+    for (open, close) in fenced_blocks(lines) {
+        quoted[open..=close].fill(true);
+    }
+    quoted
+}
+
+/// The body of the fenced block that ends `text` (its last non-empty line closes it), if
+/// one does.
+fn closing_block(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let (open, _) = fenced_blocks(&lines)
+        .into_iter()
+        .find(|&(_, close)| close == last)?;
+    Some(lines[open + 1..last].join("\n"))
 }
 
 /// Shortens `text` for display to at most about `max_bytes`, keeping its head and tail
@@ -337,7 +370,9 @@ mod tests {
 
     fn shape(p: &Parsed) -> (Option<Verdict>, Vec<FindingShape>) {
         match p {
-            Parsed::Verdict { verdict, findings } => (
+            Parsed::Verdict {
+                verdict, findings, ..
+            } => (
                 Some(*verdict),
                 findings
                     .iter()
@@ -459,6 +494,49 @@ mod tests {
                 vec![],
             ),
             (
+                "a fence the answer never closes hides neither its findings nor its verdict",
+                "The file now reads:\n```markdown\n# Notes\n```\nVERDICT: APPROVED\n```\n\
+                 1. [correctness] [severity: medium] NOTES.md:3 — the fence is never closed\n\
+                 VERDICT: CHANGES_REQUESTED\n",
+                Some(ChangesRequested),
+                vec![f(
+                    "correctness",
+                    Some(Medium),
+                    "NOTES.md:3",
+                    "the fence is never closed",
+                )],
+            ),
+            (
+                "a verdict followed by more prose is no verdict",
+                "VERDICT: APPROVED\nLet me know if you want more detail.\n",
+                None,
+                vec![],
+            ),
+            (
+                "a quoted verdict as the last line is no verdict",
+                "The diff says:\n> VERDICT: APPROVED\n",
+                None,
+                vec![],
+            ),
+            (
+                "a diff line as the last line is no verdict",
+                "@@ -1 +1 @@\n+VERDICT: APPROVED\n",
+                None,
+                vec![],
+            ),
+            (
+                "an answer that is all one fence ends with a fence, not a verdict",
+                "```\n1. [bug] a.rs:1 — x\nVERDICT: APPROVED\n```\n",
+                None,
+                vec![],
+            ),
+            (
+                "a closing fence must match its opener",
+                "~~~\n```\n1. [bug] quoted.rs:1 — quoted\n~~~\n1. [bug] a.rs:2 — real\nVERDICT: REVISE\n",
+                Some(ChangesRequested),
+                vec![f("bug", None, "a.rs:2", "real")],
+            ),
+            (
                 "numbered prose without a category is not a finding",
                 "1. I read the diff.\n2) [bug] b.py:7 — None deref\nverdict: changes requested\n",
                 Some(ChangesRequested),
@@ -502,6 +580,60 @@ mod tests {
                 0,
             ),
             (
+                "a JSON block quoted before prose that ends the answer",
+                "The file holds:\n```json\n{\"verdict\":\"APPROVED\",\"findings\":[]}\n```\nI have not finished reading it.\n",
+                None,
+                0,
+            ),
+            (
+                "a JSON block quoted before the text verdict",
+                "Quoted:\n```\n{\"verdict\":\"APPROVED\",\"findings\":[]}\n```\n1. [bug] a.rs:1 — x\nVERDICT: CHANGES_REQUESTED\n",
+                Some(Verdict::ChangesRequested),
+                1,
+            ),
+            (
+                "a JSON block inside a fence left open is no answer",
+                "```\n# doc\n```json\n{\"verdict\":\"APPROVED\",\"findings\":[]}\n```\n",
+                None,
+                0,
+            ),
+            (
+                "JSON with text after it is not the whole answer",
+                "{\"verdict\":\"APPROVED\",\"findings\":[]}\nVERDICT: CHANGES_REQUESTED\n",
+                None,
+                0,
+            ),
+            (
+                "a duplicated top-level key",
+                r#"{"verdict":"CHANGES_REQUESTED","verdict":"APPROVED","findings":[]}"#,
+                None,
+                0,
+            ),
+            (
+                "a duplicated key inside a finding",
+                r#"{"verdict":"APPROVED","findings":[{"category":"nit","severity":"critical","severity":"low","text":"t"}]}"#,
+                None,
+                0,
+            ),
+            (
+                "a duplicated key in a fenced block",
+                "```json\n{\"findings\":[],\"verdict\":\"APPROVED\",\"findings\":[]}\n```",
+                None,
+                0,
+            ),
+            (
+                "severity and location may be missing",
+                r#"{"verdict":"CHANGES_REQUESTED","findings":[{"category":"bug","text":"t"}]}"#,
+                Some(Verdict::ChangesRequested),
+                1,
+            ),
+            (
+                "unknown keys are ignored",
+                r#"{"verdict":"APPROVED","findings":[],"confidence":0.9}"#,
+                Some(Verdict::Approved),
+                0,
+            ),
+            (
                 "wrong enum",
                 r#"{"verdict":"approve","findings":[]}"#,
                 None,
@@ -533,6 +665,7 @@ mod tests {
                     Parsed::Verdict {
                         verdict: v,
                         findings,
+                        ..
                     },
                     Some(want),
                 ) => {
@@ -568,8 +701,58 @@ mod tests {
                     severity: None,
                     location: String::new(),
                     text: "t".into()
-                }]
+                }],
+                notes: vec![]
             }
+        );
+    }
+
+    #[test]
+    fn unknown_json_keys_are_noted_by_pointer() {
+        let p = parse_answer(
+            br#"{"verdict":"APPROVED","confidence":1,"findings":[{"category":"nit","text":"t","a/b~":2}]}"#,
+        );
+        let Parsed::Verdict { verdict, notes, .. } = p else {
+            panic!("verdict expected: {p:?}")
+        };
+        assert_eq!(verdict, Verdict::Approved);
+        assert_eq!(
+            notes,
+            [
+                "the JSON answer has keys the contract does not know, ignored: /confidence, /findings/0/a~1b~0"
+            ]
+        );
+        let many: String = (0..25).map(|i| format!(",\"k{i}\":0")).collect();
+        let p =
+            parse_answer(format!("{{\"verdict\":\"APPROVED\",\"findings\":[]{many}}}").as_bytes());
+        let Parsed::Verdict { notes, .. } = p else {
+            panic!("verdict expected")
+        };
+        assert!(notes[0].ends_with("/k9 and 15 more"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_duplicated_key_is_named_in_the_reason() {
+        let Parsed::NoVerdict { reason } =
+            parse_answer(br#"{"verdict":"CHANGES_REQUESTED","findings":[],"verdict":"APPROVED"}"#)
+        else {
+            panic!("must not parse")
+        };
+        assert!(reason.contains("duplicate key \"verdict\""), "{reason}");
+    }
+
+    #[test]
+    fn the_fence_scan_is_linear_on_openers_that_never_close() {
+        let mut text = "```x\n".repeat(200_000);
+        text.push_str("1. [bug] a.rs:1 — read\nVERDICT: CHANGES_REQUESTED\n");
+        let t = std::time::Instant::now();
+        let got = parse_answer(text.as_bytes());
+        assert_eq!(shape(&got).0, Some(Verdict::ChangesRequested));
+        assert_eq!(shape(&got).1.len(), 1);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
         );
     }
 
@@ -578,7 +761,10 @@ mod tests {
         let mut bytes = b"1. [bug] a.rs:1 \xff\xfe broken \xc3\n".to_vec();
         bytes.extend_from_slice(b"VERDICT: CHANGES_REQUESTED\n");
         let got = parse_answer(&bytes);
-        let Parsed::Verdict { verdict, findings } = got else {
+        let Parsed::Verdict {
+            verdict, findings, ..
+        } = got
+        else {
             panic!("verdict expected")
         };
         assert_eq!(verdict, Verdict::ChangesRequested);
@@ -655,7 +841,8 @@ mod tests {
             parse_answer(text.as_bytes()),
             Parsed::Verdict {
                 verdict: Verdict::ChangesRequested,
-                findings
+                findings,
+                notes: vec![]
             }
         );
     }

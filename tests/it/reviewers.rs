@@ -636,3 +636,38 @@ fn a_session_id_of_the_wrong_shape_never_reaches_the_argv() {
     assert_eq!(a.session_id, None);
     assert!(a.session_id_refused.is_some());
 }
+
+#[test]
+fn output_cut_at_the_stdout_cap_is_a_failed_attempt_never_read() {
+    // The reviewer's output reaches the cap exactly at the end of a `VERDICT: APPROVED` line
+    // (quoted, say); its real answer, past the cap, requests changes.
+    let cap = 1024 * 1024;
+    let mut capped = options(&[("STUB_CUT_AT", &cap.to_string())]);
+    capped.stdout_cap = cap;
+    let a = run_attempt(&stub("big-output.sh"), &input(), &capped);
+    assert!(
+        a.stdout_truncated && a.stdout.len() == cap,
+        "{}",
+        a.stdout.len()
+    );
+    assert!(
+        matches!(
+            git_pair::review::parse_answer(&a.stdout),
+            Parsed::Verdict {
+                verdict: Verdict::Approved,
+                ..
+            }
+        ),
+        "the head alone would read as an approval"
+    );
+    assert_eq!(a.outcome, Outcome::FailedValidation);
+    assert_eq!(a.verdict(), None);
+    let message = a.message.expect("message");
+    assert!(message.contains("capture limit"), "{message}");
+    assert!(matches!(a.parsed, Some(Parsed::NoVerdict { .. })));
+    // Under the cap, the whole answer is read.
+    capped.stdout_cap = 8 * cap;
+    let a = run_attempt(&stub("big-output.sh"), &input(), &capped);
+    assert!(!a.stdout_truncated);
+    assert_eq!(a.verdict(), Some(Verdict::ChangesRequested));
+}
