@@ -153,6 +153,12 @@ fn verdict_line(line: &str) -> Option<Verdict> {
     {
         return None;
     }
+    // Only whole code spans: a fence (three or more backticks) or an unpaired backtick on the
+    // line makes it something other than the reviewer's verdict (found by fuzzing:
+    // "VERDICT: APPROVED\t```").
+    if line.contains("```") || line.matches('`').count() % 2 == 1 {
+        return None;
+    }
     let plain: String = line.chars().filter(|c| *c != '*' && *c != '`').collect();
     let caps = re.captures(plain.trim_matches('_').trim())?;
     let word = caps[1].to_ascii_uppercase();
@@ -401,6 +407,14 @@ mod tests {
             Vec<FindingShape>,
         );
         let rows: Vec<Row> = vec![
+            (
+                "a trailing fence on the verdict line (found by fuzzing)",
+                "VERDICT: APPROVED\t```\t\t",
+                None,
+                vec![],
+            ),
+            ("an unpaired backtick", "`VERDICT: APPROVED", None, vec![]),
+            ("a code span", "`VERDICT: APPROVED`", Some(Approved), vec![]),
             (
                 "location with em dash",
                 "1. [correctness] src/lib.rs:42 — off by one\nVERDICT: CHANGES_REQUESTED\n",
