@@ -342,9 +342,9 @@ fn install_error(err: OpsError) -> CommandError {
             CommandError::failed(message).with_hint(hint)
         }
         OpsError::GatePartial { run_id, round, .. } => CommandError::failed(message)
-            .with_hint(
-                "see what no reviewer saw with git pair show; split the change (or raise pair.maxFileBytes) and review again, or bypass the gate deliberately with git commit --no-verify",
-            )
+            .with_hint(format!(
+                "see what no reviewer saw: git show refs/pair/runs/{run_id}:reviews/{round}/coverage.json (unreviewed); split the change (or raise pair.maxFileBytes) and review again, or bypass the gate deliberately with git commit --no-verify"
+            ))
             .with_partial("open", false)
             .with_partial("run_id", run_id)
             .with_partial("reason", "partial")
@@ -620,7 +620,7 @@ impl From<Refusal> for CommandError {
                 "record the round (git pair coder-done --summary \"…\") and run git pair review; a human may override with git pair finish --force",
             ),
             Refusal::PartialApproval { .. } => Some(
-                "git pair show lists what was unreviewed; split the change (or raise pair.maxFileBytes) and review again, or accept it deliberately with git pair finish --accept-partial",
+                "the review's output lists what no reviewer saw (unreviewed; stored in the round's coverage.json); split the change (or raise pair.maxFileBytes) and review again, or accept it deliberately with git pair finish --accept-partial",
             ),
         };
         let err = CommandError::failed(refusal.to_string());
