@@ -45,7 +45,8 @@ pub fn run(
     let dir = scratch.dir.clone();
     let dir_text = dir.display().to_string();
     let mut steps = Vec::new();
-    let mut step = |args: &[&str]| -> Result<Report, CommandError> {
+    // Runs one `git pair` command in the demo repository and keeps what it printed.
+    let step = |steps: &mut Vec<Step>, args: &[&str]| -> Result<Report, CommandError> {
         let argv: Vec<&str> = ["-C", dir_text.as_str()]
             .into_iter()
             .chain(args.iter().copied())
@@ -58,21 +59,27 @@ pub fn run(
         });
         Ok(report)
     };
-    let started = step(&[
-        "start",
-        "--task",
-        "Add a greet() function",
-        "--reviewer",
-        "builtin",
-    ])?;
+    let started = step(
+        &mut steps,
+        &[
+            "start",
+            "--task",
+            "Add a greet() function",
+            "--reviewer",
+            "builtin",
+        ],
+    )?;
     let run_id = started.json["run_id"]
         .as_str()
         .unwrap_or_default()
         .to_owned();
     crate::ops::demo::write_file(&dir, "src/lib.rs", crate::ops::demo::FIRST_ATTEMPT)
         .map_err(fail)?;
-    step(&["coder-done", "--summary", "Added greet(name)"])?;
-    let first = step(&["review"])?;
+    step(
+        &mut steps,
+        &["coder-done", "--summary", "Added greet(name)"],
+    )?;
+    let first = step(&mut steps, &["review"])?;
     crate::ops::demo::write_file(&dir, "src/lib.rs", crate::ops::demo::FIXED).map_err(fail)?;
     crate::ops::demo::write_file(&dir, "tests/greet.rs", crate::ops::demo::TEST).map_err(fail)?;
     // The fix addresses every finding of the first review (the debug print, the missing test).
@@ -80,15 +87,18 @@ pub fn run(
         .as_array()
         .map_or(0, Vec::len)
         .to_string();
-    step(&[
-        "coder-done",
-        "--summary",
-        "Removed the debug print; added a test",
-        "--findings-addressed",
-        addressed.as_str(),
-    ])?;
-    let second = step(&["review"])?;
-    let finished = step(&["finish"])?;
+    step(
+        &mut steps,
+        &[
+            "coder-done",
+            "--summary",
+            "Removed the debug print; added a test",
+            "--findings-addressed",
+            addressed.as_str(),
+        ],
+    )?;
+    let second = step(&mut steps, &["review"])?;
+    let finished = step(&mut steps, &["finish"])?;
     // Commit exactly the approved work, as a coder would next; then `finish` again attaches
     // the review note to that commit, and `verify` proves it reviewed.
     let commit = crate::ops::demo::commit_work_tree(&dir, "Add greet()\n").map_err(fail)?;
@@ -97,21 +107,8 @@ pub fn run(
         args: ["commit", "-m", "Add greet()"].map(str::to_owned).to_vec(),
         output: format!("committed {}", &commit.to_string()[..12]),
     });
-    let mut step = |args: &[&str]| -> Result<Report, CommandError> {
-        let argv: Vec<&str> = ["-C", dir_text.as_str()]
-            .into_iter()
-            .chain(args.iter().copied())
-            .collect();
-        let report = command(&argv)?;
-        steps.push(Step {
-            program: "git pair",
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            output: with_notes(&report),
-        });
-        Ok(report)
-    };
-    step(&["finish"])?;
-    step(&["verify", "HEAD~1..HEAD"])?;
+    step(&mut steps, &["finish"])?;
+    step(&mut steps, &["verify", "HEAD~1..HEAD"])?;
     let pr_body_path = finished.json["pr_body_path"]
         .as_str()
         .unwrap_or_default()

@@ -40,6 +40,13 @@ pub fn name(realization: &str, program: Option<&str>) -> String {
     }
 }
 
+/// Whether `name` (as [`name`] makes it: `codex`, `command:approve.sh`) names realization
+/// `realization`.
+pub fn names(name: &str, realization: &str) -> bool {
+    name.strip_prefix(realization)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+}
+
 /// Whether the round's reviewer is the reviewer command, by the one order: `--reviewer-cmd`
 /// (`given`), then the run's own reviewer (a flag to `start`, `git pair set`), then
 /// `pair.reviewer`, then a configured `pair.reviewerCommand` (`configured`), then the
@@ -52,6 +59,14 @@ pub fn command_reviews(given: bool, configured: bool, reviewer_from: &Source) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_names_its_realization_only() {
+        assert!(names(&name("command", Some("/x/approve.sh")), "command"));
+        assert!(names("codex", "codex"));
+        assert!(!names("codex", "command"));
+        assert!(!names("commandeer:x", "command"));
+    }
 
     #[test]
     fn a_command_is_named_by_its_program() {

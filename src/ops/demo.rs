@@ -87,37 +87,13 @@ pub fn create() -> Result<PathBuf, Error> {
             None::<gix::ObjectId>,
         )
         .map_err(git("write the first commit"))?;
-    let head = repo
-        .head_name()
-        .map_err(git("read HEAD"))?
-        .map(|name| name.to_string())
-        .unwrap_or_else(|| "refs/heads/main".to_owned());
-    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
-    repo.edit_reference(RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: "commit (initial): Start the greeter library".into(),
-            },
-            expected: PreviousValue::MustNotExist,
-            new: gix::refs::Target::Object(commit.id),
-        },
-        name: head
-            .as_str()
-            .try_into()
-            .map_err(|e: gix::validate::reference::name::Error| {
-                git("name the branch")(gix::Error::from_error(e))
-            })?,
-        deref: false,
-    })
-    .map_err(git("point the branch at the first commit"))?;
-    let mut index = repo
-        .index_from_tree(&tree)
-        .map_err(git("build the index"))?;
-    index
-        .write(Default::default())
-        .map_err(git("write the index"))?;
+    move_branch(
+        &repo,
+        gix::refs::transaction::PreviousValue::MustNotExist,
+        commit.id,
+        tree,
+        "commit (initial): Start the greeter library",
+    )?;
     Ok(dir)
 }
 
@@ -148,21 +124,40 @@ pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Erro
     let commit = repo
         .new_commit_as(committer, committer, message, tree, [parent])
         .map_err(git("write the commit"))?;
+    move_branch(
+        &repo,
+        gix::refs::transaction::PreviousValue::MustExistAndMatch(gix::refs::Target::Object(parent)),
+        commit.id,
+        tree,
+        &format!("commit: {}", message.lines().next().unwrap_or_default()),
+    )?;
+    Ok(commit.id)
+}
+
+/// Moves the demo repository's branch to `commit` (compare-and-swap on `expected`, with a
+/// reflog entry) and writes the index of `tree`, as `git commit` leaves them.
+fn move_branch(
+    repo: &gix::Repository,
+    expected: gix::refs::transaction::PreviousValue,
+    commit: gix::ObjectId,
+    tree: gix::ObjectId,
+    message: &str,
+) -> Result<(), Error> {
+    use gix::refs::transaction::{Change, LogChange, RefEdit, RefLog};
     let head = repo
         .head_name()
         .map_err(git("read HEAD"))?
         .map(|name| name.to_string())
         .unwrap_or_else(|| "refs/heads/main".to_owned());
-    use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
     repo.edit_reference(RefEdit {
         change: Change::Update {
             log: LogChange {
                 mode: RefLog::AndReference,
                 force_create_reflog: false,
-                message: format!("commit: {}", message.lines().next().unwrap_or_default()).into(),
+                message: message.into(),
             },
-            expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(parent)),
-            new: gix::refs::Target::Object(commit.id),
+            expected,
+            new: gix::refs::Target::Object(commit),
         },
         name: head
             .as_str()
@@ -172,12 +167,11 @@ pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Erro
             })?,
         deref: false,
     })
-    .map_err(git("move the branch to the commit"))?;
+    .map_err(git("move the branch"))?;
     let mut index = repo
         .index_from_tree(&tree)
         .map_err(git("build the index"))?;
     index
         .write(Default::default())
-        .map_err(git("write the index"))?;
-    Ok(commit.id)
+        .map_err(git("write the index"))
 }

@@ -158,7 +158,7 @@ pub fn carried(
             Body::ReviewMember(m)
                 if chain.contains(&m.dispatch)
                     && m.slot as usize == slot
-                    && names_realization(&m.result.tool, name)
+                    && crate::model::reviewer::names(&m.result.tool, name)
                     && m.result.verdict.is_some() =>
             {
                 Some(m)
@@ -193,15 +193,6 @@ pub fn carried(
         });
     }
     Ok(out)
-}
-
-/// Whether `label` (a recorded reviewer name: `codex`, `command:approve.sh`) names
-/// realization `realization`.
-fn names_realization(label: &str, realization: &str) -> bool {
-    label == realization
-        || label
-            .strip_prefix(realization)
-            .is_some_and(|rest| rest.starts_with(':'))
 }
 
 fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
