@@ -226,6 +226,9 @@ pub struct Differ {
     matches: gix::attrs::search::Outcome,
     /// Made on first use, so that packs written after [`Differ::new`] (a snapshot's) count.
     abbreviator: Option<abbrev::Abbreviator>,
+    /// Blob sizes already read from a header or a whole object: a packet asks for one blob's
+    /// size up to three times (its size cap, git's `core.bigFileThreshold`, the scanner's cap).
+    sizes: std::cell::RefCell<std::collections::HashMap<ObjectId, u64>>,
 }
 
 /// What `.gitattributes` says about one path, as far as diffs are concerned.
@@ -320,7 +323,14 @@ impl Differ {
             attributes,
             matches,
             abbreviator: None,
+            sizes: Default::default(),
         })
+    }
+
+    /// Another handle on the same repository with the same options and attributes, and caches
+    /// of its own: what a second thread renders with.
+    pub fn fork(&self) -> Result<Differ, Error> {
+        Differ::with_attributes(&self.repo, self.options.clone(), self.attributes.clone())
     }
 
     /// The options in use.
@@ -569,11 +579,16 @@ impl Differ {
                 id,
                 source,
             })?;
-        Ok(object.detach().data)
+        let data = object.detach().data;
+        self.sizes.borrow_mut().insert(id, data.len() as u64);
+        Ok(data)
     }
 
-    /// The size of blob `id`, from its header (nothing is read whole).
+    /// The size of blob `id`, from its header (nothing is read whole), read once.
     pub fn blob_size(&self, id: ObjectId) -> Result<u64, Error> {
+        if let Some(&size) = self.sizes.borrow().get(&id) {
+            return Ok(size);
+        }
         let header = self
             .repo
             .find_header(id)
@@ -582,6 +597,7 @@ impl Differ {
                 id,
                 source,
             })?;
+        self.sizes.borrow_mut().insert(id, header.size());
         Ok(header.size())
     }
 

@@ -3,62 +3,98 @@
 //! so the budget is applied to what is really sent), with its hunk positions moved to match.
 //! Decides nothing about verdicts: it returns the findings for the caller to act on.
 
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::diff::{Change, Differ, FileDiff, HunkSpan};
 use crate::secrets::{Finding, Scanner};
 
-/// At most this many threads redact rendered files.
+/// At most this many threads render and redact files.
 const MAX_WORKERS: usize = 4;
+
+/// Changes of fewer files are rendered on the calling thread alone (a fork costs more).
+const PARALLEL_FROM: usize = 16;
 
 /// A file rendered and redacted ahead of the packet asking for it.
 pub(super) type Ahead = Option<(FileDiff, Vec<Finding>)>;
 
-/// Renders, in order, the files whose diffs fit `budget` together (what a packet under
-/// budget shows in full), redacting each on worker threads while the next is rendered:
-/// rendering needs the one repository handle, scanning does not. Entry `i` is file `i`,
-/// rendered and redacted; the list stops where the budget is used up.
+/// Renders the files whose diffs fit `budget` together (what a packet under budget shows in
+/// full) and redacts each, on up to [`MAX_WORKERS`] threads with a [`Differ`] each: entry `i`
+/// is file `i`, rendered and redacted, or `None` where the work stopped (the budget used up,
+/// or a small change done on this thread alone). The first file's error, by position, is the
+/// error returned.
 pub(super) fn render_ahead(
     differ: &mut Differ,
     changes: &[Change],
     budget: usize,
     scanner: &Scanner,
 ) -> Result<Vec<Ahead>, crate::diff::Error> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, MAX_WORKERS);
-    let results: Mutex<Vec<Ahead>> = Mutex::new(Vec::new());
-    let (jobs, queue) = mpsc::channel::<(usize, FileDiff)>();
-    let queue = Mutex::new(queue);
-    let rendered: Result<(), crate::diff::Error> = std::thread::scope(|scope| {
-        let jobs = jobs;
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let job = queue.lock().expect("no worker panics holding it").recv();
-                    let Ok((i, file)) = job else { break };
-                    let done = redact_file(scanner, file);
-                    results.lock().expect("no worker panics holding it")[i] = Some(done);
+    let workers = if changes.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, MAX_WORKERS)
+    };
+    let forks = (1..workers)
+        .map(|_| differ.fork())
+        .collect::<Result<Vec<_>, _>>()?;
+    let next = AtomicUsize::new(0);
+    let rendered_bytes = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let work = |differ: &mut Differ| -> Worked {
+        let mut done = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(change) = changes.get(i) else { break };
+            let file = match differ.render(change) {
+                Ok(file) => file,
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return (done, Some((i, e)));
                 }
-            });
-        }
-        let mut total = 0usize;
-        for (i, change) in changes.iter().enumerate() {
-            let file = differ.render(change)?;
-            total = total.saturating_add(file.text.len());
-            results
-                .lock()
-                .expect("no worker panics holding it")
-                .push(None);
-            if jobs.send((i, file)).is_err() || total > budget {
-                break;
+            };
+            let len = file.text.len();
+            let before = rendered_bytes.fetch_add(len, Ordering::Relaxed);
+            done.push((i, redact_file(scanner, file)));
+            if before.saturating_add(len) > budget {
+                stop.store(true, Ordering::Relaxed);
             }
         }
-        Ok(())
+        (done, None)
+    };
+    let mut results: Vec<Worked> = std::thread::scope(|scope| {
+        let handles: Vec<_> = forks
+            .into_iter()
+            .map(|mut fork| scope.spawn(move || work(&mut fork)))
+            .collect();
+        let mut results = vec![work(differ)];
+        for handle in handles {
+            results.push(handle.join().expect("a render worker does not panic"));
+        }
+        results
     });
-    rendered?;
-    Ok(results.into_inner().expect("the workers are done"))
+    if let Some((_, e)) = results
+        .iter_mut()
+        .filter_map(|(_, failed)| failed.take())
+        .min_by_key(|(i, _)| *i)
+    {
+        return Err(e);
+    }
+    let mut ahead: Vec<Ahead> = Vec::new();
+    for (i, done) in results.into_iter().flat_map(|(done, _)| done) {
+        if ahead.len() <= i {
+            ahead.resize_with(i + 1, || None);
+        }
+        ahead[i] = Some(done);
+    }
+    Ok(ahead)
 }
+
+/// What one render worker did: the files it rendered, and the first error it met.
+type Worked = (
+    Vec<(usize, (FileDiff, Vec<Finding>))>,
+    Option<(usize, crate::diff::Error)>,
+);
 
 /// `file` with its secrets redacted, and what was found (ranges are in the original text).
 pub(super) fn redact_file(scanner: &Scanner, file: FileDiff) -> (FileDiff, Vec<Finding>) {

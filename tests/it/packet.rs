@@ -447,3 +447,49 @@ fn unborn_base_diffs_against_the_empty_tree() {
     assert_eq!(p.diff, git);
     assert_eq!(p.coverage.full.count, 2);
 }
+
+#[test]
+fn files_rendered_on_several_threads_come_out_in_git_order() {
+    // Enough files for the parallel renderer, of uneven sizes so the threads finish out of
+    // order; a packet and the passes must still be `git diff`, byte for byte.
+    let temp = common::empty_repo();
+    let dir = temp.path.as_path();
+    for i in 0..80 {
+        let body: String = (0..(i * 7) % 53 + 1)
+            .map(|l| format!("line {l}\n"))
+            .collect();
+        std::fs::create_dir_all(dir.join(format!("d{}", i % 5))).expect("mkdir");
+        std::fs::write(dir.join(format!("d{}/f{i:02}.txt", i % 5)), body).expect("write");
+    }
+    commit_all(dir, "base");
+    for i in (0..80).filter(|i| i % 3 != 0) {
+        let path = dir.join(format!("d{}/f{i:02}.txt", i % 5));
+        let mut body = std::fs::read_to_string(&path).expect("read");
+        body = body.replacen("line 0\n", &format!("changed {i}\n"), 1);
+        body.push_str(&"tail\n".repeat(i % 11));
+        std::fs::write(&path, body).expect("write");
+    }
+    commit_all(dir, "change");
+    let git = git_ok(dir, &["diff", "HEAD~1", "HEAD"]);
+    let repo = common::open(dir);
+    let old = oid(&git_str(dir, &["rev-parse", "HEAD~1"]));
+    let new = oid(&git_str(dir, &["rev-parse", "HEAD^{tree}"]));
+    let scanner = git_pair::secrets::Scanner::builtin();
+
+    let mut differ = Differ::new(&repo, diff::Options::default()).expect("differ");
+    let changes = differ.changes(Some(old), new).expect("changes");
+    assert!(changes.len() > 50, "{} changes", changes.len());
+    let packet = packet::build_redacted(&mut differ, &changes, &Options::default(), &scanner)
+        .expect("packet");
+    assert_eq!(text(&packet), String::from_utf8_lossy(&git));
+
+    let options = Options {
+        budget_bytes: 4096,
+        ..Options::default()
+    };
+    let mut differ = Differ::for_tree(&repo, diff::Options::default(), new).expect("differ");
+    let passes =
+        packet::passes::build(&mut differ, &changes, &options, 1 << 20, &scanner).expect("passes");
+    assert!(passes.passes.len() > 3, "{} passes", passes.passes.len());
+    assert_eq!(passes.passes.concat(), git);
+}
