@@ -132,6 +132,8 @@ pub struct RunOptions {
     /// Where agents keep their session logs: searched for the attempt marker when the output
     /// names no session (none: the second tier is not tried).
     pub session_logs: Option<crate::cost::LogRoots>,
+    /// How often a running reviewer's elapsed time is told to the progress callback.
+    pub heartbeat: Duration,
 }
 
 impl Default for RunOptions {
@@ -152,6 +154,7 @@ impl Default for RunOptions {
             builtin: BuiltinOptions::default(),
             on_start: None,
             session_logs: None,
+            heartbeat: Duration::from_secs(30),
         }
     }
 }
@@ -360,12 +363,13 @@ pub fn run_attempt_with_progress(
             .into_iter()
             .map(|(k, v)| (OsString::from(k), OsString::from(v))),
     );
-    // Retry events go through a channel to a thread of this scope: the tap runs on the
-    // waiting thread and must own what it holds.
+    // Retry events go through a channel to a thread of this scope (the tap runs on the
+    // waiting thread and must own what it holds); between them, the thread says how long
+    // the reviewer has been running.
     let (lines, retries) = std::sync::mpsc::channel::<String>();
     let on_line = (!bound.realization.failure.retry_events.is_empty()).then(|| {
         let realization = bound.realization.clone();
-        let lines = Mutex::new(lines);
+        let lines = Mutex::new(lines.clone());
         process::OnLine(Arc::new(move |line: &[u8]| {
             if let Some(said) = realization.retry_event(line) {
                 let _ = lines.lock().unwrap_or_else(|p| p.into_inner()).send(said);
@@ -373,16 +377,27 @@ pub fn run_attempt_with_progress(
         }))
     });
     let finished = std::thread::scope(|scope| {
+        let label = bound.label();
+        let heartbeat = options.heartbeat;
         scope.spawn(move || {
-            for said in retries {
-                progress(&format!(
-                    "{}: {}",
-                    bound.label(),
-                    crate::util::first_line_clipped(&said, 200)
-                ));
+            let started = Instant::now();
+            loop {
+                match retries.recv_timeout(heartbeat.max(Duration::from_millis(100))) {
+                    Ok(said) => progress(&format!(
+                        "{label}: {}",
+                        crate::util::first_line_clipped(&said, 200)
+                    )),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => progress(&format!(
+                        "{label}: still running ({} s)…",
+                        started.elapsed().as_secs()
+                    )),
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
             }
         });
-        spawn_reviewer(bound, input, options, &prepared, env, on_line)
+        let finished = spawn_reviewer(bound, input, options, &prepared, env, on_line);
+        drop(lines);
+        finished
     });
     finish_attempt(
         attempt, bound, input, options, &prepared, finished, spawned_at,

@@ -1390,7 +1390,7 @@ mod tests {
             .clone()
             .expect("claude bounds its retries");
         let secs = |n| spec.count_for(std::time::Duration::from_secs(n));
-        assert_eq!((secs(0), secs(3), secs(10), secs(600)), (0, 1, 3, 10));
+        assert_eq!((secs(0), secs(3), secs(10), secs(600)), (0, 1, 3, 5));
         assert!(s.get("codex").expect("codex").failure.own_retries.is_none());
     }
 

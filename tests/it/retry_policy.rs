@@ -105,7 +105,7 @@ fn claudes_own_retries_are_bounded_by_the_time_the_review_has() {
     let (_, short, _) = review(&env, "auth", &["--timeout", "3"]);
     assert_eq!(short, ["max_retries=1"]);
     let (_, long, _) = review(&env, "auth", &["--timeout", "600"]);
-    assert_eq!(long, ["max_retries=10"]);
+    assert_eq!(long, ["max_retries=5"]);
 }
 
 /// `sequence.sh` answering call by call; returns the output, the number of calls and how

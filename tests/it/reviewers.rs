@@ -251,6 +251,31 @@ fn codex_reconnects_reach_the_progress_while_it_runs() {
     );
 }
 
+/// A reviewer that prints nothing while it works (Claude until its result) still shows, on
+/// a terminal, how long it has been running.
+#[test]
+fn a_silent_reviewer_shows_its_elapsed_time() {
+    let lines = std::sync::Mutex::new(Vec::<String>::new());
+    let mut o = options(&[("FAKE_REVIEW", "hang")]);
+    o.timeout = Duration::from_millis(1300);
+    o.heartbeat = Duration::from_millis(400);
+    let a = git_pair::review::run_attempt_with_progress(
+        &bind("claude", None, &["bin"]),
+        &input(),
+        &o,
+        &|line| lines.lock().expect("lock").push(line.to_owned()),
+    );
+    assert_eq!(a.outcome, Outcome::TimedOut);
+    let lines = lines.into_inner().expect("lock");
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("claude: still running (") && l.ends_with(" s)…")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn codex_waiting_for_network_gives_up_early_with_the_vendor_message() {
     // The real CLI offline reconnects forever; the data's give_up rule ends it after three
