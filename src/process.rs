@@ -65,6 +65,22 @@ pub struct Limits {
     pub stderr_tail: usize,
     /// Give up early on output that shows a hopeless retry loop.
     pub give_up: Option<GiveUp>,
+    /// Told each complete stdout line while the process runs (a few times a second, in
+    /// order): what a caller shows as progress.
+    pub on_line: Option<OnLine>,
+}
+
+/// A callback told each complete stdout line of a running process ([`Limits::on_line`]).
+#[derive(Clone)]
+pub struct OnLine(pub Arc<LineFn>);
+
+/// What an [`OnLine`] calls: one complete line, without its newline.
+pub type LineFn = dyn Fn(&[u8]) + Send + Sync;
+
+impl std::fmt::Debug for OnLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnLine(..)")
+    }
 }
 
 impl Default for Limits {
@@ -75,6 +91,7 @@ impl Default for Limits {
             stdout_cap: 64 * 1024 * 1024,
             stderr_tail: 64 * 1024,
             give_up: None,
+            on_line: None,
         }
     }
 }
@@ -371,8 +388,9 @@ fn wait_for_end(
 ) -> (End, Option<ExitInfo>) {
     let deadline = started + limits.timeout;
     let mut pause = Duration::from_millis(1);
-    let mut watch = limits.give_up.as_ref().map(|g| Watch {
-        rule: g,
+    let mut watch = (limits.give_up.is_some() || limits.on_line.is_some()).then_some(Watch {
+        rule: limits.give_up.as_ref(),
+        on_line: limits.on_line.as_ref(),
         scanned: 0,
         seen: 0,
         next_check: started,
@@ -412,9 +430,11 @@ fn wait_for_end(
     }
 }
 
-/// Scans new complete stdout lines for a [`GiveUp`] rule, a few times a second.
+/// Scans new complete stdout lines for a [`GiveUp`] rule and hands them to an [`OnLine`]
+/// tap, a few times a second.
 struct Watch<'a> {
-    rule: &'a GiveUp,
+    rule: Option<&'a GiveUp>,
+    on_line: Option<&'a OnLine>,
     scanned: usize,
     seen: usize,
     next_check: Instant,
@@ -427,19 +447,29 @@ impl Watch<'_> {
             return None;
         }
         self.next_check = now + Duration::from_millis(200);
-        let capture = stdout.lock().unwrap_or_else(|p| p.into_inner());
-        let fresh = capture.buf.get(self.scanned..)?;
-        let complete = fresh.iter().rposition(|b| *b == b'\n')? + 1;
+        // Lines are copied out so the tap runs without holding the capture's lock.
+        let fresh: Vec<u8> = {
+            let capture = stdout.lock().unwrap_or_else(|p| p.into_inner());
+            let fresh = capture.buf.get(self.scanned..)?;
+            let complete = fresh.iter().rposition(|b| *b == b'\n')? + 1;
+            fresh[..complete].to_vec()
+        };
+        self.scanned += fresh.len();
         let mut last = None;
-        for line in fresh[..complete].split(|b| *b == b'\n') {
-            let line = String::from_utf8_lossy(line);
-            if self.rule.pattern.is_match(&line) {
-                self.seen += 1;
-                last = Some(line.into_owned());
+        for line in fresh[..fresh.len() - 1].split(|b| *b == b'\n') {
+            if let Some(tap) = self.on_line {
+                (tap.0)(line);
+            }
+            if let Some(rule) = self.rule {
+                let line = String::from_utf8_lossy(line);
+                if rule.pattern.is_match(&line) {
+                    self.seen += 1;
+                    last = Some(line.into_owned());
+                }
             }
         }
-        self.scanned += complete;
-        (self.seen >= self.rule.after).then(|| last.unwrap_or_default())
+        let rule = self.rule?;
+        (self.seen >= rule.after).then(|| last.unwrap_or_default())
     }
 }
 
@@ -967,6 +997,37 @@ mod tests {
         assert_eq!(f.end, End::Cancelled);
         let grandchild = read_pid(&pid_file).expect("pid");
         assert!(eventually(Duration::from_secs(5), || !alive(grandchild)));
+    }
+
+    #[test]
+    fn each_stdout_line_reaches_the_tap_while_the_process_runs() {
+        let seen = Arc::new(Mutex::new(Vec::<(String, Duration)>::new()));
+        let started = Instant::now();
+        let tap = {
+            let seen = Arc::clone(&seen);
+            OnLine(Arc::new(move |line: &[u8]| {
+                seen.lock().expect("lock").push((
+                    String::from_utf8_lossy(line).into_owned(),
+                    started.elapsed(),
+                ));
+            }))
+        };
+        let l = Limits {
+            on_line: Some(tap),
+            ..limits(10_000)
+        };
+        let f = run(
+            &sh("echo one; echo two; sleep 1; echo three; sleep 1"),
+            &l,
+            &Cancel::default(),
+        );
+        assert_eq!(f.end, End::Exited);
+        let seen = seen.lock().expect("lock");
+        let lines: Vec<&str> = seen.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(lines, ["one", "two", "three"]);
+        // Seen as it happened, not after the process ended.
+        assert!(seen[0].1 < Duration::from_millis(900), "{:?}", seen[0].1);
+        assert_eq!(f.stdout, b"one\ntwo\nthree\n", "the capture is whole");
     }
 
     #[test]

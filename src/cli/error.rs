@@ -49,6 +49,9 @@ pub struct CommandError {
     /// Without `--json`: what the command found before failing, printed to stdout (e.g.
     /// `probe`'s view of every realization).
     pub human: Option<String>,
+    /// A write was refused as on a read-only file system (EROFS): the caller adds
+    /// [`read_only_hint`] once it knows the git directory.
+    pub read_only_fs: bool,
 }
 
 impl CommandError {
@@ -61,6 +64,7 @@ impl CommandError {
             exit: EXIT_FAILURE,
             partial: None,
             human: None,
+            read_only_fs: false,
         }
     }
 
@@ -121,47 +125,86 @@ pub struct ErrorReport<'a> {
 
 impl From<OpsError> for CommandError {
     /// Routes each domain's errors to the function that words them; what no domain claims
-    /// is worded by [`run_error`].
+    /// is worded by [`run_error`]. A write refused by a read-only file system is marked
+    /// ([`CommandError::read_only_fs`]) whatever wrote: the user can fix it.
     fn from(err: OpsError) -> Self {
-        match err {
-            OpsError::Store(e) => e.into(),
-            OpsError::Config(e) => e.into(),
-            OpsError::Refused(refusal) => refusal.into(),
-            OpsError::Sync(e) => e.into(),
-            OpsError::Reviewer(e) => e.into(),
-            e @ (OpsError::Packet(_)
-            | OpsError::Template(_)
-            | OpsError::Dispatch(_)
-            | OpsError::BudgetSpent { .. }
-            | OpsError::MissingMaterial { .. }
-            | OpsError::NoSnapshot { .. }) => review_error(e),
-            e @ (OpsError::SecretsInPush { .. }
-            | OpsError::ScrubPublished { .. }
-            | OpsError::ScrubNothing { .. }
-            | OpsError::DropActive { .. }
-            | OpsError::NoReviewRecords { .. }
-            | OpsError::BadRange { .. }) => sync_error(e),
-            e @ (OpsError::CheckpointInvalid(_)
-            | OpsError::CheckpointId(_)
-            | OpsError::UnknownCheckpoint { .. }
-            | OpsError::CheckpointDeferred { .. }
-            | OpsError::CheckpointSecret { .. }
-            | OpsError::CheckpointUnscannable { .. }
-            | OpsError::Secrets(_)
-            | OpsError::CheckRefused(_)) => checkpoint_error(e),
-            e @ (OpsError::CheckpointCommitMissing { .. }
-            | OpsError::DirtyForRestore { .. }
-            | OpsError::InProgress { .. }
-            | OpsError::Restore(_)
-            | OpsError::ArchiveRefused { .. }
-            | OpsError::SourceStillActive { .. }) => restore_error(e),
-            e @ (OpsError::Skill(_)
-            | OpsError::NeverCommit { .. }
-            | OpsError::GateClosed { .. }
-            | OpsError::GatePartial { .. }
-            | OpsError::NoHome) => install_error(e),
-            other => run_error(other),
+        let read_only = is_read_only_fs(&err);
+        let mut e = classify(err);
+        if read_only {
+            e.read_only_fs = true;
+            e.kind = Kind::User;
         }
+        e
+    }
+}
+
+/// Whether `err` (or an error it wraps) is a write the file system refused as read-only
+/// (EROFS): what a sandbox keeping `.git` read-only (Codex's `workspace-write`) does to every
+/// command that writes refs, objects or locks.
+pub fn is_read_only_fs(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(err);
+    while let Some(e) = source {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && (io.raw_os_error() == Some(libc::EROFS)
+                || io.kind() == std::io::ErrorKind::ReadOnlyFilesystem)
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    // Errors that keep only the operating system's words.
+    err.to_string().contains("Read-only file system")
+}
+
+/// The way on from a write refused as read-only: what to set, where, and the command to run
+/// again. `git_dir` is the repository's common git directory, absolute.
+pub fn read_only_hint(git_dir: &str, rerun: &str) -> String {
+    let roots = format!("[{}]", serde_json::Value::from(git_dir));
+    format!(
+        "the git directory {git_dir} is read-only here. Under Codex's default workspace-write sandbox (it keeps .git read-only), let Codex write it: in ~/.codex/config.toml (or $CODEX_HOME/config.toml) add `[sandbox_workspace_write]` with `writable_roots = {roots}`, then start Codex again (for one session: codex -c 'sandbox_workspace_write.writable_roots={roots}'); elsewhere make {git_dir} writable. Then run again: {rerun}"
+    )
+}
+
+/// [`From<OpsError>`]'s routing.
+fn classify(err: OpsError) -> CommandError {
+    match err {
+        OpsError::Store(e) => e.into(),
+        OpsError::Config(e) => e.into(),
+        OpsError::Refused(refusal) => refusal.into(),
+        OpsError::Sync(e) => e.into(),
+        OpsError::Reviewer(e) => e.into(),
+        e @ (OpsError::Packet(_)
+        | OpsError::Template(_)
+        | OpsError::Dispatch(_)
+        | OpsError::BudgetSpent { .. }
+        | OpsError::MissingMaterial { .. }
+        | OpsError::NoSnapshot { .. }) => review_error(e),
+        e @ (OpsError::SecretsInPush { .. }
+        | OpsError::ScrubPublished { .. }
+        | OpsError::ScrubNothing { .. }
+        | OpsError::DropActive { .. }
+        | OpsError::NoReviewRecords { .. }
+        | OpsError::BadRange { .. }) => sync_error(e),
+        e @ (OpsError::CheckpointInvalid(_)
+        | OpsError::CheckpointId(_)
+        | OpsError::UnknownCheckpoint { .. }
+        | OpsError::CheckpointDeferred { .. }
+        | OpsError::CheckpointSecret { .. }
+        | OpsError::CheckpointUnscannable { .. }
+        | OpsError::Secrets(_)
+        | OpsError::CheckRefused(_)) => checkpoint_error(e),
+        e @ (OpsError::CheckpointCommitMissing { .. }
+        | OpsError::DirtyForRestore { .. }
+        | OpsError::InProgress { .. }
+        | OpsError::Restore(_)
+        | OpsError::ArchiveRefused { .. }
+        | OpsError::SourceStillActive { .. }) => restore_error(e),
+        e @ (OpsError::Skill(_)
+        | OpsError::NeverCommit { .. }
+        | OpsError::GateClosed { .. }
+        | OpsError::GatePartial { .. }
+        | OpsError::NoHome) => install_error(e),
+        other => run_error(other),
     }
 }
 
@@ -689,4 +732,48 @@ impl From<crate::sync::Error> for CommandError {
 /// Folds a message onto one line so every error is exactly one `error:` line.
 pub fn single_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_only_file_system_is_a_user_error_whatever_wrote() {
+        let erofs = || std::io::Error::from_raw_os_error(libc::EROFS);
+        let wrapped = OpsError::Render { source: erofs() };
+        assert!(is_read_only_fs(&wrapped), "through the source chain");
+        let e = CommandError::from(OpsError::Render { source: erofs() });
+        assert!(e.read_only_fs);
+        assert_eq!(e.kind, Kind::User);
+        let other = OpsError::Render {
+            source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+        };
+        assert!(!is_read_only_fs(&other));
+        assert!(!CommandError::from(other).read_only_fs);
+        // An error that kept only the operating system's words.
+        let words = OpsError::BadFile {
+            what: "lock",
+            path: "/r/.git/pair/locks/x".into(),
+            expected: "writable",
+            detail: "Read-only file system (os error 30)".into(),
+        };
+        assert!(is_read_only_fs(&words));
+    }
+
+    #[test]
+    fn the_read_only_hint_names_the_codex_setting_where_it_goes_and_the_command() {
+        let hint = read_only_hint("/w/repo/.git", "git pair coder-done --summary 'a b'");
+        for needle in [
+            "workspace-write",
+            "~/.codex/config.toml",
+            "[sandbox_workspace_write]",
+            "writable_roots = [\"/w/repo/.git\"]",
+            "codex -c 'sandbox_workspace_write.writable_roots=[\"/w/repo/.git\"]'",
+            "run again: git pair coder-done --summary 'a b'",
+        ] {
+            assert!(hint.contains(needle), "{needle}: {hint}");
+        }
+        assert!(!hint.contains('\n'));
+    }
 }

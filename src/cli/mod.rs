@@ -132,9 +132,47 @@ pub fn main() -> ExitCode {
     let ui = Ui::new(cli.json);
     let code = match run(&cli, &ui) {
         Ok(report) => ui.emit(&report),
-        Err(err) => ui.emit_error(&err),
+        Err(err) => ui.emit_error(&with_read_only_hint(err, &cli)),
     };
     ExitCode::from(code)
+}
+
+/// A write refused by a read-only file system gets the hint saying what to set, where, and
+/// this command again.
+fn with_read_only_hint(err: CommandError, cli: &Cli) -> CommandError {
+    if !err.read_only_fs {
+        return err;
+    }
+    let mut dir = std::env::current_dir().unwrap_or_default();
+    for d in &cli.directory {
+        dir = dir.join(d);
+    }
+    let git_dir = gix::discover(&dir)
+        .ok()
+        .and_then(|repo| std::fs::canonicalize(repo.common_dir()).ok())
+        .map_or_else(
+            || "/path/to/repo/.git".to_owned(),
+            |p| p.display().to_string(),
+        );
+    let rerun = std::iter::once("git pair".to_owned())
+        .chain(std::env::args().skip(1).map(|a| shell_word(&a)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let hint = error::read_only_hint(&git_dir, &rerun);
+    err.with_hint(hint)
+}
+
+/// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {

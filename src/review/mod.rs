@@ -18,8 +18,8 @@ pub mod surface;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -132,6 +132,8 @@ pub struct RunOptions {
     /// Where agents keep their session logs: searched for the attempt marker when the output
     /// names no session (none: the second tier is not tried).
     pub session_logs: Option<crate::cost::LogRoots>,
+    /// How often a running reviewer's elapsed time is told to the progress callback.
+    pub heartbeat: Duration,
 }
 
 impl Default for RunOptions {
@@ -152,6 +154,7 @@ impl Default for RunOptions {
             builtin: BuiltinOptions::default(),
             on_start: None,
             session_logs: None,
+            heartbeat: Duration::from_secs(30),
         }
     }
 }
@@ -206,6 +209,19 @@ pub struct Attempt {
     pub message: Option<String>,
     /// The vendor's own words when it reported its failure (error event, `is_error`, stderr).
     pub vendor_message: Option<String>,
+    /// What kind of failure the vendor reported (from its HTTP status, else its words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<surface::FailureKind>,
+    /// The HTTP status of the vendor's failure, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The vendor already retried on its own before this attempt ended (it reported a final
+    /// failure, or kept retrying what it cannot do): git pair does not retry on top.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cli_retried: bool,
+    /// The vendor's warnings (never its failure, never the answer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Attempt {
@@ -255,7 +271,32 @@ impl Attempt {
             parsed: None,
             message: None,
             vendor_message: None,
+            failure: None,
+            http_status: None,
+            cli_retried: false,
+            warnings: Vec::new(),
         }
+    }
+
+    /// Whether another call could end differently: not after a timeout (the review's time is
+    /// spent) or a cancellation, not after an authentication failure, and not after the
+    /// vendor's own retry chain already ran out.
+    pub fn retry_may_help(&self) -> bool {
+        match self.outcome {
+            Outcome::Died | Outcome::NotStarted => {
+                !self.cli_retried && self.failure != Some(surface::FailureKind::Auth)
+            }
+            _ => false,
+        }
+    }
+
+    /// What happened, in words: `authentication failed (HTTP 401)`, `server error`, ….
+    pub fn what_happened(&self) -> Option<String> {
+        let kind = self.failure?.says();
+        Some(match self.http_status {
+            Some(status) => format!("{kind} (HTTP {status})"),
+            None => kind.to_owned(),
+        })
     }
 }
 
@@ -267,6 +308,17 @@ pub fn run_attempt(
     bound: &BoundRealization,
     input: &ReviewInput<'_>,
     options: &RunOptions,
+) -> Attempt {
+    run_attempt_with_progress(bound, input, options, &|_| {})
+}
+
+/// [`run_attempt`], telling `progress` of the vendor's own retries as it prints them (its
+/// `retry_events`), each as `<reviewer>: <the vendor's words>`.
+pub fn run_attempt_with_progress(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
 ) -> Attempt {
     let mut attempt = Attempt::new(bound);
     if bound.realization.kind == RealizationKind::Builtin {
@@ -302,16 +354,75 @@ pub fn run_attempt(
     attempt.argv = prepared.argv();
 
     let spawned_at = std::time::SystemTime::now();
+    // The vendor's own retries, bounded by the time this attempt has.
+    let mut env = options.env.clone();
+    env.extend(
+        bound
+            .realization
+            .own_retry_env(options.timeout)
+            .into_iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    // Retry events go through a channel to a thread of this scope (the tap runs on the
+    // waiting thread and must own what it holds); between them, the thread says how long
+    // the reviewer has been running.
+    let (lines, retries) = std::sync::mpsc::channel::<String>();
+    let on_line = (!bound.realization.failure.retry_events.is_empty()).then(|| {
+        let realization = bound.realization.clone();
+        let lines = Mutex::new(lines.clone());
+        process::OnLine(Arc::new(move |line: &[u8]| {
+            if let Some(said) = realization.retry_event(line) {
+                let _ = lines.lock().unwrap_or_else(|p| p.into_inner()).send(said);
+            }
+        }))
+    });
+    let finished = std::thread::scope(|scope| {
+        let label = bound.label();
+        let heartbeat = options.heartbeat;
+        scope.spawn(move || {
+            let started = Instant::now();
+            loop {
+                match retries.recv_timeout(heartbeat.max(Duration::from_millis(100))) {
+                    Ok(said) => progress(&format!(
+                        "{label}: {}",
+                        crate::util::first_line_clipped(&said, 200)
+                    )),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => progress(&format!(
+                        "{label}: still running ({} s)…",
+                        started.elapsed().as_secs()
+                    )),
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        });
+        let finished = spawn_reviewer(bound, input, options, &prepared, env, on_line);
+        drop(lines);
+        finished
+    });
+    finish_attempt(
+        attempt, bound, input, options, &prepared, finished, spawned_at,
+    )
+}
+
+/// Spawns the prepared reviewer and waits for it (bounded, its own group, Ctrl-C aware).
+fn spawn_reviewer(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+    prepared: &Prepared,
+    env: Vec<(OsString, OsString)>,
+    on_line: Option<process::OnLine>,
+) -> process::Finished {
     let on_start = |started: process::Started| {
         if let Some(hook) = &options.on_start {
             (hook.0)(started);
         }
     };
-    let finished = process::run_observed(
+    process::run_observed(
         &Spawn {
             program: prepared.program.clone(),
             args: prepared.args.clone(),
-            env: options.env.clone(),
+            env,
             // Only what the realization declares it needs (and the user added): never the
             // caller's tokens and cloud credentials.
             env_allow: Some(
@@ -339,13 +450,26 @@ pub fn run_attempt(
             stdout_cap: options.stdout_cap,
             stderr_tail: options.stderr_tail,
             give_up: bound.realization.failure.give_up_rule(),
+            on_line,
         },
         &Cancel {
             flag: options.cancel.clone(),
             on_sigint: options.handle_sigint,
         },
         &on_start,
-    );
+    )
+}
+
+/// Reads a finished reviewer's output into its attempt: answer, session, outcome.
+fn finish_attempt(
+    mut attempt: Attempt,
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+    prepared: &Prepared,
+    finished: process::Finished,
+    spawned_at: std::time::SystemTime,
+) -> Attempt {
     let output_file_bytes = std::fs::read(&prepared.output_file).ok();
     let seen = bound.realization.interpret(
         &finished.stdout,
@@ -373,6 +497,10 @@ pub fn run_attempt(
     }
     attempt.answer = seen.answer.clone();
     decide(&mut attempt, &finished.end, finished.status, &seen, options);
+    attempt.cli_retried = matches!(finished.end, End::GaveUp { .. })
+        || (attempt.outcome == Outcome::Died
+            && seen.fatal.is_some()
+            && bound.realization.failure.fatal_after_own_retries);
     attempt.stdout = finished.stdout;
     attempt.stderr_tail = finished.stderr_tail;
     attempt
@@ -493,6 +621,9 @@ fn prepare(
     })
 }
 
+/// The attempt's outcome and message from how its process ended and what it printed. A
+/// message says what happened first (timed out, authentication failed, server error (HTTP
+/// n), connection dropped), the vendor's words after it; a vendor warning is never either.
 fn decide(
     attempt: &mut Attempt,
     end: &End,
@@ -501,6 +632,16 @@ fn decide(
     options: &RunOptions,
 ) {
     let vendor = seen.fatal.clone().or_else(|| seen.hint.clone());
+    attempt.warnings = seen.warnings.clone();
+    attempt.http_status = seen.status;
+    attempt.failure = seen.kind;
+    let what = attempt.what_happened();
+    // "<what happened>: <vendor's words>", or `fallback` before the words when the kind of
+    // failure is not known.
+    let said = |fallback: &str, words: &str| match &what {
+        Some(what) => format!("{what}: {words}"),
+        None => format!("{fallback}: {words}"),
+    };
     match end {
         End::SpawnFailed { message } => {
             attempt.outcome = Outcome::NotStarted;
@@ -508,23 +649,28 @@ fn decide(
         }
         End::TimedOut => {
             attempt.outcome = Outcome::TimedOut;
-            attempt.message = Some(format!(
-                "no answer within {} s; the reviewer's process group was killed",
+            let mut message = format!(
+                "timed out: no answer within {} s; the reviewer's process group was killed",
                 options.timeout.as_secs_f64()
-            ));
+            );
+            if let Some(what) = &what {
+                message.push_str(&format!(" (it was retrying: {what})"));
+            }
+            attempt.message = Some(message);
             attempt.vendor_message = vendor;
         }
         End::GaveUp { line } => {
-            let said = seen
+            let words = seen
                 .hint
                 .clone()
                 .or_else(|| seen.fatal.clone())
                 .unwrap_or_else(|| line.clone());
             attempt.outcome = Outcome::Died;
             attempt.message = Some(format!(
-                "the reviewer kept retrying something it cannot do; stopped it: {said}"
+                "{}; stopped it: the reviewer kept retrying something it cannot do: {words}",
+                what.as_deref().unwrap_or("no connection")
             ));
-            attempt.vendor_message = Some(said);
+            attempt.vendor_message = Some(words);
         }
         End::Cancelled => {
             attempt.outcome = Outcome::Cancelled;
@@ -535,13 +681,15 @@ fn decide(
                 status.map_or_else(|| "an unknown exit status".to_owned(), |s| s.to_string());
             if let Some(fatal) = &seen.fatal {
                 attempt.outcome = Outcome::Died;
-                attempt.message =
-                    Some(format!("the reviewer reported a failure ({exit}): {fatal}"));
+                attempt.message = Some(said(
+                    &format!("the reviewer reported a failure ({exit})"),
+                    fatal,
+                ));
                 attempt.vendor_message = Some(fatal.clone());
             } else if !status.is_some_and(|s| s.success()) {
                 attempt.outcome = Outcome::Died;
                 attempt.message = Some(match &vendor {
-                    Some(v) => format!("the reviewer failed ({exit}): {v}"),
+                    Some(v) => said(&format!("the reviewer failed ({exit})"), v),
                     None => format!("the reviewer failed ({exit})"),
                 });
                 attempt.vendor_message = vendor;
@@ -561,7 +709,7 @@ fn decide(
                         // Silence plus a vendor error is the vendor failing, not a review.
                         if let Some(v) = vendor {
                             attempt.outcome = Outcome::Died;
-                            attempt.message = Some(format!("the reviewer gave no answer: {v}"));
+                            attempt.message = Some(said("the reviewer gave no answer", &v));
                             attempt.vendor_message = Some(v);
                         } else {
                             attempt.outcome = Outcome::FailedValidation;
@@ -624,6 +772,7 @@ mod tests {
             session_id: None,
             fatal: fatal.map(str::to_owned),
             hint: hint.map(str::to_owned),
+            ..Interpretation::default()
         }
     }
 
@@ -759,6 +908,64 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn failure_messages_say_what_happened_before_the_vendors_words() {
+        let bound = BoundRealization {
+            name: "t".into(),
+            realization: Surfaces::shipped()
+                .expect("shipped")
+                .get("command")
+                .expect("command")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        let mut auth = seen(None, Some("Invalid API key · Please run /login"), None);
+        auth.status = Some(401);
+        auth.kind = Some(surface::FailureKind::Auth);
+        let mut a = Attempt::new(&bound);
+        decide(&mut a, &End::Exited, exit(1), &auth, &RunOptions::default());
+        assert_eq!(
+            a.message.as_deref(),
+            Some("authentication failed (HTTP 401): Invalid API key · Please run /login")
+        );
+        assert!(!a.retry_may_help(), "a 401 is not retried");
+        // A warning is kept as a warning: never the vendor's message of a timeout.
+        let mut warned = seen(None, None, None);
+        warned.warnings = vec!["Model metadata for `gpt-5-codex` not found".into()];
+        let mut t = Attempt::new(&bound);
+        decide(
+            &mut t,
+            &End::TimedOut,
+            None,
+            &warned,
+            &RunOptions::default(),
+        );
+        assert_eq!(t.outcome, Outcome::TimedOut);
+        assert!(
+            t.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("timed out"))
+        );
+        assert_eq!(t.vendor_message, None);
+        assert_eq!(t.warnings, warned.warnings);
+        assert!(!t.retry_may_help(), "the review's time is spent");
+        // A crash with no word from the vendor may be retried; one after its own retries not.
+        let mut crash = Attempt::new(&bound);
+        decide(
+            &mut crash,
+            &End::Exited,
+            exit(3),
+            &seen(None, None, None),
+            &RunOptions::default(),
+        );
+        assert!(crash.retry_may_help());
+        crash.cli_retried = true;
+        assert!(!crash.retry_may_help());
     }
 
     #[test]

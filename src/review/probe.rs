@@ -232,7 +232,7 @@ fn run_probe_command(
             kill_grace: Duration::from_secs(1),
             stdout_cap: 4 * 1024 * 1024,
             stderr_tail: 256 * 1024,
-            give_up: None,
+            ..Limits::default()
         },
         // Ctrl-C during a probe must abort git pair, not fail this candidate over to the
         // next one: leave SIGINT alone.

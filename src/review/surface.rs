@@ -293,6 +293,114 @@ pub struct FailureSpec {
     /// Stop waiting when stdout shows the vendor retrying what it cannot do (no network).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub give_up: Option<GiveUpSpec>,
+    /// Events that are the vendor's warnings (a missing model metadata notice): never its
+    /// failure, never its answer; shown after git pair's own message at most.
+    #[serde(default)]
+    pub warning_events: Vec<EventRule>,
+    /// Events that show the vendor retrying on its own (a reconnect): progress lines on a
+    /// terminal while it runs.
+    #[serde(default)]
+    pub retry_events: Vec<EventRule>,
+    /// Where the HTTP status of the vendor's failure is read: event fields (a number), tried
+    /// in order.
+    #[serde(default)]
+    pub status_events: Vec<EventRule>,
+    /// A regex whose first capture group is the HTTP status inside the vendor's failure text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_pattern: Option<String>,
+    /// What kind of failure the vendor's words describe, when no HTTP status says it: the
+    /// first rule whose regex matches the vendor's message wins.
+    #[serde(default)]
+    pub kinds: Vec<KindRule>,
+    /// The vendor prints a fatal event only after its own retry chain ran out: git pair does
+    /// not retry on top of it.
+    #[serde(default)]
+    pub fatal_after_own_retries: bool,
+    /// How the vendor's own retries are bounded so the whole review fits its timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_retries: Option<OwnRetriesSpec>,
+}
+
+/// What a vendor failure was, as the user is told it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// The vendor refused the credentials (HTTP 401/403, "not logged in").
+    Auth,
+    /// The vendor said to slow down (HTTP 429).
+    RateLimited,
+    /// The vendor's server failed (HTTP 5xx, "overloaded").
+    Server,
+    /// The connection to the vendor failed or dropped.
+    Connection,
+}
+
+impl FailureKind {
+    /// The kind an HTTP status means, when it means one.
+    pub fn from_status(status: u16) -> Option<FailureKind> {
+        match status {
+            401 | 403 => Some(FailureKind::Auth),
+            429 => Some(FailureKind::RateLimited),
+            500..=599 => Some(FailureKind::Server),
+            _ => None,
+        }
+    }
+
+    /// What happened, in the words of a failure message.
+    pub fn says(self) -> &'static str {
+        match self {
+            FailureKind::Auth => "authentication failed",
+            FailureKind::RateLimited => "rate limited",
+            FailureKind::Server => "server error",
+            FailureKind::Connection => "connection dropped",
+        }
+    }
+}
+
+/// One regex → failure kind rule.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KindRule {
+    pub kind: FailureKind,
+    pub pattern: String,
+}
+
+/// The vendor's own retry count, bounded through its environment: the largest count whose
+/// summed backoff fits `share` of the time the review has left.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OwnRetriesSpec {
+    /// The variable holding the count.
+    pub env: String,
+    /// The vendor's wait before retry 1, 2, … (seconds); the last repeats.
+    pub backoff_secs: Vec<f64>,
+    /// The part of the remaining time the backoff may use (0–1).
+    pub share: f64,
+    /// Never more than this many.
+    pub max: u32,
+}
+
+impl OwnRetriesSpec {
+    /// The retry count for a review with `left` to go.
+    pub fn count_for(&self, left: std::time::Duration) -> u32 {
+        let allowed = left.as_secs_f64() * self.share;
+        let mut waited = 0.0;
+        let mut count = 0;
+        while count < self.max {
+            let next = self
+                .backoff_secs
+                .get(count as usize)
+                .or(self.backoff_secs.last())
+                .copied()
+                .unwrap_or(0.0);
+            if waited + next > allowed {
+                break;
+            }
+            waited += next;
+            count += 1;
+        }
+        count
+    }
 }
 
 /// `after` stdout lines matching the regex `pattern` end the attempt early, as `died`.
@@ -323,6 +431,26 @@ pub struct EventRule {
     pub matches: BTreeMap<String, Value>,
     /// Dotted paths tried in order for the message; the first non-empty one is used.
     pub message: Vec<String>,
+    /// A regex the message must match for the rule to apply (any message when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+}
+
+impl EventRule {
+    /// The rule's message in `event`, when the event is of the rule's shape.
+    fn message_in(&self, event: &Value) -> Option<String> {
+        if !event_matches(event, &self.matches) {
+            return None;
+        }
+        let text = self
+            .message
+            .iter()
+            .find_map(|p| lookup(event, p).and_then(value_text))?;
+        match &self.pattern {
+            Some(p) => Regex::new(p).ok()?.is_match(&text).then_some(text),
+            None => Some(text),
+        }
+    }
 }
 
 /// What a finished reviewer's output says, read through its realization's selectors.
@@ -336,6 +464,15 @@ pub struct Interpretation {
     pub fatal: Option<String>,
     /// The last transient error message the vendor printed (event or stderr line).
     pub hint: Option<String>,
+    /// The vendor's warnings, in order (never a failure, never the answer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The HTTP status of the vendor's failure, when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// What kind of failure the vendor reported (its status, else its words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FailureKind>,
 }
 
 /// Values for the argv placeholders of one attempt.
@@ -550,10 +687,39 @@ impl Surfaces {
                 "answer reads output_file but no argv uses {output_file}".into(),
             ));
         }
-        for rule in r.failure.fatal_events.iter().chain(&r.failure.hint_events) {
+        let f = &r.failure;
+        for rule in f
+            .fatal_events
+            .iter()
+            .chain(&f.hint_events)
+            .chain(&f.warning_events)
+            .chain(&f.retry_events)
+            .chain(&f.status_events)
+        {
             if rule.message.is_empty() {
                 return Err(bad("failure event rule without a message path".into()));
             }
+            if let Some(p) = &rule.pattern {
+                Regex::new(p).map_err(|e| bad(format!("event pattern {p:?}: {e}")))?;
+            }
+        }
+        let patterns = f
+            .status_pattern
+            .iter()
+            .chain(f.kinds.iter().map(|k| &k.pattern));
+        for p in patterns {
+            Regex::new(p).map_err(|e| bad(format!("failure pattern {p:?}: {e}")))?;
+        }
+        if let Some(own) = &f.own_retries
+            && (own.env.trim().is_empty()
+                || own.backoff_secs.is_empty()
+                || own.backoff_secs.iter().any(|s| !s.is_finite() || *s < 0.0)
+                || !(0.0..=1.0).contains(&own.share))
+        {
+            return Err(bad(
+                "own_retries needs a variable, a non-empty backoff of non-negative seconds and a share between 0 and 1"
+                    .into(),
+            ));
         }
         if let Some(shape) = &r.session_id_shape {
             if !shape.starts_with('^') || !shape.ends_with('$') {
@@ -719,25 +885,70 @@ impl Realization {
         let answer = select(&self.answer);
         let session_id = select(&self.session_id);
         let rule_message = |rules: &[EventRule]| {
-            events.iter().rev().find_map(|e| {
-                rules
-                    .iter()
-                    .filter(|r| event_matches(e, &r.matches))
-                    .find_map(|r| {
-                        r.message
-                            .iter()
-                            .find_map(|p| lookup(e, p).and_then(value_text))
-                    })
-            })
+            events
+                .iter()
+                .rev()
+                .find_map(|e| rules.iter().find_map(|r| r.message_in(e)))
         };
         let fatal = rule_message(&self.failure.fatal_events);
         let hint = rule_message(&self.failure.hint_events)
             .or_else(|| stderr_message(&self.failure.stderr_patterns, stderr));
+        let warnings = events
+            .iter()
+            .filter_map(|e| {
+                self.failure
+                    .warning_events
+                    .iter()
+                    .find_map(|r| r.message_in(e))
+            })
+            .collect();
+        let said = fatal.as_deref().or(hint.as_deref());
+        let status = rule_message(&self.failure.status_events)
+            .and_then(|s| s.trim().parse::<u16>().ok())
+            .or_else(|| {
+                let re = Regex::new(self.failure.status_pattern.as_deref()?).ok()?;
+                re.captures(said?)?.get(1)?.as_str().parse::<u16>().ok()
+            });
+        let kind = status.and_then(FailureKind::from_status).or_else(|| {
+            let said = said?;
+            self.failure
+                .kinds
+                .iter()
+                .find(|k| Regex::new(&k.pattern).is_ok_and(|re| re.is_match(said)))
+                .map(|k| k.kind)
+        });
         Interpretation {
             answer,
             session_id,
             fatal,
             hint,
+            warnings,
+            status,
+            kind,
+        }
+    }
+
+    /// The retry progress a vendor printed on one stdout line, for the terminal.
+    pub fn retry_event(&self, line: &[u8]) -> Option<String> {
+        let line = line.trim_ascii();
+        if line.first() != Some(&b'{') || self.failure.retry_events.is_empty() {
+            return None;
+        }
+        let event = serde_json::from_slice::<Value>(line).ok()?;
+        self.failure
+            .retry_events
+            .iter()
+            .find_map(|r| r.message_in(&event))
+    }
+
+    /// Variables bounding the vendor's own retries for a review with `left` to go, unless
+    /// the user already set them.
+    pub fn own_retry_env(&self, left: std::time::Duration) -> Vec<(String, String)> {
+        match &self.failure.own_retries {
+            Some(spec) if std::env::var_os(&spec.env).is_none() => {
+                vec![(spec.env.clone(), spec.count_for(left).to_string())]
+            }
+            _ => Vec::new(),
         }
     }
 }
@@ -1074,6 +1285,113 @@ mod tests {
             include_bytes!("../../fixtures/reviewers/samples/codex-resume-missing-stderr.txt");
         let got = codex.interpret(b"", stderr, None);
         assert!(got.hint.expect("hint").starts_with("Error: thread/resume"));
+    }
+
+    #[test]
+    fn a_codex_warning_is_never_its_failure_nor_its_answer() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        let stdout = concat!(
+            "{\"type\":\"thread.started\",\"thread_id\":\"01a234c5-7576-71b3-bd41-eebf741ae36c\"}\n",
+            "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"error\",\"message\":\"Model metadata for `gpt-5-codex` not found.\"}}\n",
+            "{\"type\":\"turn.started\"}\n",
+            "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":0}}\n",
+        );
+        let got = codex.interpret(stdout.as_bytes(), b"", None);
+        assert_eq!((got.answer, got.fatal, got.hint), (None, None, None));
+        assert_eq!(
+            got.warnings,
+            ["Model metadata for `gpt-5-codex` not found."]
+        );
+        assert_eq!(got.kind, None);
+    }
+
+    /// Real outputs of both CLIs after their own retries (captured against a loopback
+    /// server): the HTTP status when they print one, else their words, give the kind.
+    #[test]
+    fn failure_kinds_come_from_the_status_else_the_words() {
+        let s = shipped();
+        let (codex, claude) = (
+            s.get("codex").expect("codex"),
+            s.get("claude").expect("claude"),
+        );
+        let unauthorized = br#"{"type":"error","message":"Reconnecting... 1/1 (unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:18912/v1/responses)"}
+{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:18912/v1/responses"}}
+"#;
+        let got = codex.interpret(unauthorized, b"", None);
+        assert_eq!((got.status, got.kind), (Some(401), Some(FailureKind::Auth)));
+        let busy = br#"{"type":"turn.failed","error":{"message":"We're currently experiencing high demand, which may cause temporary errors."}}"#;
+        let got = codex.interpret(busy, b"", None);
+        assert_eq!((got.status, got.kind), (None, Some(FailureKind::Server)));
+        let dropped = br#"{"type":"turn.failed","error":{"message":"stream disconnected before completion"}}"#;
+        assert_eq!(
+            codex.interpret(dropped, b"", None).kind,
+            Some(FailureKind::Connection)
+        );
+        let result = |status: u16, text: &str| {
+            format!(
+                "{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"api_error_status\":{status},\"result\":\"{text}\",\"session_id\":\"11111111-2222-4333-8444-555555555555\"}}"
+            )
+        };
+        let got = claude.interpret(result(500, "API Error: 500").as_bytes(), b"", None);
+        assert_eq!(
+            (got.status, got.kind),
+            (Some(500), Some(FailureKind::Server))
+        );
+        let got = claude.interpret(result(429, "API Error: 429").as_bytes(), b"", None);
+        assert_eq!(got.kind, Some(FailureKind::RateLimited));
+        let not_logged_in =
+            include_bytes!("../../fixtures/reviewers/samples/claude-not-logged-in.json");
+        assert_eq!(
+            claude.interpret(not_logged_in, b"", None).kind,
+            Some(FailureKind::Auth)
+        );
+        let offline =
+            include_bytes!("../../fixtures/reviewers/samples/claude-api-unreachable.json");
+        assert_eq!(
+            claude.interpret(offline, b"", None).kind,
+            Some(FailureKind::Connection)
+        );
+    }
+
+    #[test]
+    fn retry_events_are_the_vendors_reconnects_only() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        assert_eq!(
+            codex
+                .retry_event(
+                    br#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected)"}"#
+                )
+                .as_deref(),
+            Some("Reconnecting... 2/5 (stream disconnected)")
+        );
+        assert_eq!(
+            codex.retry_event(br#"{"type":"error","message":"unexpected status 401"}"#),
+            None
+        );
+        assert_eq!(codex.retry_event(b"not json"), None);
+        assert_eq!(
+            s.get("claude")
+                .expect("claude")
+                .retry_event(br#"{"type":"error","message":"Reconnecting... 1/5"}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn claudes_own_retries_fit_half_the_time_left() {
+        let s = shipped();
+        let spec = s
+            .get("claude")
+            .expect("claude")
+            .failure
+            .own_retries
+            .clone()
+            .expect("claude bounds its retries");
+        let secs = |n| spec.count_for(std::time::Duration::from_secs(n));
+        assert_eq!((secs(0), secs(3), secs(10), secs(600)), (0, 1, 3, 5));
+        assert!(s.get("codex").expect("codex").failure.own_retries.is_none());
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod loop_state;
 mod naming;
 mod packet;
 mod plugin;
+mod retry_policy;
 mod review;
 mod reviewers;
 mod secrets;

@@ -218,8 +218,13 @@ fn a_hanging_reviewer_times_out_and_its_whole_process_group_is_killed() {
         started.elapsed() < Duration::from_secs(30),
         "the wait was not bounded"
     );
-    assert_one_error_line(&out, 1, "timed-out");
+    assert_one_error_line(&out, 1, "timed out");
     assert_eq!(out.json()["outcome"], "timed-out");
+    assert_eq!(
+        out.json()["outcomes"][0]["attempts"],
+        1,
+        "the timeout bounds the whole review: no retry after it"
+    );
     let pid = std::fs::read_to_string(&pid_file)
         .expect("pid")
         .trim()
@@ -710,9 +715,13 @@ fn an_offline_vendor_cli_is_given_up_on_instead_of_waited_out() {
         started.elapsed()
     );
     assert_one_error_line(&out, 1, "waiting for network");
+    assert!(out.stderr.contains("connection dropped"), "{out}");
     let v = out.json();
     assert_eq!(v["outcome"], "died");
-    assert_eq!(v["outcomes"][0]["attempts"], 2, "one retry");
+    assert_eq!(
+        v["outcomes"][0]["attempts"], 1,
+        "no retry on top of the CLI's own retries"
+    );
     assert_eq!(
         env.pair_json(&["status"])["next_action"],
         "review",

@@ -218,6 +218,64 @@ fn codex_reporting_its_own_failure_is_died_with_its_message() {
     );
 }
 
+/// The CLI's own retries reach the progress callback (a terminal's progress lines) while it
+/// runs, named by the reviewer; its other events do not.
+#[test]
+fn codex_reconnects_reach_the_progress_while_it_runs() {
+    let lines = std::sync::Mutex::new(Vec::<(String, Duration)>::new());
+    let started = Instant::now();
+    let a = git_pair::review::run_attempt_with_progress(
+        &bind("codex", None, &["bin"]),
+        &input(),
+        &options(&[("FAKE_REVIEW", "reconnect-approve")]),
+        &|line| {
+            lines
+                .lock()
+                .expect("lock")
+                .push((line.to_owned(), started.elapsed()))
+        },
+    );
+    assert_eq!(a.outcome, Outcome::Completed);
+    let lines = lines.into_inner().expect("lock");
+    let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(
+        text,
+        [
+            "codex: Reconnecting... 1/5 (stream disconnected before completion)",
+            "codex: Reconnecting... 2/5 (stream disconnected before completion)"
+        ]
+    );
+    assert!(
+        lines[0].1 < Duration::from_millis(a.duration_ms),
+        "shown before the CLI ended"
+    );
+}
+
+/// A reviewer that prints nothing while it works (Claude until its result) still shows, on
+/// a terminal, how long it has been running.
+#[test]
+fn a_silent_reviewer_shows_its_elapsed_time() {
+    let lines = std::sync::Mutex::new(Vec::<String>::new());
+    let mut o = options(&[("FAKE_REVIEW", "hang")]);
+    o.timeout = Duration::from_millis(1300);
+    o.heartbeat = Duration::from_millis(400);
+    let a = git_pair::review::run_attempt_with_progress(
+        &bind("claude", None, &["bin"]),
+        &input(),
+        &o,
+        &|line| lines.lock().expect("lock").push(line.to_owned()),
+    );
+    assert_eq!(a.outcome, Outcome::TimedOut);
+    let lines = lines.into_inner().expect("lock");
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("claude: still running (") && l.ends_with(" s)…")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn codex_waiting_for_network_gives_up_early_with_the_vendor_message() {
     // The real CLI offline reconnects forever; the data's give_up rule ends it after three

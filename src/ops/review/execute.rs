@@ -1,8 +1,12 @@
 //! Running a prepared round's reviewers: at most `parallelism.limit` at once, each making at
-//! most two reviewer calls in the round — one retry on failure, or one stricter re-ask when no
-//! verdict can be read (or a CHANGES_REQUESTED carries no severity at all); an answer that
-//! still cannot be read is CHANGES_REQUESTED with a `[process]` finding, never an approval.
-//! Stores nothing: every attempt comes back as data.
+//! most two reviewer calls in the round — one retry on a failure another call could mend
+//! (never after a timeout, an authentication failure, or a vendor whose own retries ran
+//! out), or one stricter re-ask when no verdict can be read (or a CHANGES_REQUESTED carries
+//! no severity at all); an answer that still cannot be read is CHANGES_REQUESTED with a
+//! `[process]` finding, never an approval. The timeout bounds a member's whole review: every
+//! call gets what is left of it. Stores nothing: every attempt comes back as data.
+
+use std::time::{Duration, Instant};
 
 use super::plan::{Member, MemberResult, Plan, Settings, run_options};
 use crate::model::{Finding, Verdict};
@@ -95,9 +99,12 @@ fn run_member(
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
     let count = plan.passes.len();
+    // `--timeout` bounds the member's whole review: every pass and call, re-asks included.
+    let deadline = Instant::now() + options.timeout;
+    let run_pass = |pass| run_pass(plan, member, pass, options, deadline, progress);
     // The built-in reads the whole change at once, not the packets.
     if count <= 1 || member.bound.is_builtin() {
-        return run_pass(plan, member, 0, options, progress);
+        return run_pass(0);
     }
     let mut all: Option<MemberResult> = None;
     for pass in 0..count {
@@ -106,7 +113,7 @@ fn run_member(
             member.bound.name,
             pass + 1
         ));
-        let mut result = run_pass(plan, member, pass, options, progress);
+        let mut result = run_pass(pass);
         let Some(so_far) = all.as_mut() else {
             let stop = result.verdict.is_none();
             all = Some(result);
@@ -133,12 +140,13 @@ fn run_member(
     all.expect("a change has at least one pass")
 }
 
-/// One member's review of pass `pass`: at most two reviewer calls.
+/// One member's review of pass `pass`: at most two reviewer calls, all before `deadline`.
 fn run_pass(
     plan: &Plan,
     member: &Member,
     pass: usize,
     options: &review::RunOptions,
+    deadline: Instant,
     progress: &(dyn Fn(&str) + Sync),
 ) -> MemberResult {
     let name = member.bound.label();
@@ -160,6 +168,21 @@ fn run_pass(
     let mut reask: Option<Reask> = None;
     let mut drift_asked = false;
     while calls < CALLS_PER_ROUND {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left < MIN_CALL {
+            if result.attempts.is_empty() {
+                result.outcome = Outcome::TimedOut;
+                result.error = Some(format!(
+                    "reviewer {name} timed out: the review's {} s timeout ran out before it could be asked",
+                    options.timeout.as_secs_f64()
+                ));
+            }
+            break;
+        }
+        let call_options = review::RunOptions {
+            timeout: left,
+            ..options.clone()
+        };
         // Every call has its own marker: the member's slot, the pass and its calls so far
         // number it.
         let attempt_no = plan.attempt_base
@@ -169,9 +192,10 @@ fn run_pass(
         let prompt = match &reask {
             None => {
                 progress(&format!(
-                    "waiting for {name} (round {}, attempt {attempt_no}, timeout {} s)…",
+                    "waiting for {name} (round {}, attempt {attempt_no}, {} s left of the review's {} s timeout)…",
                     plan.round,
-                    options.timeout.as_secs()
+                    left.as_secs_f64().ceil(),
+                    options.timeout.as_secs_f64()
                 ));
                 plan.prompt(attempt_no, pass)
             }
@@ -194,16 +218,29 @@ fn run_pass(
         };
         let reasking = reask.take().is_some();
         let marker = prompt::attempt_marker(plan.run_id.as_str(), plan.round, attempt_no);
-        let attempt = attempt_once(plan, member, &prompt, &marker, resume.as_deref(), options);
+        let attempt = attempt_once(
+            plan,
+            member,
+            &prompt,
+            &marker,
+            resume.as_deref(),
+            &call_options,
+            progress,
+        );
         calls += 1;
-        if !reasking && resume.is_some() && attempt.should_retry_fresh(&member.bound) {
+        if !reasking
+            && resume.is_some()
+            && attempt.should_retry_fresh(&member.bound)
+            && attempt.retry_may_help()
+        {
             // The resumed session could not be used: a fresh one is a new count.
             result.attempts.push(attempt);
             resume = None;
             calls = 0;
             continue;
         }
-        result.take(attempt);
+        let retry_may_help = attempt.retry_may_help();
+        result.take(attempt, options.timeout);
         match result.outcome {
             Outcome::Completed => {
                 let drift = result.verdict == Some(Verdict::ChangesRequested)
@@ -244,6 +281,7 @@ fn run_pass(
                 return result;
             }
             Outcome::Cancelled => break,
+            _ if !retry_may_help => break,
             _ => {
                 if calls < CALLS_PER_ROUND {
                     progress(&format!(
@@ -256,17 +294,21 @@ fn run_pass(
     result
 }
 
+/// A call given less time than this is not started: the review's time is spent.
+const MIN_CALL: Duration = Duration::from_millis(200);
+
 impl MemberResult {
     /// Makes `attempt` the member's latest: its outcome, verdict, findings and session.
-    fn take(&mut self, attempt: Attempt) {
+    /// `timeout` is the whole review's, for the message.
+    fn take(&mut self, attempt: Attempt, timeout: Duration) {
         if attempt.session_id.is_some() {
             self.session_id = attempt.session_id.clone();
         }
         self.outcome = attempt.outcome;
         self.verdict = attempt.verdict();
         self.findings = attempt.findings().to_vec();
-        self.error =
-            (attempt.outcome != Outcome::Completed).then(|| describe(&self.name, &attempt));
+        self.error = (attempt.outcome != Outcome::Completed)
+            .then(|| describe(&self.name, &attempt, timeout));
         self.attempts.push(attempt);
     }
 }
@@ -278,8 +320,9 @@ fn attempt_once(
     marker: &str,
     resume: Option<&str>,
     options: &review::RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
 ) -> Attempt {
-    review::run_attempt(
+    review::run_attempt_with_progress(
         &member.bound,
         &review::ReviewInput {
             prompt,
@@ -290,15 +333,38 @@ fn attempt_once(
             file_sizes: &plan.parts.file_sizes,
         },
         options,
+        progress,
     )
 }
 
-fn describe(name: &str, attempt: &Attempt) -> String {
-    let mut text = format!("reviewer {name} {}", attempt.outcome);
-    if let Some(message) = attempt.vendor_message.as_ref().or(attempt.message.as_ref()) {
-        text.push_str(": ");
-        text.push_str(&crate::util::first_line_clipped(message, 300));
-    }
+/// A failed attempt as the member's error: what happened first (timed out, authentication
+/// failed, server error (HTTP n), connection dropped), the vendor's words as detail, its
+/// warnings last and only as warnings.
+fn describe(name: &str, attempt: &Attempt, timeout: Duration) -> String {
+    let clip = |text: &str| crate::util::first_line_clipped(text, 300);
+    let mut text = match attempt.outcome {
+        Outcome::TimedOut => {
+            let mut text = format!(
+                "reviewer {name} timed out: no answer within the review's {} s timeout (it bounds every call together); its process group was killed",
+                timeout.as_secs_f64()
+            );
+            if let Some(what) = attempt.what_happened() {
+                text.push_str(&format!("; it was retrying after: {what}"));
+            }
+            if let Some(vendor) = &attempt.vendor_message {
+                text.push_str(&format!(" (last from the CLI: {})", clip(vendor)));
+            }
+            text
+        }
+        outcome => {
+            let mut text = format!("reviewer {name} {outcome}");
+            if let Some(message) = attempt.message.as_ref().or(attempt.vendor_message.as_ref()) {
+                text.push_str(": ");
+                text.push_str(&clip(message));
+            }
+            text
+        }
+    };
     // What the reviewer said on stderr is usually why: its last lines, on the one line.
     let stderr = String::from_utf8_lossy(&attempt.stderr_tail);
     let last: Vec<&str> = stderr
@@ -308,10 +374,10 @@ fn describe(name: &str, attempt: &Attempt) -> String {
         .collect();
     if !last.is_empty() && attempt.vendor_message.is_none() {
         let tail = last[last.len().saturating_sub(3)..].join(" | ");
-        text.push_str(&format!(
-            " (stderr: {})",
-            crate::util::first_line_clipped(&tail, 300)
-        ));
+        text.push_str(&format!(" (stderr: {})", clip(&tail)));
+    }
+    if let Some(warning) = attempt.warnings.last() {
+        text.push_str(&format!("; the CLI also warned: {}", clip(warning)));
     }
     text
 }
