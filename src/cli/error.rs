@@ -352,13 +352,13 @@ fn sync_error(err: OpsError) -> CommandError {
         }
         OpsError::ScrubPublished { ref run_id, .. } => CommandError::failed(message).with_hint(
             format!(
-                "a published file is removed only with the run: git pair drop {run_id} --remote <remote> --force (rotate the secret: it was shared)"
+                "a published file is removed only with the run: git pair drop {run_id} --remote REMOTE --force (rotate the secret: it was shared)"
             ),
         ),
         OpsError::ScrubNothing { .. } => CommandError::failed(message)
             .with_hint("name the file as push did (its path in the work tree): git pair push --json lists it"),
         OpsError::DropActive { .. } => CommandError::failed(message).with_hint(
-            "to drop it anyway: git pair drop <run> --force (or close it first: git pair abandon)",
+            "to drop it anyway: git pair drop RUN_ID --force (or close it first: git pair abandon)",
         ),
         OpsError::NoReviewRecords { .. } => CommandError::failed(message).with_hint(format!(
             "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
@@ -538,9 +538,9 @@ fn restore_error(err: OpsError) -> CommandError {
     match err {
         OpsError::CheckpointCommitMissing { ref branch, .. } => {
             let fetch = if branch == "HEAD" {
-                "git fetch <remote>".to_owned()
+                "git fetch REMOTE".to_owned()
             } else {
-                format!("git fetch <remote> {branch}, e.g. git fetch origin {branch}")
+                format!("git fetch REMOTE {branch}, e.g. git fetch origin {branch}")
             };
             CommandError::failed(message).with_hint(format!(
                 "fetch it first ({fetch}), or push it from the machine that made the checkpoint; then run restore again"
@@ -600,9 +600,9 @@ impl From<crate::store::Error> for CommandError {
         let message = err.to_string();
         match err {
             E::NotARepository { .. } => CommandError::failed(message)
-                .with_hint("run it inside a git repository, or pass -C <path>"),
+                .with_hint("run it inside a git repository, or pass -C PATH"),
             E::Bare { .. } => CommandError::failed(message).with_hint(
-                "run it in a clone with a work tree (git clone <repo>), or pass -C <work tree>",
+                "run it in a clone with a work tree (git clone REPOSITORY), or pass -C WORK_TREE",
             ),
             E::UnknownRun { .. } => {
                 CommandError::failed(message).with_hint("list the runs with: git pair list")
@@ -678,7 +678,7 @@ impl From<crate::config::Error> for CommandError {
     fn from(err: crate::config::Error) -> Self {
         let key = err.key.clone();
         CommandError::failed(err.to_string())
-            .with_hint(format!("fix it with: git config {key} <value>"))
+            .with_hint(format!("fix it with: git config {key} VALUE"))
     }
 }
 
@@ -696,7 +696,7 @@ impl From<crate::review::Error> for CommandError {
                 "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
             ),
             E::Surface(crate::review::surface::SurfaceError::UnknownRealization { .. }) => CommandError::failed(message)
-                .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer <name>"),
+                .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer NAME"),
             E::InvalidReviewerCommand { .. } => CommandError::usage(message),
             _ => CommandError::failed(message),
         }

@@ -55,7 +55,7 @@ The loop:
 
 `git pair status --json` prints `next_action`, the one thing to do next.
 A run belongs to the clone that started it; to continue one from another machine:
-git pair pull, then git pair adopt <run>.
+git pair pull, then git pair adopt RUN_ID.
 State lives in refs/pair/runs/<id> and refs/notes/pair; HANDOFF.md is a view of it.";
 
 /// git pair: a coder <-> reviewer loop for AI coding agents.

@@ -184,7 +184,7 @@ impl Ui {
                     .find(|l| l.starts_with("tip: "))
                     .map(|l| l.trim_start_matches("tip: ").to_owned())
                     .unwrap_or_else(|| {
-                        "git pair -h (or git pair <command> -h) shows the usage".to_owned()
+                        "git pair -h (or git pair COMMAND -h) shows the usage".to_owned()
                     });
                 self.emit_error(
                     &super::error::CommandError::usage(super::error::single_line(message))

@@ -239,13 +239,27 @@ pub(crate) fn claude_project_dir_name(cwd: &str) -> String {
 /// How much of a log is read to confirm its working directory.
 const CWD_PROBE_BYTES: u64 = 64 * 1024;
 
+/// Sessions that are not the coder's although they ran in its directory: the reviewer
+/// sessions git pair started (`claude -p` runs in the work tree, so its logs sit beside the
+/// coder's).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotCoder<'a> {
+    /// Session ids a run recorded as its reviewers'.
+    pub ids: &'a [&'a str],
+    /// Text that opens git pair's reviewer prompts (the attempt marker's start): a session
+    /// whose first prompt holds it is a reviewer's. Empty: not checked.
+    pub prompt_marker: &'a str,
+}
+
 /// The newest Claude Code session (by file modification time, not older than `since`) whose
-/// logged `cwd` is `cwd`. The project directory name is lossy (`my_repo` and `my-repo`
-/// collide), so the first bytes of each candidate are checked for `"cwd":"<cwd>"`.
+/// logged `cwd` is `cwd` and that is not one of `not`'s. The project directory name is lossy
+/// (`my_repo` and `my-repo` collide), so the first bytes of each candidate are checked for
+/// `"cwd":"<cwd>"`, and its first prompt for git pair's reviewer marker.
 pub fn newest_claude_session_for_cwd(
     roots: &LogRoots,
     cwd: &Path,
     since: Option<Timestamp>,
+    not: NotCoder<'_>,
 ) -> Option<String> {
     let cwd = cwd.to_str()?;
     let needle = format!("\"cwd\":{}", serde_json::to_string(cwd).ok()?);
@@ -256,7 +270,7 @@ pub fn newest_claude_session_for_cwd(
             let Some(stem) = name.strip_suffix(".jsonl") else {
                 continue;
             };
-            if !is_valid_session_id(stem) || stem.starts_with("agent-") {
+            if !is_valid_session_id(stem) || stem.starts_with("agent-") || not.ids.contains(&stem) {
                 continue;
             }
             let Some(modified) = std::fs::metadata(&path).and_then(|m| m.modified()).ok() else {
@@ -271,19 +285,52 @@ pub fn newest_claude_session_for_cwd(
     candidates.sort_by(|a, b| b.cmp(a));
     candidates
         .into_iter()
-        .find(|(_, _, path)| starts_in_cwd(path, needle.as_bytes()))
+        .find(|(_, _, path)| {
+            let head = read_head(path);
+            head.windows(needle.len()).any(|w| w == needle.as_bytes())
+                && (not.prompt_marker.is_empty()
+                    || !first_prompt(&head).is_some_and(|p| p.contains(not.prompt_marker)))
+        })
         .map(|(_, id, _)| id)
 }
 
-fn starts_in_cwd(path: &Path, needle: &[u8]) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
+fn read_head(path: &Path) -> Vec<u8> {
     let mut head = Vec::new();
-    if file.take(CWD_PROBE_BYTES).read_to_end(&mut head).is_err() {
-        return false;
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(CWD_PROBE_BYTES).read_to_end(&mut head);
     }
-    head.windows(needle.len()).any(|w| w == needle)
+    head
+}
+
+/// The text of a Claude Code session's first prompt: the first `user` entry's content (a
+/// string, or its text blocks), or the prompt queued before it (`queue-operation` enqueue).
+fn first_prompt(head: &[u8]) -> Option<String> {
+    for line in head.split(|&b| b == b'\n') {
+        let Ok(entry) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let content = match entry.get("type").and_then(|t| t.as_str()) {
+            Some("user") => entry.pointer("/message/content"),
+            Some("queue-operation")
+                if entry.get("operation").and_then(|o| o.as_str()) == Some("enqueue") =>
+            {
+                entry.get("content")
+            }
+            _ => continue,
+        };
+        return match content {
+            Some(serde_json::Value::String(text)) => Some(text.clone()),
+            Some(serde_json::Value::Array(blocks)) => Some(
+                blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        };
+    }
+    None
 }
 
 #[cfg(test)]
@@ -451,23 +498,133 @@ mod tests {
         };
         let cwd = Path::new("/w/my_repo");
         assert_eq!(
-            newest_claude_session_for_cwd(&roots, cwd, None).as_deref(),
+            newest_claude_session_for_cwd(&roots, cwd, None, NotCoder::default()).as_deref(),
             Some("newer")
         );
         let since = Timestamp::from_system_time(
             std::time::SystemTime::now() - std::time::Duration::from_secs(50),
         );
         assert_eq!(
-            newest_claude_session_for_cwd(&roots, cwd, Some(since)),
+            newest_claude_session_for_cwd(&roots, cwd, Some(since), NotCoder::default()),
             None
         );
         assert_eq!(
-            newest_claude_session_for_cwd(&roots, Path::new("/w/my-repo"), None).as_deref(),
+            newest_claude_session_for_cwd(
+                &roots,
+                Path::new("/w/my-repo"),
+                None,
+                NotCoder::default()
+            )
+            .as_deref(),
             Some("newest-other")
         );
         assert_eq!(
-            newest_claude_session_for_cwd(&roots, Path::new("/nowhere"), None),
+            newest_claude_session_for_cwd(&roots, Path::new("/nowhere"), None, NotCoder::default()),
             None
+        );
+    }
+
+    /// Two sessions in one project directory, in the shapes Claude Code 2.1.197 writes: the
+    /// coder's (interactive, older) and git pair's reviewer (`claude -p`, newer).
+    #[test]
+    fn reviewer_sessions_are_never_taken_for_the_coder() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("projects/-w-my-repo");
+        std::fs::create_dir_all(&project).unwrap();
+        let write = |id: &str, lines: &[serde_json::Value], age_secs: u64| {
+            let path = project.join(format!("{id}.jsonl"));
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            std::fs::write(&path, text).unwrap();
+            let when = std::time::SystemTime::now() - std::time::Duration::from_secs(age_secs);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        let user = |id: &str, content: serde_json::Value, entrypoint: &str| {
+            serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user",
+                "message": {"role": "user", "content": content},
+                "uuid": "6383e190-10ee-40bc-85dd-0aac731271e2",
+                "timestamp": "2026-12-02T03:38:08.341Z", "permissionMode": "plan",
+                "userType": "external", "entrypoint": entrypoint, "cwd": "/w/my_repo",
+                "sessionId": id, "version": "2.1.197", "gitBranch": "main"})
+        };
+        let coder = "c0de0000-0000-4000-8000-000000000001";
+        let reviewer = "5e5e0000-0000-4000-8000-000000000002";
+        let recorded = "5e5e0000-0000-4000-8000-000000000003";
+        let prompt = "<!-- git-pair: 20261129-231500-a1b2c3/1/1 -->\nYou are reviewing a change.\n";
+        write(
+            coder,
+            &[user(
+                coder,
+                serde_json::json!("Teach the fetcher to retry"),
+                "cli",
+            )],
+            300,
+        );
+        write(
+            reviewer,
+            &[
+                serde_json::json!({"type": "queue-operation", "operation": "enqueue",
+                    "timestamp": "2026-12-02T03:38:08.270Z", "sessionId": reviewer,
+                    "content": prompt}),
+                serde_json::json!({"type": "queue-operation", "operation": "dequeue",
+                    "timestamp": "2026-12-02T03:38:08.271Z", "sessionId": reviewer}),
+                user(reviewer, serde_json::json!(prompt), "sdk-cli"),
+            ],
+            20,
+        );
+        // A reviewer whose prompt is in text blocks, recorded by the run: excluded by its id
+        // even without the marker check.
+        write(
+            recorded,
+            &[user(
+                recorded,
+                serde_json::json!([{"type": "text", "text": "Review it.\n<!-- git-pair: r/2/4 -->"}]),
+                "sdk-cli",
+            )],
+            10,
+        );
+        let roots = LogRoots {
+            claude: vec![dir.path().to_owned()],
+            codex: vec![],
+        };
+        let cwd = Path::new("/w/my_repo");
+        // Without exclusions the newest is taken: the reviewer's.
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None, NotCoder::default()).as_deref(),
+            Some(recorded)
+        );
+        let marker_only = NotCoder {
+            ids: &[],
+            prompt_marker: "<!-- git-pair: ",
+        };
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None, marker_only).as_deref(),
+            Some(coder)
+        );
+        let ids_only = NotCoder {
+            ids: &[recorded],
+            prompt_marker: "",
+        };
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None, ids_only).as_deref(),
+            Some(reviewer)
+        );
+        // A coder whose later messages quote a review prompt is still the coder.
+        write(
+            coder,
+            &[
+                user(coder, serde_json::json!("Fix the review findings"), "cli"),
+                user(coder, serde_json::json!(prompt), "cli"),
+            ],
+            5,
+        );
+        assert_eq!(
+            newest_claude_session_for_cwd(&roots, cwd, None, marker_only).as_deref(),
+            Some(coder)
         );
     }
 }

@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::util::time::{TimeWindow, Timestamp};
 pub use discover::{
-    Agent, LogRoots, RecentSessionFile, newest_claude_session_for_cwd, recent_session_files,
+    Agent, LogRoots, NotCoder, RecentSessionFile, newest_claude_session_for_cwd,
+    recent_session_files,
 };
 pub use error::CostError;
 pub use pricing::{LongContext, ModelPrice, Pricing};

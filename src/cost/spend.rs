@@ -203,11 +203,27 @@ pub fn growth_records(manifest: &Manifest, spend: &RunSpend, round: u32) -> Vec<
 }
 
 /// The newest Claude Code session working in `cwd` since the run started, if any: the coder
-/// session when `coder-done` was not told one.
-pub fn discover_coder_session(manifest: &Manifest, sources: &Sources) -> Option<String> {
+/// session when `coder-done` was not told one. Never a reviewer's: not one the run recorded
+/// as a reviewer session, nor one whose first prompt holds `reviewer_marker` (how git pair's
+/// reviewer prompts begin), so a failed or unrecorded reviewer attempt is passed over too.
+pub fn discover_coder_session(
+    manifest: &Manifest,
+    sources: &Sources,
+    reviewer_marker: &str,
+) -> Option<String> {
+    let reviewers: Vec<&str> = manifest
+        .sessions
+        .iter()
+        .filter(|(_, s)| s.role == "reviewer")
+        .map(|(id, _)| id.as_str())
+        .collect();
     cost::newest_claude_session_for_cwd(
         &sources.roots,
         Path::new(&manifest.cwd),
         Timestamp::parse(&manifest.created_at),
+        cost::NotCoder {
+            ids: &reviewers,
+            prompt_marker: reviewer_marker,
+        },
     )
 }

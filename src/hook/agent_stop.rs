@@ -159,7 +159,7 @@ pub fn decide(input: &HookInput, run: &RunView) -> Decision {
     };
     let record_then_review = |what: &str| Decision::Block {
         reason: format!(
-            "git pair run {run_id}: {what}. Record it with `git pair coder-done --summary \"<what you changed>\"`, then run `git pair review`.{TAIL}"
+            "git pair run {run_id}: {what}. Record it with `git pair coder-done --summary` and one quoted line saying what you changed, then run `git pair review`.{TAIL}"
         ),
     };
     match next_action.as_str() {
@@ -238,8 +238,7 @@ mod tests {
     #[test]
     fn every_next_action_with_and_without_unreviewed_work() {
         use Want::*;
-        const CODER_DONE: &str =
-            "`git pair coder-done --summary \"<what you changed>\"`, then run `git pair review`";
+        const CODER_DONE: &str = "`git pair coder-done --summary` and one quoted line saying what you changed, then run `git pair review`";
         let table: &[(&str, bool, Want)] = &[
             ("code", true, Block(CODER_DONE)),
             ("code", false, Allow(Allowed::NothingToReview)),
@@ -283,6 +282,12 @@ mod tests {
                     (Block(command), Decision::Block { reason }) => {
                         assert!(reason.contains(command), "{next_action}: {reason}");
                         assert!(reason.contains(RUN), "{reason}");
+                        // Codex XML-escapes a reason (`<` → `&lt;`) and a literal model
+                        // copies a placeholder: no `<…>` in anything an agent reads.
+                        assert!(
+                            !reason.contains('<') && !reason.contains('>'),
+                            "{next_action}: {reason}"
+                        );
                     }
                     _ => panic!("{next_action} unreviewed={unreviewed}: got {decision:?}"),
                 }
@@ -320,7 +325,7 @@ mod tests {
         assert_eq!(
             parsed["reason"],
             format!(
-                "git pair run {RUN}: the work tree has changes no reviewer has seen. Record it with `git pair coder-done --summary \"<what you changed>\"`, then run `git pair review`. If you cannot do that now, tell the user why and stop."
+                "git pair run {RUN}: the work tree has changes no reviewer has seen. Record it with `git pair coder-done --summary` and one quoted line saying what you changed, then run `git pair review`. If you cannot do that now, tell the user why and stop."
             )
         );
         assert_eq!(parsed.as_object().expect("object").len(), 2);

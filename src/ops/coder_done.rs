@@ -56,10 +56,13 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
     // Measuring never blocks recording the coder's work: a problem becomes a warning.
     let (session, spend) = match ctx.spend_sources() {
         Ok(sources) => {
-            let session = request
-                .session
-                .clone()
-                .or_else(|| crate::cost::spend::discover_coder_session(&state.manifest, &sources));
+            let session = request.session.clone().or_else(|| {
+                crate::cost::spend::discover_coder_session(
+                    &state.manifest,
+                    &sources,
+                    crate::review::prompt::MARKER_PREFIX,
+                )
+            });
             let new: Vec<NewSession> = session
                 .iter()
                 .map(|id| NewSession {

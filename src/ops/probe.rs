@@ -5,7 +5,7 @@
 
 use super::{Context, Error};
 use crate::model::report::probe as report;
-use crate::review::{ProbeReport, ProbeRequest, Surfaces};
+use crate::review::{ProbeCache, ProbeReport, ProbeRequest, Surfaces};
 
 /// Probes every realization, then each configured reviewer; `reviewer_command` (validated)
 /// replaces the configured reviewer.
@@ -30,6 +30,8 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<rep
         vec![chosen.realization]
     };
     let command = reviewer_command.or_else(|| o.reviewer_command.clone());
+    // The doctor view probes afresh (never from a remembered probe), each binary once.
+    let fresh = ProbeCache::in_memory();
     // A report whether or not anything binds (its winner says which).
     let probe_one = |name: &str| -> Result<ProbeReport, Error> {
         match crate::review::probe(
@@ -38,6 +40,7 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<rep
                 configured: name,
                 reviewer_command: command.as_deref(),
                 path_env: None,
+                cache: Some(&fresh),
             },
         ) {
             Ok(report) => Ok(report),

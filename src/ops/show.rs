@@ -19,7 +19,7 @@ pub fn run(ctx: &Context, positional: Option<&str>) -> Result<RunState, Error> {
         )));
     }
     let run_id = super::common::select::named(ctx, positional)?.ok_or_else(|| {
-        Error::Usage("name the run: git pair show <run> (git pair list shows them)".into())
+        Error::Usage("name the run: git pair show RUN_ID (git pair list shows them)".into())
     })?;
     ctx.load(&run_id)
 }

@@ -111,7 +111,7 @@ pub fn destination_prompt(packet: &Checkpoint, run_id: &str) -> String {
     if let Some(check) = &packet.check {
         let _ = writeln!(
             out,
-            "   The checkpoint records the check `{}`. A recorded check never runs by itself: ask the human before confirming a command you did not write (`--check '<command>'`, or `git config --add pair.trustedChecks '<command>'`).",
+            "   The checkpoint records the check `{}`. A recorded check never runs by itself: ask the human before confirming a command you did not write (`--check 'COMMAND'`, or `git config --add pair.trustedChecks 'COMMAND'`).",
             check.command
         );
     }

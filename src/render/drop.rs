@@ -55,7 +55,7 @@ pub fn human(report: &Dropped, out: &mut dyn Write) -> std::io::Result<()> {
         }
         None => writeln!(
             out,
-            "  (the next git pair push deletes it on the remote too; or now: --remote <remote>)"
+            "  (the next git pair push deletes it on the remote too; or now: --remote REMOTE)"
         )?,
     }
     writeln!(

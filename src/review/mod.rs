@@ -11,6 +11,7 @@ mod error;
 pub mod panel;
 pub mod parse;
 pub mod probe;
+pub mod probe_cache;
 pub mod prompt;
 pub mod schema;
 pub mod session;
@@ -30,6 +31,7 @@ pub use error::Error;
 pub use panel::{Parallelism, panel_parallelism, panel_verdict};
 pub use parse::{Finding, Parsed, Severity, Verdict, parse_answer};
 pub use probe::{ProbeRequest, probe};
+pub use probe_cache::ProbeCache;
 pub use session::SessionIdSource;
 pub use surface::{RealizationKind, Surfaces};
 
@@ -571,6 +573,7 @@ fn prepare(
     let mut values = ArgvValues {
         structured_output: structured,
         command_args: bound.command_args.clone(),
+        capabilities: bound.capabilities.clone(),
         ..ArgvValues::default()
     };
     let output_file = scratch.path().join("last-message.txt");

@@ -74,9 +74,40 @@ pub fn parse_json(text: &str) -> Parsed {
             }
         }
         Err(what) => no_verdict(format!(
-            "the JSON answer does not match the review schema: {what}"
+            "the JSON answer does not match the review schema: {}",
+            in_words(&what)
         )),
     }
+}
+
+/// A schema complaint (`/findings/1: missing field `text``) in the words a re-ask gives the
+/// reviewer: `finding 2 has no `text` (at /findings/1)`. A complaint in another form is
+/// kept as it is.
+fn in_words(what: &str) -> String {
+    let Some((at, message)) = what.split_once(": ").filter(|(at, _)| at.starts_with('/')) else {
+        return what.to_owned();
+    };
+    let mut parts = at
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty());
+    let place = match (parts.next(), parts.next(), parts.next()) {
+        (None, _, _) => "the answer".to_owned(),
+        (Some("findings"), Some(i), rest) if i.parse::<u64>().is_ok() => {
+            let n = i.parse::<u64>().unwrap_or(0) + 1;
+            match rest {
+                None => format!("finding {n}"),
+                Some(key) => format!("finding {n}'s `{key}`"),
+            }
+        }
+        (Some(key), None, _) => format!("`{key}`"),
+        _ => at.to_owned(),
+    };
+    let said = match message.strip_prefix("missing field ") {
+        Some(field) => format!("{place} has no {field}"),
+        None => format!("{place}: {message}"),
+    };
+    format!("{said} (at {at})")
 }
 
 /// Parses the text contract: `N. [category] [severity: s] path:line — text` lines and, as
@@ -689,6 +720,35 @@ mod tests {
                 _ => panic!("{name}: {got:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_schema_reason_says_which_finding_and_key() {
+        for (answer, says) in [
+            (
+                r#"{"verdict":"CHANGES_REQUESTED","findings":[{"category":"a","text":"t"},{"category":"b"}]}"#,
+                "finding 2 has no `text` (at /findings/1)",
+            ),
+            (
+                r#"{"verdict":"CHANGES_REQUESTED","findings":[{"text":"t"}]}"#,
+                "finding 1 has no `category`",
+            ),
+            (r#"{"findings":[]}"#, "the answer has no `verdict` (at /)"),
+            (
+                r#"{"verdict":"CHANGES_REQUESTED","findings":[{"category":"a","text":"t","severity":"urgent"}]}"#,
+                "finding 1's `severity`: unknown variant `urgent`",
+            ),
+            (
+                r#"{"verdict":"CHANGES_REQUESTED","findings":[{"category":"a","text":5}]}"#,
+                "finding 1's `text`: invalid type",
+            ),
+        ] {
+            let Parsed::NoVerdict { reason } = parse_answer(answer.as_bytes()) else {
+                panic!("{answer} was accepted")
+            };
+            assert!(reason.contains(says), "{answer}: {reason}");
+        }
+        assert_eq!(in_words("not a pointer"), "not a pointer");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::process::{self, Cancel, End, Limits, Spawn, find_executable};
 use crate::review::Error;
 use crate::review::binding::{BoundRealization, Candidate, CapabilityCheck, ProbeReport};
+use crate::review::probe_cache::{Fingerprint, ProbeCache};
 use crate::review::surface::{ProbeSpec, Realization, RealizationKind, Surfaces};
 
 /// What to probe for.
@@ -23,6 +24,9 @@ pub struct ProbeRequest<'a> {
     pub reviewer_command: Option<&'a [String]>,
     /// `PATH` to search (the process's own when `None`); also handed to probe commands.
     pub path_env: Option<&'a OsStr>,
+    /// Probe outputs remembered per binary: a binary that has not changed is not probed
+    /// again. `None`: every probe runs.
+    pub cache: Option<&'a ProbeCache>,
 }
 
 impl ProbeReport {
@@ -69,7 +73,7 @@ pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeRep
     };
     for name in order {
         let realization = surfaces.get(&name)?;
-        let (candidate, bound) = probe_one(&name, realization, command, request.path_env);
+        let (candidate, bound) = probe_one(&name, realization, command, request);
         report.probed.push(candidate);
         if let Some(mut bound) = bound {
             bound.fallback_used = name != request.configured;
@@ -95,8 +99,9 @@ fn probe_one(
     name: &str,
     realization: &Realization,
     command: Option<&[String]>,
-    path_env: Option<&OsStr>,
+    request: &ProbeRequest<'_>,
 ) -> (Candidate, Option<BoundRealization>) {
+    let path_env = request.path_env;
     let mut candidate = Candidate {
         name: name.to_owned(),
         kind: realization.kind,
@@ -111,7 +116,9 @@ fn probe_one(
     let binding = match realization.kind {
         RealizationKind::Builtin => Some(bind_builtin(&mut candidate)),
         RealizationKind::Command => bind_command(&mut candidate, command, path_env),
-        RealizationKind::External => bind_external(&mut candidate, realization, path_env),
+        RealizationKind::External => {
+            bind_external(&mut candidate, realization, path_env, request.cache)
+        }
     };
     let bound = binding.map(|(program, command_args, capabilities)| BoundRealization {
         name: name.to_owned(),
@@ -158,11 +165,13 @@ fn bind_command(
 }
 
 /// An external CLI binds when its binary is on `PATH`, its probe command finishes, and the
-/// probe's output proves every required capability.
+/// probe's output proves every required capability. With a cache, the output of an earlier
+/// successful probe of the very same binary stands in for running it again.
 fn bind_external(
     candidate: &mut Candidate,
     realization: &Realization,
     path_env: Option<&OsStr>,
+    cache: Option<&ProbeCache>,
 ) -> Option<Binding> {
     let (Some(binary), Some(spec)) = (&realization.binary, &realization.probe) else {
         candidate.reason = "no binary or probe in the data".into();
@@ -176,13 +185,38 @@ fn bind_external(
     candidate.probe_argv = std::iter::once(path.display().to_string())
         .chain(spec.argv.iter().cloned())
         .collect();
-    let finished = run_probe_command(&path, spec, path_env);
-    candidate.probe_result = Some(probe_result(&finished.end, finished.status, spec));
-    let mut output = String::from_utf8_lossy(&finished.stdout).into_owned();
-    output.push('\n');
-    output.push_str(&String::from_utf8_lossy(&finished.stderr_tail));
+    let fingerprint = cache.and_then(|_| Fingerprint::of(&path));
+    let remembered = cache
+        .zip(fingerprint.as_ref())
+        .and_then(|(cache, print)| cache.get(print, &spec.argv));
+    let (output, finished) = match remembered {
+        Some((output, result)) => {
+            candidate.probe_result = Some(result);
+            (output, true)
+        }
+        None => {
+            let run = run_probe_command(&path, spec, path_env);
+            candidate.probe_result = Some(probe_result(&run.end, run.status, spec));
+            let mut output = String::from_utf8_lossy(&run.stdout).into_owned();
+            output.push('\n');
+            output.push_str(&String::from_utf8_lossy(&run.stderr_tail));
+            let exited = matches!(run.end, End::Exited);
+            if exited
+                && run.status.is_some_and(|s| s.success())
+                && let (Some(cache), Some(print)) = (cache, fingerprint)
+            {
+                cache.put(
+                    print,
+                    &spec.argv,
+                    output.clone(),
+                    candidate.probe_result.clone().unwrap_or_default(),
+                );
+            }
+            (output, exited)
+        }
+    };
     let proven = check_capabilities(candidate, spec, &output);
-    if !matches!(finished.end, End::Exited) {
+    if !finished {
         candidate.reason = format!(
             "probe `{}` did not finish: {}",
             spec.argv.join(" "),
@@ -352,6 +386,7 @@ mod tests {
                 configured,
                 reviewer_command: command.as_deref(),
                 path_env: Some(path),
+                cache: None,
             },
         )
     }

@@ -118,9 +118,13 @@ impl Templates {
     }
 }
 
+/// How every attempt marker begins: a session whose first prompt holds it is a reviewer
+/// session git pair started, never a coder's.
+pub const MARKER_PREFIX: &str = "<!-- git-pair: ";
+
 /// The marker line that binds a reviewer session to a run, round and attempt.
 pub fn attempt_marker(run_id: &str, round: u32, attempt: u32) -> String {
-    format!("<!-- git-pair: {run_id}/{round}/{attempt} -->")
+    format!("{MARKER_PREFIX}{run_id}/{round}/{attempt} -->")
 }
 
 /// Renders the prompt for `ctx`. The marker and the answer contract are always present,

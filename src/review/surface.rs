@@ -51,7 +51,7 @@ const SCALAR_PLACEHOLDERS: &[&str] = &[
     "session_id",
 ];
 /// Placeholders that must be a whole argv element and expand to zero or more elements.
-const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args"];
+const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args", "isolation"];
 
 /// The whole surfaces document: every way git pair knows to run a reviewer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -142,6 +142,11 @@ pub struct Realization {
     /// Extra arguments asking for answers that follow the review JSON Schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<StructuredOutputSpec>,
+    /// Arguments that keep the reviewer apart from the user's own setup (plugins, hooks, MCP
+    /// servers), each group used only when its capability is proven; they replace
+    /// `{isolation}`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub isolation: Vec<GatedArgs>,
     /// Arguments continuing an earlier reviewer session in a later round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<ResumeSpec>,
@@ -228,6 +233,16 @@ pub struct StructuredOutputSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capability: Option<String>,
     /// Elements replacing `{structured_output}` in argv.
+    pub args: Vec<String>,
+}
+
+/// Arguments used only when the probe proved their capability.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GatedArgs {
+    /// Probe capability that must be proven for these arguments to be used.
+    pub capability: String,
+    /// The elements, in order (scalar placeholders allowed).
     pub args: Vec<String>,
 }
 
@@ -484,6 +499,8 @@ pub struct ArgvValues {
     pub command_args: Vec<String>,
     /// Whether `{structured_output}` expands to the realization's structured-output args.
     pub structured_output: bool,
+    /// The capabilities the probe proved: `{isolation}` expands to the groups they allow.
+    pub capabilities: std::collections::BTreeSet<String>,
 }
 
 impl Surfaces {
@@ -648,6 +665,22 @@ impl Surfaces {
             }
             templates.push(("structured_output.args", &s.args));
         }
+        for group in &r.isolation {
+            if !capabilities.contains(group.capability.as_str()) {
+                return Err(bad(format!(
+                    "isolation capability `{}` is not defined",
+                    group.capability
+                )));
+            }
+            if group.args.iter().any(|a| {
+                LIST_PLACEHOLDERS
+                    .iter()
+                    .any(|p| a.contains(&format!("{{{p}}}")))
+            }) {
+                return Err(bad("isolation args may not nest list placeholders".into()));
+            }
+            templates.push(("isolation.args", &group.args));
+        }
         if let Some(res) = &r.resume {
             if let Some(cap) = &res.capability
                 && !capabilities.contains(cap.as_str())
@@ -806,6 +839,11 @@ impl Realization {
                     .structured_output
                     .as_ref()
                     .is_some_and(|s| s.args.iter().any(|a| a.contains(&needle))))
+            || (template.iter().any(|a| a == "{isolation}")
+                && self
+                    .isolation
+                    .iter()
+                    .any(|g| g.args.iter().any(|a| a.contains(&needle))))
     }
 
     /// Renders an argv template: list placeholders expand in place, scalar ones are
@@ -825,6 +863,15 @@ impl Realization {
                     {
                         for arg in &s.args {
                             out.push(substitute(arg, values)?);
+                        }
+                    }
+                }
+                "{isolation}" => {
+                    for group in &self.isolation {
+                        if values.capabilities.contains(&group.capability) {
+                            for arg in &group.args {
+                                out.push(substitute(arg, values)?);
+                            }
                         }
                     }
                 }
@@ -1136,6 +1183,47 @@ mod tests {
     }
 
     #[test]
+    fn isolation_flags_are_passed_only_when_proven() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        let mut v = values(false);
+        let bare = claude.render_argv(&claude.argv, &v).expect("render");
+        assert!(
+            !bare
+                .iter()
+                .any(|a| a.contains("safe-mode") || a.contains("mcp"))
+        );
+        v.capabilities = ["safe_mode", "strict_mcp", "flag_settings"]
+            .map(String::from)
+            .into();
+        let argv = claude.render_argv(&claude.argv, &v).expect("render");
+        for flag in ["--safe-mode", "--strict-mcp-config"] {
+            assert!(argv.contains(&flag.to_owned()), "{flag}: {argv:?}");
+        }
+        let at = argv.iter().position(|a| a == "--settings").expect("flag");
+        let settings: serde_json::Value = serde_json::from_str(&argv[at + 1]).expect("json");
+        assert_eq!(settings["disableAllHooks"], true);
+        let resumed = claude
+            .render_argv(&claude.resume.as_ref().expect("resume").argv, &v)
+            .expect("render");
+        assert!(resumed.contains(&"--strict-mcp-config".to_owned()));
+        v.capabilities = ["strict_mcp"].map(String::from).into();
+        let argv = claude.render_argv(&claude.argv, &v).expect("render");
+        assert!(argv.contains(&"--strict-mcp-config".to_owned()));
+        assert!(!argv.contains(&"--safe-mode".to_owned()));
+        let codex = s.get("codex").expect("codex");
+        v.capabilities = ["disable_features"].map(String::from).into();
+        for template in [&codex.argv, &codex.resume.as_ref().expect("resume").argv] {
+            let argv = codex.render_argv(template, &v).expect("render");
+            let at = argv.iter().position(|a| a == "--disable").expect("flag");
+            assert_eq!(
+                argv[at..at + 4],
+                ["--disable", "hooks", "--disable", "plugins"]
+            );
+        }
+    }
+
+    #[test]
     fn command_args_expand_in_place() {
         let s = shipped();
         let cmd = s.get("command").expect("command");
@@ -1185,6 +1273,16 @@ mod tests {
                 "\"{structured_output}\", \"-\"]",
                 "\"x{structured_output}\", \"-\"]",
                 "whole argv element",
+            ),
+            (
+                "{\"capability\": \"safe_mode\"",
+                "{\"capability\": \"safe_mod\"",
+                "isolation capability `safe_mod` is not defined",
+            ),
+            (
+                "\"args\": [\"--safe-mode\"]",
+                "\"args\": [\"{structured_output}\"]",
+                "isolation args may not nest list placeholders",
             ),
         ];
         for (from, to, want) in cases {

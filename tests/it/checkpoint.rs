@@ -896,7 +896,7 @@ fn restore_refuses_a_dirty_tree_a_missing_commit_and_files_in_the_way() {
     assert_one_error_line(&out, 1, &format!("at commit {local} (branch main)"));
     assert!(
         out.stderr
-            .contains("hint: fetch it first (git fetch <remote> main"),
+            .contains("hint: fetch it first (git fetch REMOTE main"),
         "{out}"
     );
     assert_eq!(head(&b), b_head);

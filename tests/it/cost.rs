@@ -187,6 +187,81 @@ fn the_coder_session_is_found_by_work_tree_when_not_given() {
     assert_eq!(m["sessions"][session]["role"], "coder");
 }
 
+/// With `reviewer = claude` the reviewer runs in the work tree, so its session logs sit in
+/// the coder's project folder, newer than the coder's: `coder-done` without `--session` still
+/// finds the coder's session, passing over the reviewer session the run recorded and one of
+/// a failed attempt it never recorded (its first prompt holds git pair's attempt marker).
+#[test]
+fn a_reviewer_session_in_the_work_tree_is_never_taken_for_the_coder() {
+    let env = TestEnv::new();
+    env.git(&["config", "pair.reviewer", "claude"]);
+    let run_id = env.start("Teach the fetcher to retry");
+    let cwd = env.repo.canonicalize().expect("canonical");
+    let cwd = cwd.to_str().expect("utf8").to_owned();
+    let mangled: String = cwd
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let dir = env.home.join(".claude/projects").join(&mangled);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    // The shapes Claude Code 2.1.197 writes: an interactive coder, a `claude -p` reviewer.
+    let log = |id: &str, prompt: &str, entrypoint: &str, age_secs: u64| {
+        let mut lines = Vec::new();
+        if entrypoint == "sdk-cli" {
+            lines.push(
+                serde_json::json!({"type": "queue-operation", "operation": "enqueue",
+                "timestamp": "2026-12-02T03:38:08.270Z", "sessionId": id, "content": prompt}),
+            );
+        }
+        lines.push(
+            serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user",
+            "message": {"role": "user", "content": prompt},
+            "uuid": "6383e190-10ee-40bc-85dd-0aac731271e2",
+            "timestamp": "2026-12-02T03:38:08.341Z", "userType": "external",
+            "entrypoint": entrypoint, "cwd": cwd, "sessionId": id, "version": "2.1.197",
+            "gitBranch": "main"}),
+        );
+        let path = dir.join(format!("{id}.jsonl"));
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, text).expect("write");
+        let when = std::time::SystemTime::now() + std::time::Duration::from_secs(3600)
+            - std::time::Duration::from_secs(age_secs);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open")
+            .set_modified(when)
+            .expect("touch");
+    };
+    let coder = "c0de0000-0000-4000-8000-000000000001";
+    let reviewer = "5e5e0000-0000-4000-8000-000000000002";
+    let failed = "5e5e0000-0000-4000-8000-000000000003";
+    log(coder, "Teach the fetcher to retry", "cli", 300);
+    env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    42\n}\n");
+    env.pair_json(&["coder-done", "--summary", "Added fetch"]);
+    let prompt_file = env.home.join("prompt.txt");
+    let out = env.pair_with_vendors(
+        &["review", "--json"],
+        &[
+            ("FAKE_REVIEW", "changes"),
+            ("FAKE_SESSION_ID", reviewer),
+            ("FAKE_PROMPT_FILE", prompt_file.to_str().expect("utf8")),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let prompt = std::fs::read_to_string(&prompt_file).expect("prompt");
+    assert!(prompt.contains("<!-- git-pair: "), "{prompt}");
+    log(reviewer, &prompt, "sdk-cli", 200);
+    log(failed, &prompt.replace("/1 -->", "/2 -->"), "sdk-cli", 100);
+    env.pair_json(&["coder-done", "--summary", "fixed"]);
+    let m = env.manifest(&run_id);
+    assert_eq!(m["rounds"][0]["session_id"], coder, "{m}");
+    assert_eq!(m["rounds"][2]["session_id"], coder, "{m}");
+    assert_eq!(m["sessions"][coder]["role"], "coder", "{m}");
+    assert_eq!(m["sessions"][reviewer]["role"], "reviewer", "{m}");
+    assert!(m["sessions"].get(failed).is_none(), "{m}");
+}
+
 /// SPEC §5: the budget is enforced. At alert, `review` spawns no reviewer that costs money and
 /// exits 2 with `stop:budget` (nothing stored); `coder-done` warns; `--over-budget` goes on,
 /// recorded on the round and shown in the PR body; the built-in reviewer still runs.

@@ -12,6 +12,7 @@ mod diff;
 mod fast_paths;
 mod finish;
 mod hooks;
+mod isolation;
 mod json_contract;
 mod loop_state;
 mod naming;

@@ -856,6 +856,7 @@ fn a_reask_says_what_was_wrong() {
     for (seq, says) in [
         ("garbage,approve", "no readable verdict"),
         ("cr-nosev,cr", "without a `[severity: …]` tag"),
+        ("json-notext,approve", "finding 2 has no `text`"),
     ] {
         let (env, _) = env_ready_for_review();
         let (out, count) = review_in_sequence(&env, seq);
@@ -867,6 +868,44 @@ fn a_reask_says_what_was_wrong() {
             "{seq}: {second}"
         );
     }
+}
+
+/// SPEC: a finding's severity and location are optional, and an unknown key is ignored (and
+/// noted), never fatal: the reviewer's findings are kept at the first call.
+#[test]
+fn a_json_answer_without_optional_keys_or_with_extra_keys_is_kept() {
+    let (env, run_id) = env_ready_for_review();
+    let (out, count) = review_in_sequence(&env, "json-lenient");
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(std::fs::read_to_string(&count).expect("count").trim(), "1");
+    let v = out.json();
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v}");
+    let findings = v["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 2, "{v}");
+    assert_eq!(findings[1]["text"], "no test covers it");
+    assert!(findings[1]["severity"].is_null(), "{v}");
+    assert_eq!(findings[1]["location"], "");
+    let attempts = show(&env, &run_id, "reviews/1/attempts.json");
+    assert!(
+        attempts.contains("/confidence") && attempts.contains("/findings/1/why"),
+        "the ignored keys are recorded: {attempts}"
+    );
+    // The human view shows each finding's severity when it has one.
+    let (env, _) = env_ready_for_review();
+    let human = env.pair_env(
+        &["review", "--reviewer-cmd", &cmd("sequence.sh")],
+        &[
+            ("STUB_SEQ", "json-lenient"),
+            ("STUB_COUNT", env.home.join("c").to_str().expect("utf8")),
+        ],
+    );
+    assert_eq!(human.code, 0, "{human}");
+    assert!(
+        human
+            .stdout
+            .contains("1. [correctness] [severity: high] src/lib.rs:1 — wrong answer\n2. [tests] no test covers it\n"),
+        "{human}"
+    );
 }
 
 /// One reviewer, chosen in one order: the run's own reviewer (`start --reviewer`, `set`) beats

@@ -56,6 +56,7 @@ fn bind(configured: &str, command: Option<&str>, dirs: &[&str]) -> BoundRealizat
             configured,
             reviewer_command: command.as_deref(),
             path_env: Some(&path.path),
+            cache: None,
         },
     )
     .expect("binds")
@@ -599,6 +600,7 @@ fn installed_vendor_clis_pass_the_probe() {
                 configured: name,
                 reviewer_command: None,
                 path_env: None,
+                cache: None,
             },
         );
         match report {

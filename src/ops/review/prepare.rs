@@ -149,7 +149,10 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
             pass_starts: pass_starts(&passes),
         },
     );
-    let (members, unbound) = bind_members(&surfaces, &records, settings, None, &[])?;
+    let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
+    let (members, unbound) = bind_members(&surfaces, &records, settings, &cache, None, &[])?;
+    // Only a speed-up: a cache that cannot be written means probing again next time.
+    let _ = cache.save();
     let (files, file_secrets) = builtin_change(repo, &members, base, snapshot, settings)?;
     let parallelism = parallelism(&members, settings);
     Ok(Plan {
@@ -261,13 +264,16 @@ fn resume(
         &dispatch.reviewers,
     )?;
     let done: Vec<usize> = carried.iter().map(|c| c.slot).collect();
+    let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
     let (members, unbound) = bind_members(
         surfaces,
         records,
         settings,
+        &cache,
         Some(&dispatch.reviewers),
         &done,
     )?;
+    let _ = cache.save();
     // The built-in reads the change itself: the run's base against the dispatched snapshot.
     let base = state
         .manifest
@@ -443,6 +449,7 @@ fn bind_members(
     surfaces: &Surfaces,
     records: &[model::Record],
     settings: &Settings,
+    cache: &review::ProbeCache,
     names: Option<&[String]>,
     done: &[usize],
 ) -> Result<(Vec<Member>, Vec<review::ProbeReport>), Error> {
@@ -464,6 +471,7 @@ fn bind_members(
                 configured: &name,
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
+                cache: Some(cache),
             },
         ) {
             Ok(report) => report,

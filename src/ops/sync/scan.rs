@@ -483,7 +483,7 @@ pub fn parse_allowance(text: &str, scanner: &Scanner) -> Result<Allowance, Error
         .filter(|(k, p)| !k.is_empty() && !p.is_empty())
     else {
         return Err(Error::Usage(format!(
-            "--allow-secret takes <kind>:<path> (e.g. generic-secret:config/test.env), got '{}'",
+            "--allow-secret takes KIND:PATH (e.g. generic-secret:config/test.env), got '{}'",
             text.escape_debug()
         )));
     };
