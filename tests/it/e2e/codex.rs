@@ -1,0 +1,1 @@
+//! `git pair` with `--reviewer codex` through the real, pinned `codex exec`.
