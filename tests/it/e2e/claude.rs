@@ -43,8 +43,16 @@ fn claude_reviews_two_rounds_resuming_its_session_then_approves() {
     // What claude -p sent: the packet with its attempt marker, through the StructuredOutput tool.
     let calls = e.server.model_calls();
     assert_eq!(calls.len(), 1, "one model turn for one answer");
-    assert!(calls[0].path.starts_with("/v1/messages"), "{}", calls[0].path);
-    assert!(calls[0].tool_names().contains(&"StructuredOutput".to_owned()));
+    assert!(
+        calls[0].path.starts_with("/v1/messages"),
+        "{}",
+        calls[0].path
+    );
+    assert!(
+        calls[0]
+            .tool_names()
+            .contains(&"StructuredOutput".to_owned())
+    );
     let prompt = calls[0].all_text();
     assert!(prompt.contains(&format!("git-pair: {run}/1/")), "{prompt}");
     assert!(prompt.contains("greet.txt"), "{prompt}");
@@ -54,7 +62,11 @@ fn claude_reviews_two_rounds_resuming_its_session_then_approves() {
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(v["verdict"], "APPROVED", "{v:#}");
     assert_eq!(v["next_action"], "finish", "{v:#}");
-    assert_eq!(E2e::session_of(&v), first, "round 2 resumed round 1's session");
+    assert_eq!(
+        E2e::session_of(&v),
+        first,
+        "round 2 resumed round 1's session"
+    );
     let texts = e.call_texts();
     assert_eq!(texts.len(), 2, "one model turn per round");
     assert!(
@@ -65,10 +77,18 @@ fn claude_reviews_two_rounds_resuming_its_session_then_approves() {
 
     // Stored state, read with real git.
     let records = e.records(&run);
-    assert!(records.len() >= 4, "coder and reviewer records of two rounds: {records:?}");
+    assert!(
+        records.len() >= 4,
+        "coder and reviewer records of two rounds: {records:?}"
+    );
     let status = e.env.pair_json(&["status"]);
     assert_eq!(status["last_verdict"], "APPROVED", "{status:#}");
     assert_eq!(status["round"], 2, "{status:#}");
+    let note = e.commit_finish_and_note();
+    assert!(
+        note.contains(&run) && note.contains("verdict=APPROVED"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -115,6 +135,26 @@ fn claude_is_made_to_answer_through_structured_output() {
 }
 
 #[test]
+fn claude_structured_output_that_breaks_the_schema_fails_closed() {
+    let bad = Reply::Tool("StructuredOutput".to_owned(), json!({"verdict": "LGTM"}));
+    let Some((e, _run)) = round_one(Vec::new(), Some(bad.into())) else {
+        return;
+    };
+    let (out, v) = e.review(&[]);
+    assert_ne!(v["verdict"], "APPROVED", "{out}");
+    if out.code == 0 {
+        assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{out}");
+        assert_eq!(v["findings"][0]["category"], "process", "{out}");
+    } else {
+        e.assert_fail_closed(&out, &v);
+    }
+    assert!(
+        e.server.model_calls().len() > 1,
+        "claude rejected the tool input and asked again"
+    );
+}
+
+#[test]
 fn claude_retries_a_429_itself_and_the_review_completes() {
     let Some((mut e, _run)) = round_one(vec![Reply::Status(429).into(), changes()], None) else {
         return;
@@ -123,12 +163,19 @@ fn claude_retries_a_429_itself_and_the_review_completes() {
     let (out, v) = e.review(&[]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
-    assert_eq!(e.server.model_calls().len(), 2, "one 429, one retry by claude");
+    assert_eq!(
+        e.server.model_calls().len(),
+        2,
+        "one 429, one retry by claude"
+    );
 }
 
 /// A review against a server that fails every model call with `reply`, claude's own retries
 /// off; returns the env, the report and the wall time.
-fn failing(reply: Reply, extra: &[&str]) -> Option<(E2e, super::Output, serde_json::Value, Duration)> {
+fn failing(
+    reply: Reply,
+    extra: &[&str],
+) -> Option<(E2e, super::Output, serde_json::Value, Duration)> {
     let (mut e, _run) = round_one(Vec::new(), Some(reply.into()))?;
     e.set_env("CLAUDE_CODE_MAX_RETRIES", "0");
     let began = Instant::now();
@@ -153,7 +200,11 @@ fn claude_401_is_an_authentication_failure_asked_once() {
     e.assert_fail_closed(&out, &v);
     let message = v["error"].as_str().unwrap_or_default().to_lowercase();
     assert!(message.contains("authentication"), "{out}");
-    assert_eq!(e.server.model_calls().len(), 1, "no retry after an auth failure:\n{out}");
+    assert_eq!(
+        e.server.model_calls().len(),
+        1,
+        "no retry after an auth failure:\n{out}"
+    );
 }
 
 #[test]
@@ -173,7 +224,11 @@ fn claude_500_is_a_server_error_not_retried_after_the_cli_gave_up() {
     e.assert_fail_closed(&out, &v);
     let message = v["error"].as_str().unwrap_or_default().to_lowercase();
     assert!(message.contains("server error"), "{out}");
-    assert_eq!(e.server.model_calls().len(), 1, "claude's chain only:\n{out}");
+    assert_eq!(
+        e.server.model_calls().len(),
+        1,
+        "claude's chain only:\n{out}"
+    );
 }
 
 #[test]
@@ -205,7 +260,10 @@ fn claude_stalled_stream_is_bounded_by_the_whole_review_timeout() {
         return;
     };
     e.assert_fail_closed(&out, &v);
-    assert!(took < Duration::from_secs(7), "--timeout bounds every attempt together: {took:?}");
+    assert!(
+        took < Duration::from_secs(7),
+        "--timeout bounds every attempt together: {took:?}"
+    );
     let message = v["error"].as_str().unwrap_or_default().to_lowercase();
     assert!(message.contains("timed out"), "{out}");
 }
@@ -241,17 +299,14 @@ fn spend_with(model: Option<&str>) -> Option<(E2e, serde_json::Value, serde_json
 }
 
 /// $5 / $25 per Mtok in / out (Opus 4.5 and later) for 1000 in, 100 out.
-const OPUS_SPEND: f64 = 0.0075;
+const OPUS_SPEND: f64 = 1000.0 * 5.0 / 1e6 + 100.0 * 25.0 / 1e6;
 
 #[test]
 fn claude_review_cost_comes_from_its_real_session_log() {
     let Some((_e, cost, status)) = spend_with(Some("claude-opus-4-7")) else {
         return;
     };
-    let total = cost["total_usd"].as_f64().unwrap_or_else(|| panic!("{cost:#}"));
-    assert!((total - OPUS_SPEND).abs() < 1e-9, "{cost:#}");
-    let spent = status["spent_usd"].as_f64().unwrap_or_else(|| panic!("{status:#}"));
-    assert!((spent - OPUS_SPEND).abs() < 1e-9, "{status:#}");
+    super::assert_spend(&cost, &status, OPUS_SPEND);
 }
 
 #[test]
@@ -260,10 +315,7 @@ fn claude_review_cost_with_the_cli_default_model_is_priced() {
     let Some((_e, cost, status)) = spend_with(None) else {
         return;
     };
-    let total = cost["total_usd"].as_f64().unwrap_or_else(|| panic!("{cost:#}"));
-    assert!((total - OPUS_SPEND).abs() < 1e-9, "{cost:#}");
-    let spent = status["spent_usd"].as_f64().unwrap_or_else(|| panic!("{status:#}"));
-    assert!((spent - OPUS_SPEND).abs() < 1e-9, "{status:#}");
+    super::assert_spend(&cost, &status, OPUS_SPEND);
 }
 
 #[test]
@@ -273,7 +325,10 @@ fn claude_unpriced_model_is_never_a_number() {
         return;
     };
     let text = format!("{cost}");
-    assert!(text.contains("claude-unreleased-9"), "the unpriced model is named: {cost:#}");
+    assert!(
+        text.contains("claude-unreleased-9"),
+        "the unpriced model is named: {cost:#}"
+    );
     assert!(!text.contains("-0.0"), "{cost:#}");
     assert_ne!(status["spent_usd"], json!(0.0), "{status:#}");
 }
@@ -315,4 +370,58 @@ fn claude_runs_the_shell_command_a_tool_call_asks_for() {
     assert!(texts[0].contains("make the marker"));
     let calls = e.server.model_calls();
     assert!(calls[0].tool_names().contains(&"Bash".to_owned()));
+}
+
+#[test]
+#[ignore = "needs i23-sess"]
+fn claude_reviewer_runs_without_the_users_hooks() {
+    let Some((e, _run)) = round_one(vec![changes()], None) else {
+        return;
+    };
+    let marker = e.env.home.join("user-stop-hook-fired");
+    let settings = json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": format!("touch {}", marker.display())}]}]}});
+    std::fs::write(
+        e.env.home.join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .expect("settings.json");
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
+    assert!(
+        !marker.exists(),
+        "the user's Stop hook fired inside the reviewer"
+    );
+}
+
+#[test]
+fn claude_reviewer_session_is_never_taken_for_the_coders() {
+    let Some(mut e) = E2e::new(Vendor::Claude, vec![changes()], None) else {
+        return;
+    };
+    // The real clock: the session logs claude writes carry real times.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    e.set_env("GIT_PAIR_NOW", &(now - 60).to_string());
+    e.start();
+    e.code("greet.txt", "hello\n", "add a greeting");
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    let reviewer = E2e::session_of(&v);
+    e.code("greet.txt", "hello, name\n", "name the greeting");
+    let (out, cost) = e.pair_json(&["cost"]);
+    assert_eq!(out.code, 0, "{out}");
+    let sessions = cost["runs"][0]["sessions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        sessions
+            .iter()
+            .all(|s| s["role"] != "coder" || s["session_id"] != reviewer.as_str()),
+        "coder-done without --session recorded the reviewer's session as the coder's: {cost:#}"
+    );
 }

@@ -6,6 +6,7 @@
 
 mod claude;
 mod codex;
+mod hooks;
 pub mod server;
 
 use std::path::{Path, PathBuf};
@@ -27,7 +28,15 @@ pub fn cli_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!("e2e: npm ci --prefix tests/e2e first; skipped");
+    // Said once per test process, uncaptured, so a local run shows it.
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "e2e: npm ci --prefix tests/e2e first; skipped"
+        );
+    });
     None
 }
 
@@ -86,8 +95,20 @@ impl E2e {
     /// Writes `$CODEX_HOME/config.toml`: the mock provider at this server, with Codex's own
     /// retry counts and stream idle timeout.
     pub fn codex_config(&self, request_retries: u32, stream_retries: u32, idle_ms: u64) {
+        self.codex_config_with_model(request_retries, stream_retries, idle_ms, None);
+    }
+
+    /// [`Self::codex_config`] with `model = …` set (Codex's own default otherwise).
+    pub fn codex_config_with_model(
+        &self,
+        request_retries: u32,
+        stream_retries: u32,
+        idle_ms: u64,
+        model: Option<&str>,
+    ) {
+        let model = model.map_or(String::new(), |m| format!("model = \"{m}\"\n"));
         let text = format!(
-            "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = {request_retries}\nstream_max_retries = {stream_retries}\nstream_idle_timeout_ms = {idle_ms}\n",
+            "{model}model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = {request_retries}\nstream_max_retries = {stream_retries}\nstream_idle_timeout_ms = {idle_ms}\n",
             self.server.url()
         );
         std::fs::write(self.env.home.join(".codex/config.toml"), text).expect("config.toml");
@@ -157,7 +178,10 @@ impl E2e {
     /// (read back with `status`) holding no approval.
     pub fn assert_fail_closed(&self, out: &Output, v: &serde_json::Value) {
         assert_eq!(out.code, 1, "a failed review exits 1:\n{out}");
-        assert!(v["verdict"].is_null(), "a failed review has no verdict:\n{out}");
+        assert!(
+            v["verdict"].is_null(),
+            "a failed review has no verdict:\n{out}"
+        );
         assert!(
             v["error"].as_str().is_some_and(|m| !m.is_empty()),
             "a failed review says why:\n{out}"
@@ -260,4 +284,47 @@ pub fn assert_default_model_priced(e: &E2e) {
         "{} asks for {model} by default, which src/cost/pricing.json does not price",
         e.vendor.name()
     );
+}
+
+/// Asserts a run's one reviewer session cost exactly `usd` (`cost --json`), and that the
+/// totals `cost` and `status` show are that figure (rounded as they print it).
+pub fn assert_spend(cost: &serde_json::Value, status: &serde_json::Value, usd: f64) {
+    let session = &cost["runs"][0]["sessions"][0];
+    assert_eq!(session["role"], "reviewer", "{cost:#}");
+    let exact = session["usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{cost:#}"));
+    assert!(
+        (exact - usd).abs() < 1e-9,
+        "session {exact} != {usd}: {cost:#}"
+    );
+    let rounded = (usd * 1e4).round() / 1e4;
+    let total = cost["total_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{cost:#}"));
+    assert!(
+        (total - rounded).abs() < 1e-9,
+        "total {total} != {rounded}: {cost:#}"
+    );
+    let spent = status["spent_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{status:#}"));
+    assert!(
+        (spent - usd).abs() < 1e-4,
+        "status {spent} != {usd}: {status:#}"
+    );
+}
+
+impl E2e {
+    /// Commits the work tree, finishes the run, and returns the `refs/notes/pair` note on
+    /// HEAD, read with real git.
+    pub fn commit_finish_and_note(&self) -> String {
+        self.env.git(&["add", "-A"]);
+        self.env.git(&["commit", "-q", "-m", "greeting"]);
+        let (out, v) = self.pair_json(&["finish"]);
+        assert_eq!(out.code, 0, "finish failed:\n{out}");
+        assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+        self.env
+            .git(&["notes", "--ref=refs/notes/pair", "show", "HEAD"])
+    }
 }

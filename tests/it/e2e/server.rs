@@ -226,11 +226,6 @@ impl ModelServer {
         format!("http://{}", self.addr)
     }
 
-    /// Appends steps to the script (for a later round).
-    pub fn push(&self, steps: impl IntoIterator<Item = Step>) {
-        self.shared.lock().script.extend(steps);
-    }
-
     /// Every request so far.
     pub fn requests(&self) -> Vec<Request> {
         self.shared.lock().requests.clone()
@@ -400,7 +395,11 @@ fn respond(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
     for (name, data) in send {
         let frame = format!("event: {name}\ndata: {data}\n\n");
         let chunk = format!("{:x}\r\n{frame}\r\n", frame.len());
-        if out.write_all(chunk.as_bytes()).and_then(|()| out.flush()).is_err() {
+        if out
+            .write_all(chunk.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             return false;
         }
     }
@@ -408,7 +407,9 @@ fn respond(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
         hang_or_drop(&step.reply, out, shared);
         return false;
     }
-    out.write_all(b"0\r\n\r\n").and_then(|()| out.flush()).is_ok()
+    out.write_all(b"0\r\n\r\n")
+        .and_then(|()| out.flush())
+        .is_ok()
 }
 
 fn hang_or_drop(reply: &Reply, out: &mut TcpStream, shared: &Shared) {
@@ -507,9 +508,7 @@ fn messages_events(request: &Request, step: &Step, model: &str, id: u64) -> Vec<
         )),
         Reply::Empty | Reply::Status(_) => None,
     };
-    let tool = block
-        .as_ref()
-        .is_some_and(|(b, _)| b["type"] == "tool_use");
+    let tool = block.as_ref().is_some_and(|(b, _)| b["type"] == "tool_use");
     let mut events = vec![(
         "message_start".to_owned(),
         json!({"type": "message_start", "message": {
@@ -654,12 +653,13 @@ fn codex_shell_item(request: &Request, cmd: &str, id: u64) -> Value {
             "arguments": args.to_string(), "status": "completed"})
     };
     if tools.iter().any(|t| t == "exec_command") {
-        call("exec_command", json!({"cmd": cmd}))
+        // Not a login shell: /etc/profile would reset the test's PATH.
+        call("exec_command", json!({"cmd": cmd, "login": false}))
     } else if tools.iter().any(|t| t == "shell") {
-        call("shell", json!({"command": ["bash", "-lc", cmd]}))
+        call("shell", json!({"command": ["bash", "-c", cmd]}))
     } else {
         json!({"type": "local_shell_call", "id": format!("lsh_{id:04}"),
             "call_id": format!("call_{id:04}"), "status": "completed",
-            "action": {"type": "exec", "command": ["bash", "-lc", cmd]}})
+            "action": {"type": "exec", "command": ["bash", "-c", cmd]}})
     }
 }
