@@ -9,6 +9,7 @@ mod concurrency;
 mod cost;
 mod coverage;
 mod diff;
+mod e2e;
 mod fast_paths;
 mod finish;
 mod hooks;

@@ -1,0 +1,330 @@
+//! End to end through the real, pinned vendor CLIs (`tests/e2e/package.json`): `git pair`
+//! drives `claude -p` and `codex exec`, which talk to the loopback [`server::ModelServer`].
+//! Each test gets its own HOME, Claude config dir and Codex home; nothing leaves 127.0.0.1.
+//! Without the pinned CLIs a test says so on one line and passes, unless
+//! `PAIR_E2E_REQUIRED=1` (CI), where a missing CLI fails it.
+
+mod claude;
+mod codex;
+mod hooks;
+pub mod server;
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Output, TestEnv, pair_bin, run, system_bin};
+use server::{ModelServer, Step};
+
+/// The directory holding the pinned `claude` and `codex`, or `None` (after saying why) when
+/// they are not installed and not required.
+pub fn cli_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/node_modules/.bin");
+    let present = ["claude", "codex"].iter().all(|b| dir.join(b).exists());
+    if present {
+        return Some(dir);
+    }
+    if std::env::var("PAIR_E2E_REQUIRED").is_ok_and(|v| v == "1") {
+        panic!(
+            "e2e: the pinned CLIs are missing from {} (PAIR_E2E_REQUIRED=1): run npm ci --prefix tests/e2e",
+            dir.display()
+        );
+    }
+    // Said once per test process, uncaptured, so a local run shows it.
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "e2e: npm ci --prefix tests/e2e first; skipped"
+        );
+    });
+    None
+}
+
+/// Which vendor a test drives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Vendor {
+    Claude,
+    Codex,
+}
+
+impl Vendor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::Claude => "claude",
+            Vendor::Codex => "codex",
+        }
+    }
+}
+
+/// A hermetic repository, a model server, and the pinned CLIs on `PATH`.
+pub struct E2e {
+    pub env: TestEnv,
+    pub server: ModelServer,
+    pub vendor: Vendor,
+    path: String,
+    extra: Vec<(String, String)>,
+}
+
+impl E2e {
+    /// A repository with one commit, a run started with `--reviewer <vendor>`, and a server
+    /// playing `script` (then `fallback`). `None` when the CLIs are not installed.
+    pub fn new(vendor: Vendor, script: Vec<Step>, fallback: Option<Step>) -> Option<E2e> {
+        let cli = cli_dir()?;
+        let env = TestEnv::new();
+        let server = ModelServer::start(script, fallback);
+        let path = format!(
+            "{}:{}:{}",
+            cli.display(),
+            pair_bin().display(),
+            system_bin().display()
+        );
+        let codex_home = env.home.join(".codex");
+        std::fs::create_dir_all(&codex_home).expect("codex home");
+        std::fs::create_dir_all(env.home.join(".claude")).expect("claude config dir");
+        let e2e = E2e {
+            env,
+            server,
+            vendor,
+            path,
+            extra: Vec::new(),
+        };
+        e2e.codex_config(4, 4, 300_000);
+        Some(e2e)
+    }
+
+    /// Writes `$CODEX_HOME/config.toml`: the mock provider at this server, with Codex's own
+    /// retry counts and stream idle timeout.
+    pub fn codex_config(&self, request_retries: u32, stream_retries: u32, idle_ms: u64) {
+        self.codex_config_with_model(request_retries, stream_retries, idle_ms, None);
+    }
+
+    /// [`Self::codex_config`] with `model = …` set (Codex's own default otherwise).
+    pub fn codex_config_with_model(
+        &self,
+        request_retries: u32,
+        stream_retries: u32,
+        idle_ms: u64,
+        model: Option<&str>,
+    ) {
+        let model = model.map_or(String::new(), |m| format!("model = \"{m}\"\n"));
+        let text = format!(
+            "{model}model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = {request_retries}\nstream_max_retries = {stream_retries}\nstream_idle_timeout_ms = {idle_ms}\n",
+            self.server.url()
+        );
+        std::fs::write(self.env.home.join(".codex/config.toml"), text).expect("config.toml");
+    }
+
+    /// Adds an environment variable to every later `git pair` command.
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.extra.push((key.to_owned(), value.to_owned()));
+    }
+
+    /// Runs `git pair args` with the pinned CLIs and the server's environment.
+    pub fn pair(&self, args: &[&str]) -> Output {
+        let mut cmd = self.env.pair_cmd(args);
+        cmd.env("PATH", &self.path)
+            .env("ANTHROPIC_BASE_URL", self.server.url())
+            .env("ANTHROPIC_API_KEY", "test")
+            .env("OPENAI_API_KEY", "test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        for (k, v) in &self.extra {
+            cmd.env(k, v);
+        }
+        run(cmd)
+    }
+
+    /// `git pair args --json`, any exit status, stdout parsed.
+    pub fn pair_json(&self, args: &[&str]) -> (Output, serde_json::Value) {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = self.pair(&all);
+        let v = serde_json::from_str(out.stdout.trim())
+            .unwrap_or_else(|e| panic!("git pair {args:?}: stdout is not JSON ({e}):\n{out}"));
+        (out, v)
+    }
+
+    /// Starts a run with this vendor as the reviewer; returns the run id.
+    pub fn start(&self) -> String {
+        let (out, v) = self.pair_json(&[
+            "start",
+            "--task",
+            "add a greeting",
+            "--reviewer",
+            self.vendor.name(),
+        ]);
+        assert_eq!(out.code, 0, "start failed:\n{out}");
+        v["run_id"].as_str().expect("run_id").to_owned()
+    }
+
+    /// Changes the work tree and records a coder round.
+    pub fn code(&self, file: &str, content: &str, summary: &str) {
+        self.env.write(file, content);
+        let out = self.pair(&["coder-done", "--summary", summary]);
+        assert_eq!(out.code, 0, "coder-done failed:\n{out}");
+    }
+
+    /// `git pair review --json [extra]`.
+    pub fn review(&self, extra: &[&str]) -> (Output, serde_json::Value) {
+        let mut args = vec!["review"];
+        args.extend_from_slice(extra);
+        self.pair_json(&args)
+    }
+}
+
+impl E2e {
+    /// Asserts a review ended fail-closed: exit 1, no verdict, an error, and the run's state
+    /// (read back with `status`) holding no approval.
+    pub fn assert_fail_closed(&self, out: &Output, v: &serde_json::Value) {
+        assert_eq!(out.code, 1, "a failed review exits 1:\n{out}");
+        assert!(
+            v["verdict"].is_null(),
+            "a failed review has no verdict:\n{out}"
+        );
+        assert!(
+            v["error"].as_str().is_some_and(|m| !m.is_empty()),
+            "a failed review says why:\n{out}"
+        );
+        assert_ne!(v["outcome"], "completed", "{out}");
+        let (_, status) = self.pair_json(&["status"]);
+        assert_ne!(status["last_verdict"], "APPROVED", "{status:#}");
+        assert_eq!(status["next_action"], "review", "no round used: {status:#}");
+    }
+
+    /// Every file under `dir` (recursively) whose name contains `needle`.
+    pub fn files_named(dir: &Path, needle: &str) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return found;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(Self::files_named(&path, needle));
+            } else if path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.contains(needle))
+            {
+                found.push(path);
+            }
+        }
+        found
+    }
+
+    /// The text of every model call the server saw, in order.
+    pub fn call_texts(&self) -> Vec<String> {
+        self.server
+            .model_calls()
+            .iter()
+            .map(server::Request::all_text)
+            .collect()
+    }
+
+    /// The reviewer session id of the review report `v`.
+    pub fn session_of(v: &serde_json::Value) -> String {
+        v["outcomes"][0]["session_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session id in {v:#}"))
+            .to_owned()
+    }
+
+    /// The record names stored at the run's tip, read with real git.
+    pub fn records(&self, run: &str) -> Vec<String> {
+        self.env.records(run)
+    }
+}
+
+impl E2e {
+    /// Runs a pinned CLI directly (as a coder agent would run) in the repository, with the
+    /// server's environment and `input` on stdin.
+    pub fn run_cli(&self, program: &Path, args: &[&str], input: &str) -> Output {
+        use std::io::Write as _;
+        use std::process::{Command, Stdio};
+        let mut cmd = Command::new(program);
+        cmd.args(args).current_dir(&self.env.repo);
+        self.env.configure(&mut cmd);
+        cmd.env("PATH", &self.path)
+            .env("ANTHROPIC_BASE_URL", self.server.url())
+            .env("ANTHROPIC_API_KEY", "test")
+            .env("OPENAI_API_KEY", "test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn the CLI");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write the prompt");
+        let out = child.wait_with_output().expect("wait for the CLI");
+        Output {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+/// The model the pinned CLI asked for by default (its first recorded model call) has a price
+/// in the shipped `src/cost/pricing.json`.
+pub fn assert_default_model_priced(e: &E2e) {
+    let calls = e.server.model_calls();
+    let model = calls
+        .first()
+        .and_then(server::Request::model)
+        .expect("the CLI named a model");
+    let pricing = git_pair::cost::Pricing::builtin();
+    assert!(
+        pricing.lookup(model).is_some(),
+        "{} asks for {model} by default, which src/cost/pricing.json does not price",
+        e.vendor.name()
+    );
+}
+
+/// Asserts a run's one reviewer session cost exactly `usd` (`cost --json`), and that the
+/// totals `cost` and `status` show are that figure (rounded as they print it).
+pub fn assert_spend(cost: &serde_json::Value, status: &serde_json::Value, usd: f64) {
+    let session = &cost["runs"][0]["sessions"][0];
+    assert_eq!(session["role"], "reviewer", "{cost:#}");
+    let exact = session["usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{cost:#}"));
+    assert!(
+        (exact - usd).abs() < 1e-9,
+        "session {exact} != {usd}: {cost:#}"
+    );
+    let rounded = (usd * 1e4).round() / 1e4;
+    let total = cost["total_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{cost:#}"));
+    assert!(
+        (total - rounded).abs() < 1e-9,
+        "total {total} != {rounded}: {cost:#}"
+    );
+    let spent = status["spent_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{status:#}"));
+    assert!(
+        (spent - usd).abs() < 1e-4,
+        "status {spent} != {usd}: {status:#}"
+    );
+}
+
+impl E2e {
+    /// Commits the work tree, finishes the run, and returns the `refs/notes/pair` note on
+    /// HEAD, read with real git.
+    pub fn commit_finish_and_note(&self) -> String {
+        self.env.git(&["add", "-A"]);
+        self.env.git(&["commit", "-q", "-m", "greeting"]);
+        let (out, v) = self.pair_json(&["finish"]);
+        assert_eq!(out.code, 0, "finish failed:\n{out}");
+        assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+        self.env
+            .git(&["notes", "--ref=refs/notes/pair", "show", "HEAD"])
+    }
+}
