@@ -21,7 +21,9 @@ pub const NOTES_REF: &str = "refs/notes/pair";
 
 /// One run's line in a note (SPEC §3), logfmt:
 /// `pair-run=<id> verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42 tree=<oid>`, plus
-/// `override=true` when the run was finished with `--force`.
+/// `override=true` when the run was finished with `--force`. When some spend has no price,
+/// `cost_usd` is only the priced part and `cost_unpriced=<model>,<model>` names the rest
+/// (`≥ $0.42, unpriced: …`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteLine {
     pub run_id: String,
@@ -30,6 +32,8 @@ pub struct NoteLine {
     pub reviewer: String,
     /// `None` when the spend was never measured (the field is left out).
     pub cost_usd: Option<f64>,
+    /// Models whose tokens have no price: `cost_usd` is then a lower bound.
+    pub cost_unpriced: Vec<String>,
     pub tree: ObjectId,
     pub override_: bool,
 }
@@ -43,7 +47,10 @@ impl std::fmt::Display for NoteLine {
         )?;
         // A spend never measured is left out rather than written as 0.
         if let Some(cost) = self.cost_usd {
-            write!(f, " cost_usd={cost}")?;
+            write!(f, " cost_usd={}", cost + 0.0)?;
+        }
+        if !self.cost_unpriced.is_empty() {
+            write!(f, " cost_unpriced={}", self.cost_unpriced.join(","))?;
         }
         write!(f, " tree={}", self.tree)?;
         if self.override_ {
@@ -68,6 +75,15 @@ impl NoteLine {
             rounds: fields.get("rounds")?.parse().ok()?,
             reviewer: (*fields.get("reviewer")?).to_owned(),
             cost_usd: fields.get("cost_usd").and_then(|c| c.parse().ok()),
+            cost_unpriced: fields
+                .get("cost_unpriced")
+                .map(|m| {
+                    m.split(',')
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
             tree: match ObjectId::from_hex(fields.get("tree")?.as_bytes()) {
                 Ok(tree) => tree,
                 // Not a line of ours (see above): someone else's, left alone.
@@ -528,6 +544,7 @@ mod tests {
             rounds,
             reviewer: "codex".to_owned(),
             cost_usd: Some(0.5),
+            cost_unpriced: Vec::new(),
             tree: target,
             override_: false,
         };
