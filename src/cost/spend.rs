@@ -352,3 +352,182 @@ pub fn discover_coder_session(manifest: &Manifest, sources: &Sources) -> Option<
         Timestamp::parse(&manifest.created_at),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SessionSpend;
+
+    /// Sources whose log roots hold nothing: every session is "logs gone".
+    fn no_logs(pricing: Pricing) -> (tempfile::TempDir, Sources) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap().to_owned();
+        let roots = LogRoots::from_env(|key| match key {
+            "HOME" | "CLAUDE_CONFIG_DIR" | "CODEX_HOME" => Some(root.clone()),
+            _ => None,
+        });
+        (
+            dir,
+            Sources {
+                roots,
+                pricing,
+                cache_dir: None,
+            },
+        )
+    }
+
+    fn tokens(input: u64, output: u64) -> serde_json::Value {
+        serde_json::to_value(cost::TokenCounts {
+            input,
+            output,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    fn manifest(sessions: &[(&str, SessionSpend)], budget: Option<f64>) -> Manifest {
+        let mut m = Manifest::empty();
+        m.run_id = "r".into();
+        m.budget_usd = budget;
+        for (id, s) in sessions {
+            m.spent_usd += s.usd;
+            m.sessions.insert((*id).to_owned(), s.clone());
+        }
+        m
+    }
+
+    fn session(usd: f64, unpriced: &[(&str, u64, u64)], reported: Option<f64>) -> SessionSpend {
+        SessionSpend {
+            role: "coder".into(),
+            agent: "claude".into(),
+            usd,
+            unpriced: unpriced
+                .iter()
+                .map(|(m, i, o)| ((*m).to_owned(), tokens(*i, *o)))
+                .collect(),
+            reported_usd: reported,
+        }
+    }
+
+    fn later_prices() -> Pricing {
+        Pricing::builtin().with_overrides(
+            Pricing::from_json(
+                r#"{"models": {"claude-opus-9": {"input": 10, "output": 50}}}"#,
+                "t",
+            )
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn stored_unpriced_tokens_stay_unknown_until_a_table_prices_them() {
+        let m = manifest(
+            &[("s1", session(0.006, &[("claude-opus-9", 1000, 4000)], None))],
+            Some(0.01),
+        );
+        let (_dir, sources) = no_logs(Pricing::builtin());
+        let spend = measure(&m, &sources);
+        assert_eq!(spend.usd(), Some(0.006));
+        assert_eq!(spend.unknown_models, ["claude-opus-9"]);
+        assert_eq!(
+            spend.level,
+            Some(cost::Level::Warn),
+            "under the limit, unpriced"
+        );
+        assert_eq!(spend.sessions[0].tokens, None, "logs gone: tokens unknown");
+        assert_eq!(stored(&m, None), (0.006, vec!["claude-opus-9".to_owned()]));
+
+        let (_dir, sources) = no_logs(later_prices());
+        let spend = measure(&m, &sources);
+        assert!(
+            (spend.spent_usd - 0.216).abs() < 1e-12,
+            "{}",
+            spend.spent_usd
+        );
+        assert!(spend.unknown_models.is_empty());
+        assert_eq!(spend.level, Some(cost::Level::Alert));
+        let (usd, unpriced) = stored(&m, Some(&later_prices()));
+        assert!((usd - 0.216).abs() < 1e-12 && unpriced.is_empty());
+    }
+
+    #[test]
+    fn nothing_priced_is_no_dollar_figure_and_never_negative_zero() {
+        let m = manifest(
+            &[("s1", session(0.0, &[("claude-opus-9", 5, 5)], None))],
+            None,
+        );
+        let (_dir, sources) = no_logs(Pricing::builtin());
+        let spend = measure(&m, &sources);
+        assert!(spend.measured);
+        assert_eq!(spend.usd(), None, "only unpriced tokens: unknown, not $0");
+        assert_eq!(
+            spend.level,
+            Some(cost::Level::Warn),
+            "warns even without a limit"
+        );
+        let m = manifest(&[("s1", session(-0.0, &[], None))], None);
+        let spend = measure(&m, &sources);
+        assert_eq!(spend.usd(), None, "never measured");
+        assert!(spend.spent_usd.is_sign_positive());
+        assert!(stored(&m, None).0.is_sign_positive());
+    }
+
+    #[test]
+    fn a_cli_reported_cost_prices_the_session_whole() {
+        let m = manifest(
+            &[(
+                "s1",
+                session(0.0, &[("claude-opus-9", 1000, 4000)], Some(0.3)),
+            )],
+            Some(1.0),
+        );
+        let (_dir, sources) = no_logs(Pricing::builtin());
+        let spend = measure(&m, &sources);
+        assert_eq!(spend.usd(), Some(0.3));
+        assert!(spend.unknown_models.is_empty());
+        assert_eq!(spend.level, None);
+        // Measured in: the figure is stored as a cost record of the session.
+        let records = growth_records(&m, &spend, 1);
+        let [Body::Cost(c)] = records.as_slice() else {
+            panic!("{records:?}")
+        };
+        assert_eq!((c.usd, c.unpriced.is_empty()), (0.3, true));
+        let new = [NewSession {
+            id: "s2".into(),
+            role: "reviewer",
+            agent: "claude".into(),
+            reported_usd: Some(0.25),
+        }];
+        let spend = measure_including(&m, &new, &sources);
+        assert!((spend.usd().unwrap() - 0.55).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unpriced_tokens_are_recorded_even_when_no_dollar_grew() {
+        let (_dir, sources) = no_logs(Pricing::builtin());
+        let mut m = manifest(&[], None);
+        m.register_session("s1", "coder", "claude");
+        let mut spend = measure(&m, &sources);
+        // As a live measurement of an unpriced model reads.
+        let line = &mut spend.sessions[0];
+        line.measured_usd = Some(0.0);
+        line.unpriced.insert(
+            "claude-opus-9".into(),
+            cost::TokenCounts {
+                input: 7,
+                ..Default::default()
+            },
+        );
+        line.unknown_models = vec!["claude-opus-9".into()];
+        let records = growth_records(&m, &spend, 1);
+        let [Body::Cost(c)] = records.as_slice() else {
+            panic!("{records:?}")
+        };
+        assert_eq!(c.usd, 0.0);
+        assert_eq!(c.unpriced["claude-opus-9"]["input"], 7);
+        // Folded, the manifest keeps the tokens; the same measurement again adds nothing.
+        let mut folded = m.clone();
+        folded.sessions.get_mut("s1").unwrap().unpriced = c.unpriced.clone();
+        assert!(growth_records(&folded, &spend, 1).is_empty());
+    }
+}

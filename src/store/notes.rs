@@ -526,6 +526,36 @@ mod tests {
     }
 
     #[test]
+    fn an_unpriced_spend_is_written_as_a_lower_bound_and_read_back() {
+        let tree = ObjectId::from_hex(b"4b825dc642cb6eb9a060e54bf8d69288fbee4904").expect("oid");
+        let line = NoteLine {
+            run_id: "20261129-231500-a1b2c3".to_owned(),
+            verdict: "APPROVED".to_owned(),
+            rounds: 1,
+            reviewer: "claude".to_owned(),
+            cost_usd: Some(-0.0),
+            cost_unpriced: vec!["claude-opus-9".to_owned(), "gpt-7".to_owned()],
+            tree,
+            override_: false,
+        };
+        let text = line.to_string();
+        assert!(
+            text.contains(" cost_usd=0 cost_unpriced=claude-opus-9,gpt-7 "),
+            "{text}"
+        );
+        assert!(!text.contains("-0"), "{text}");
+        let back = NoteLine::parse(&text).expect("ours");
+        assert_eq!(back.cost_unpriced, line.cost_unpriced);
+        assert_eq!(back.cost_usd, Some(0.0));
+        let priced = NoteLine {
+            cost_usd: Some(0.42),
+            cost_unpriced: Vec::new(),
+            ..line
+        };
+        assert!(!priced.to_string().contains("cost_unpriced"));
+    }
+
+    #[test]
     fn a_runs_line_is_replaced_never_duplicated() {
         let dir = tempfile::tempdir().expect("temp dir");
         let status = std::process::Command::new("git")

@@ -511,3 +511,35 @@ fn a_reviewer_session_is_recorded_at_its_clis_own_cost() {
     assert_eq!(status["spent_usd"], 0.17, "{status}");
     assert_eq!(status["unpriced_models"], serde_json::json!([]));
 }
+
+/// The review note names the unpriced models beside the priced part (logfmt: no spaces).
+#[test]
+fn the_review_note_says_the_spend_is_a_lower_bound() {
+    let env = env_with_new_logs();
+    let mut start = env.pair_cmd(&["start", "--task", "t", "--json"]);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    assert_eq!(crate::common::run(start).code, 0);
+    env.write("a.txt", "a\n");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "x",
+        "--session",
+        PART_UNPRICED_SESSION,
+    ]);
+    let approve = format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join("approve.sh").display()
+    );
+    let out = env.pair(&["review", "--reviewer-cmd", &approve, "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "a"]);
+    let out = env.pair(&["finish", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
+    assert!(
+        note.contains(" cost_usd=0.006 cost_unpriced=claude-opus-9 "),
+        "{note}"
+    );
+}
