@@ -412,6 +412,13 @@ fn spend_with_nothing_priced_is_null_not_zero() {
     let cost = env.pair_json(&["cost"]);
     assert_eq!(cost["runs"][0]["spent_usd"], serde_json::Value::Null);
     assert_eq!(cost["total_usd"], serde_json::Value::Null);
+    for _ in 0..2 {
+        // The second time from the remembered cost: still null.
+        let v = env.pair_json(&["cost", "--session", UNPRICED_SESSION]);
+        assert_eq!(v["total_usd"], serde_json::Value::Null, "{v}");
+        assert_eq!(v["models"][0]["cost_usd"], serde_json::Value::Null, "{v}");
+        assert_eq!(v["tokens"]["output"], 3000, "{v}");
+    }
     let texts = [
         env.pair(&["status"]),
         env.pair(&["cost"]),
