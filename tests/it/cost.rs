@@ -316,6 +316,20 @@ fn claude_codes_default_model_is_priced_from_the_shipped_table() {
     assert_eq!(out.json()["spent"], 0.13);
 }
 
+#[test]
+fn codexs_default_model_is_priced_from_the_shipped_table() {
+    let env = TestEnv::new();
+    copy_dir(
+        &fixtures().join("agent-logs").join("codex-new"),
+        &env.home.join(".codex"),
+    );
+    let v = env.pair_json(&["cost", "--session", "01a234c5-8d82-74b3-aebb-92d4fe62334f"]);
+    assert_eq!(v["agent"], "codex");
+    assert_eq!(v["models"][0]["priced_as"], "gpt-6.2-sol", "{v}");
+    assert_eq!(v["total_usd"], 0.098, "{v}");
+    assert_eq!(v["unknown_models"], serde_json::json!([]));
+}
+
 /// An unpriced session is never a number: every view says "≥ $x, unpriced: <model>", the
 /// record keeps the model's tokens, and a price file added later prices them, logs gone.
 #[test]
