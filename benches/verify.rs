@@ -314,6 +314,7 @@ fn write_run(
                     attempts: 1,
                     duration_ms: 1000,
                     error: None,
+                    cost_usd: None,
                 }],
                 fallback_used: false,
                 snapshot: Some(snapshot.into()),

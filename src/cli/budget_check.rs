@@ -16,7 +16,7 @@ pub fn run(ctx: &Context, _args: &Args) -> Result<Report, CommandError> {
     let mut report = Report::rendered(&checked, crate::render::budget_check::human);
     if !checked.unknown_models.is_empty() {
         report = report.note(format!(
-            "warning: no price for model(s) {}: their tokens are not in the figure (add them with pair.pricingFile)",
+            "warning: no price for model(s) {}: their spend is unknown, not in the figure (add them with pair.pricingFile; the stored tokens are priced then)",
             checked.unknown_models.join(", ")
         ));
     }

@@ -53,14 +53,18 @@ pub struct ModelCost {
     pub tokens: TokenCounts,
 }
 
-/// A session priced whole (or inside a window): what `cost --session ID --json` prints.
+/// A session priced whole (or inside a window): what `cost --session ID --json` prints. In
+/// JSON, `total_usd` is `null` when the session's tokens are all of unknown models (an
+/// unpriced session is never a number).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "SessionCostJson")]
 pub struct SessionCost {
     /// The id priced (a Claude Code session id or a Codex thread id).
     pub session_id: String,
     /// Which agent's logs it was found in.
     pub agent: Agent,
     /// USD of every priced request, rounded to the nano-dollar. Excludes unknown models.
+    #[serde(deserialize_with = "null_is_zero")]
     pub total_usd: f64,
     /// Tokens of every counted request, unknown models included.
     pub tokens: TokenCounts,
@@ -82,6 +86,48 @@ pub struct SessionCost {
     /// How many files came from the cache unchanged / extended / parsed whole.
     #[serde(skip)]
     pub cache_stats: CacheStats,
+}
+
+/// [`SessionCost`] as JSON: the same fields, `total_usd` null when nothing has a price.
+#[derive(Serialize)]
+struct SessionCostJson {
+    session_id: String,
+    agent: Agent,
+    total_usd: Option<f64>,
+    tokens: TokenCounts,
+    models: Vec<ModelCost>,
+    unknown_models: Vec<String>,
+    requests: u64,
+    skipped_lines: u64,
+    files: Vec<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window: Option<TimeWindow>,
+    pricing_as_of: Option<String>,
+}
+
+impl From<SessionCost> for SessionCostJson {
+    fn from(c: SessionCost) -> Self {
+        let nothing_priced =
+            !c.unknown_models.is_empty() && c.models.iter().all(|m| m.cost_usd.is_none());
+        SessionCostJson {
+            total_usd: (!nothing_priced).then_some(c.total_usd + 0.0),
+            session_id: c.session_id,
+            agent: c.agent,
+            tokens: c.tokens,
+            models: c.models,
+            unknown_models: c.unknown_models,
+            requests: c.requests,
+            skipped_lines: c.skipped_lines,
+            files: c.files,
+            window: c.window,
+            pricing_as_of: c.pricing_as_of,
+        }
+    }
+}
+
+/// Reads a dollar figure written as `null` (nothing priced) as 0.
+fn null_is_zero<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(0.0))
 }
 
 /// Cache effectiveness of one pricing call (for benchmarks and diagnostics).

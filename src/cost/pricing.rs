@@ -5,7 +5,7 @@
 //! Matching rule: a model id matches an entry with the same id; otherwise the longest entry
 //! that is a prefix of the id followed by a separator (`-`, `@`, `:`, `_`) and a date stamp
 //! (`20250929`, `2025-08-07`), so `claude-sonnet-4-5-20250929` is priced as
-//! `claude-sonnet-4-5`. A bare prefix is not enough: `claude-opus-4-8` must be reported
+//! `claude-sonnet-4-5`. A bare prefix is not enough: `claude-opus-4-9` must be reported
 //! unknown, not priced as `claude-opus-4`.
 
 use std::collections::BTreeMap;
@@ -434,6 +434,61 @@ mod tests {
         }
     }
 
+    /// The model each pinned CLI uses when told none (`tests/e2e/package.json` pins them):
+    /// Claude Code 2.1.197 names `claude-opus-4-8`; codex-cli 0.171.0 sent `gpt-6.2-sol` in
+    /// the `model` field of its first `/v1/responses` request to a capture server. Bumping a
+    /// pin means checking its default again and adding it here.
+    const PINNED_CLI_DEFAULT_MODELS: &[(&str, &str)] = &[
+        ("claude-code 2.1.197", "claude-opus-4-8"),
+        ("codex-cli 0.171.0", "gpt-6.2-sol"),
+    ];
+
+    #[test]
+    fn every_pinned_cli_default_model_has_a_price_and_a_source() {
+        let p = Pricing::builtin();
+        let doc: serde_json::Value = serde_json::from_str(BUILTIN).unwrap();
+        for (cli, model) in PINNED_CLI_DEFAULT_MODELS {
+            let (id, price) = p
+                .lookup(model)
+                .unwrap_or_else(|| panic!("{cli}'s default model {model} has no price"));
+            assert_eq!(id, *model, "{cli}: priced as another entry");
+            assert!(price.input > 0.0 && price.output > 0.0, "{model}");
+            assert!(
+                doc["sources"][model]
+                    .as_str()
+                    .is_some_and(|s| !s.is_empty()),
+                "{model}: the table says where its price comes from"
+            );
+        }
+        // The CLI's own figures for its default (what `total_cost_usd` is computed from).
+        let (_, opus) = p.lookup("claude-opus-4-8").unwrap();
+        let m = 1_000_000;
+        let t = |input, output, w5, w1, r| TokenCounts {
+            input,
+            output,
+            cache_write_5m: w5,
+            cache_write_1h: w1,
+            cache_read: r,
+            ..Default::default()
+        };
+        assert_close(opus.cost(&t(m, 0, 0, 0, 0), false, false), 5.0);
+        assert_close(opus.cost(&t(0, m, 0, 0, 0), false, false), 25.0);
+        assert_close(opus.cost(&t(0, 0, m, 0, 0), false, false), 6.25);
+        assert_close(opus.cost(&t(0, 0, 0, m, 0), false, false), 10.0);
+        assert_close(opus.cost(&t(0, 0, 0, 0, m), false, false), 0.5);
+        assert_close(opus.cost(&t(m, m, 0, 0, 0), true, false), 60.0);
+        let (_, sol) = p.lookup("gpt-6.2-sol").unwrap();
+        let c = |input, cached_input, output| TokenCounts {
+            input,
+            cached_input,
+            output,
+            ..Default::default()
+        };
+        assert_close(sol.cost(&c(m, m, m), false, false), 2.0 + 0.1 + 10.0);
+        assert!(sol.is_long_context(272_001) && !sol.is_long_context(272_000));
+        assert_close(sol.cost(&c(m, m, m), false, true), 4.0 + 0.2 + 15.0);
+    }
+
     #[test]
     fn lookup_is_exact_then_longest_dated_prefix() {
         let p = Pricing::builtin();
@@ -446,9 +501,14 @@ mod tests {
             ("claude-sonnet-4-5@20250929", Some("claude-sonnet-4-5")),
             ("gpt-5-2025-08-07", Some("gpt-5")),
             ("gpt-5.1-codex-mini", Some("gpt-5.1-codex-mini")),
+            ("claude-opus-4-8", Some("claude-opus-4-8")),
+            ("claude-opus-4-8-20270101", Some("claude-opus-4-8")),
+            ("gpt-6.2-sol", Some("gpt-6.2-sol")),
             // Not a date: a newer model must be reported, not priced as an older one.
-            ("claude-opus-4-8", None),
-            ("claude-opus-4-8-20270101", None),
+            ("claude-opus-4-9", None),
+            ("claude-opus-9", None),
+            ("gpt-6.2-sol-mini", None),
+            ("gpt-6.2-astra", None),
             ("gpt-5.9", None),
             ("gpt-5-codex-preview", None),
             ("claude-sonnet-4-5-2025", None),

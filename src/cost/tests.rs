@@ -557,6 +557,42 @@ fn json_shape_for_cost_session() {
     }
     assert_eq!(json["models"][0]["model"], "gpt-5.3-codex");
     assert!(json.get("cache_stats").is_none());
+    let back: SessionCost = serde_json::from_value(json).unwrap();
+    let cost = SessionCost {
+        cache_stats: CacheStats::default(),
+        ..cost
+    };
+    assert_eq!(back, cost);
+}
+
+#[test]
+fn a_session_with_nothing_priced_has_no_dollar_figure_in_json() {
+    let line = |model: &str| {
+        format!(
+            r#"{{"type":"assistant","timestamp":"2026-09-01T10:00:00.000Z","requestId":"r-{model}","message":{{"id":"m-{model}","model":"{model}","usage":{{"input_tokens":10,"output_tokens":20}}}}}}"#
+        )
+    };
+    let pricing = Pricing::builtin();
+    let unpriced = price_log_bytes(
+        Agent::Claude,
+        format!("{}\n", line("claude-opus-9")).as_bytes(),
+        &pricing,
+        None,
+    );
+    assert_eq!(unpriced.unknown_models, ["claude-opus-9"]);
+    let json = serde_json::to_value(&unpriced).unwrap();
+    assert_eq!(json["total_usd"], serde_json::Value::Null, "{json}");
+    assert_eq!(json["tokens"]["output"], 20);
+    let back: SessionCost = serde_json::from_value(json).unwrap();
+    assert_eq!(back, unpriced, "a remembered cost reads back");
+    let mixed = price_log_bytes(
+        Agent::Claude,
+        format!("{}\n{}\n", line("claude-opus-9"), line("claude-opus-4-8")).as_bytes(),
+        &pricing,
+        None,
+    );
+    let json = serde_json::to_value(&mixed).unwrap();
+    assert_eq!(json["total_usd"], 0.00055, "the priced part: {json}");
 }
 
 #[test]

@@ -321,6 +321,10 @@ pub struct ReviewAttempt {
     pub duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the reviewer's CLI itself said its session cost (`claude -p`'s
+    /// `total_cost_usd`), when it printed a figure: the session is recorded at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// The outcome of a dispatched review.
@@ -378,6 +382,10 @@ pub struct CostEntry {
     /// Models with no price: their tokens are not in `usd`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_models: Vec<String>,
+    /// The tokens of each model in `unknown_models`, by model id (token kinds as in
+    /// `tokens`): kept so that a price file added later prices them.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unpriced: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// The run was closed.

@@ -69,6 +69,7 @@ pub fn coder_done(ctx: &Context, request: &Request) -> Result<Report, Error> {
                     id: id.clone(),
                     role: "coder",
                     agent: state.manifest.coder.clone(),
+                    reported_usd: None,
                 })
                 .collect();
             let spend = crate::cost::spend::measure_including(&state.manifest, &new, &sources);

@@ -12,11 +12,17 @@ pub fn runs(ctx: &Context) -> Result<Costs, Error> {
     let selected = super::common::select::active(ctx, None).ok();
     let mut runs = Vec::new();
     let mut total: Option<f64> = None;
+    let mut unpriced_models: Vec<String> = Vec::new();
     for run_id in ctx.repo.list_runs()?.into_iter().rev() {
         let manifest = ctx.load_effective(&run_id)?.manifest;
         let spend = crate::cost::spend::measure(&manifest, &sources);
         if let Some(usd) = spend.usd() {
             total = Some(total.unwrap_or(0.0) + usd);
+        }
+        for model in &spend.unknown_models {
+            if !unpriced_models.contains(model) {
+                unpriced_models.push(model.clone());
+            }
         }
         let detail = (selected.as_ref() == Some(&run_id)).then(|| RunDetail {
             rounds: manifest
@@ -35,6 +41,7 @@ pub fn runs(ctx: &Context) -> Result<Costs, Error> {
         runs.push(RunCost {
             run_id,
             spent_usd: usd_json(spend.usd()),
+            unpriced_models: spend.unknown_models.clone(),
             budget_usd: manifest.budget_usd,
             detail,
             spent: spend.usd(),
@@ -44,6 +51,7 @@ pub fn runs(ctx: &Context) -> Result<Costs, Error> {
     Ok(Costs {
         runs,
         total_usd: usd_json(total),
+        unpriced_models,
         total,
     })
 }

@@ -33,6 +33,7 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
         last_verdict: m.last_verdict().map(|v| v.as_str()),
         next_action: next.as_str(),
         spent_usd: crate::render::common::usd_json(spend.usd()),
+        unpriced_models: spend.unknown_models.clone(),
         budget_usd: m.budget_usd,
         checkpoint: m.checkpoint.as_ref().map(|c| CheckpointBrief {
             id: c.id.as_str().to_owned(),
@@ -107,6 +108,7 @@ pub fn budget(ctx: &Context) -> Result<BudgetCheck, Error> {
         limit: spend.limit_usd,
         run_id,
         unknown_models: spend.unknown_models.clone(),
+        unpriced_models: spend.unknown_models.clone(),
         spent_usd: spend.usd(),
     })
 }

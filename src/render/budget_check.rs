@@ -2,12 +2,12 @@
 
 use std::io::{Result, Write};
 
-use super::common::usd;
+use super::common::spend;
 use crate::model::report::budget_check::BudgetCheck;
 
 /// The spend against the limit, with the level when one is reached.
 pub fn human(b: &BudgetCheck, out: &mut dyn Write) -> Result<()> {
-    let spent = usd(b.spent_usd, 2);
+    let spent = spend(b.spent_usd, &b.unpriced_models, 2);
     match (b.limit, b.level) {
         (None, _) => writeln!(out, "spent {spent} (no budget set)"),
         (Some(limit), None) => writeln!(out, "spent {spent} of ${limit:.2}"),

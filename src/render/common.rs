@@ -8,9 +8,27 @@ use crate::model::NextAction;
 /// Dollars for people: `$1.23` (`decimals` places), or `not measured`.
 pub fn usd(spent: Option<f64>, decimals: usize) -> String {
     match spent {
-        Some(usd) => format!("${:.*}", decimals, usd + 0.0),
+        // A figure that rounds to zero is $0.00, never $-0.00.
+        Some(usd) if usd.abs() * 10f64.powi(decimals as i32) < 0.5 => {
+            format!("${:.*}", decimals, 0.0)
+        }
+        Some(usd) => format!("${:.*}", decimals, usd),
         None => "not measured".to_owned(),
     }
+}
+
+/// A spend for people: [`usd`] when every measured token has a price; else the priced part as
+/// a lower bound naming the unpriced models (`≥ $0.12, unpriced: claude-opus-9`), never a
+/// plain number.
+pub fn spend(spent: Option<f64>, unpriced: &[String], decimals: usize) -> String {
+    if unpriced.is_empty() {
+        return usd(spent, decimals);
+    }
+    format!(
+        "≥ {}, unpriced: {}",
+        usd(Some(spent.unwrap_or(0.0)), decimals),
+        unpriced.join(", ")
+    )
 }
 
 /// Dollars for `--json`: rounded to 1/100 of a cent, or null when never measured.

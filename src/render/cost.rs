@@ -2,19 +2,21 @@
 
 use std::io::{Result, Write};
 
-use super::common::usd;
-use crate::cost::SessionCost;
+use super::common::{spend, usd};
+use crate::cost::{SessionCost, TokenCounts};
 use crate::model::Role;
 use crate::model::report::cost::Costs;
 
-/// One line per run; the selected run also round by round and session by session.
+/// One line per run; the selected run also round by round and session by session. A spend
+/// with unpriced tokens reads as a lower bound naming the models, tokens that were not
+/// measured as unknown (never `$0`, never `in 0 out 0`).
 pub fn human(costs: &Costs, out: &mut dyn Write) -> Result<()> {
     for run in &costs.runs {
         writeln!(
             out,
             "{}  {:>12}  {}",
             run.run_id,
-            usd(run.spent, 4),
+            spend(run.spent, &run.unpriced_models, 4),
             crate::util::first_line_clipped(&run.task, 50)
         )?;
         let Some(detail) = &run.detail else { continue };
@@ -29,38 +31,59 @@ pub fn human(costs: &Costs, out: &mut dyn Write) -> Result<()> {
                 e.n,
                 role,
                 e.tool,
-                e.cost_usd.map_or("—".to_owned(), |c| format!("${c:.4}"))
+                e.cost_usd.map_or("—".to_owned(), |c| usd(Some(c), 4))
             )?;
         }
         for s in &detail.sessions {
-            let tokens = s.tokens.unwrap_or_default();
+            let how = match (s.reported_usd, s.measured_usd) {
+                (Some(_), _) => " (as its CLI reported)",
+                (None, None) => " (stored; logs gone)",
+                (None, Some(_)) => "",
+            };
             writeln!(
                 out,
-                "    session {} ({}) ${:.4}{}  in {} out {} cache w {} r {}",
+                "    session {} ({}) {}{how}  {}",
                 s.session_id,
                 s.role,
-                s.usd,
-                if s.measured_usd.is_none() {
-                    " (stored; logs gone)"
-                } else {
-                    ""
-                },
-                tokens.input,
-                tokens.output,
-                tokens.cache_write_5m + tokens.cache_write_1h,
-                tokens.cache_read + tokens.cached_input
+                spend(Some(s.usd), &s.unknown_models, 4),
+                tokens(s.tokens.as_ref())
             )?;
         }
     }
-    writeln!(out, "total {}", usd(costs.total, 4))
+    writeln!(
+        out,
+        "total {}",
+        spend(costs.total, &costs.unpriced_models, 4)
+    )
+}
+
+/// Tokens by kind, or `tokens unknown` when none were measured (logs gone).
+fn tokens(t: Option<&TokenCounts>) -> String {
+    match t {
+        Some(t) => format!(
+            "in {} out {} cache w {} r {}",
+            t.input,
+            t.output,
+            t.cache_write_5m + t.cache_write_1h,
+            t.cache_read + t.cached_input
+        ),
+        None => "tokens unknown".to_owned(),
+    }
 }
 
 /// One session's total and its models' costs and tokens.
 pub fn session(priced: &SessionCost, out: &mut dyn Write) -> Result<()> {
+    let measured = priced.requests > 0 || !priced.models.is_empty();
     writeln!(
         out,
-        "session {} ({:?}): ${:.4}",
-        priced.session_id, priced.agent, priced.total_usd
+        "session {} ({:?}): {}",
+        priced.session_id,
+        priced.agent,
+        if measured {
+            spend(Some(priced.total_usd), &priced.unknown_models, 4)
+        } else {
+            "no usage in its logs".to_owned()
+        }
     )?;
     for model in &priced.models {
         writeln!(
@@ -69,7 +92,7 @@ pub fn session(priced: &SessionCost, out: &mut dyn Write) -> Result<()> {
             model.model,
             model
                 .cost_usd
-                .map_or_else(|| "unpriced".to_owned(), |c| format!("${c:.4}")),
+                .map_or_else(|| "unpriced".to_owned(), |c| usd(Some(c), 4)),
             model.tokens.input,
             model.tokens.output,
             model.tokens.cache_write_5m + model.tokens.cache_write_1h,
@@ -77,4 +100,101 @@ pub fn session(priced: &SessionCost, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::spend::SessionLine;
+    use crate::model::report::cost::{RoundCost, RunCost, RunDetail};
+
+    const RUN: &str = "20260901-090000-abcdef";
+
+    fn line(usd: f64, tokens: Option<TokenCounts>, unknown: &[&str]) -> SessionLine {
+        SessionLine {
+            session_id: "s-1".into(),
+            role: "coder".into(),
+            tool: "claude".into(),
+            agent: None,
+            stored_usd: usd,
+            measured_usd: tokens.map(|_| usd),
+            usd,
+            tokens,
+            unknown_models: unknown.iter().map(|m| (*m).to_owned()).collect(),
+            reported_usd: None,
+            priced: true,
+            unpriced: Default::default(),
+        }
+    }
+
+    fn costs(spent: Option<f64>, unpriced: &[&str], sessions: Vec<SessionLine>) -> Costs {
+        let unpriced: Vec<String> = unpriced.iter().map(|m| (*m).to_owned()).collect();
+        Costs {
+            runs: vec![RunCost {
+                run_id: crate::model::RunId::parse(RUN).unwrap(),
+                spent_usd: crate::render::common::usd_json(spent),
+                unpriced_models: unpriced.clone(),
+                budget_usd: None,
+                detail: Some(RunDetail {
+                    rounds: vec![RoundCost {
+                        n: 1,
+                        role: Role::Coder,
+                        tool: "claude".into(),
+                        cost_usd: Some(-0.0),
+                    }],
+                    sessions,
+                    unknown_models: unpriced.clone(),
+                }),
+                spent,
+                task: "t".into(),
+            }],
+            total_usd: crate::render::common::usd_json(spent),
+            unpriced_models: unpriced,
+            total: spent,
+        }
+    }
+
+    fn text(c: &Costs) -> String {
+        let mut out = Vec::new();
+        human(c, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn unpriced_spend_is_a_lower_bound_and_unknown_tokens_are_unknown() {
+        let t = TokenCounts {
+            input: 10,
+            output: 20,
+            ..Default::default()
+        };
+        let got = text(&costs(
+            Some(0.5),
+            &["claude-opus-9"],
+            vec![
+                line(0.5, Some(t), &["claude-opus-9"]),
+                line(-0.0, None, &[]),
+            ],
+        ));
+        assert!(
+            got.contains("≥ $0.5000, unpriced: claude-opus-9  in 10 out 20"),
+            "{got}"
+        );
+        assert!(
+            got.contains("$0.0000 (stored; logs gone)  tokens unknown"),
+            "{got}"
+        );
+        assert!(!got.contains("in 0 out 0"), "{got}");
+        assert!(
+            got.contains("total ≥ $0.5000, unpriced: claude-opus-9"),
+            "{got}"
+        );
+        assert!(!got.contains("$-"), "no negative zero: {got}");
+        let got = text(&costs(None, &["claude-opus-9"], vec![]));
+        assert!(
+            got.contains("total ≥ $0.0000, unpriced: claude-opus-9"),
+            "{got}"
+        );
+        let got = text(&costs(None, &[], vec![]));
+        assert!(got.contains("total not measured"), "{got}");
+    }
 }

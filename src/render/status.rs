@@ -2,7 +2,7 @@
 
 use std::io::{Result, Write};
 
-use super::common::{next_step, usd};
+use super::common::{next_step, spend};
 use super::escape::line;
 use crate::model::report::status::Status;
 
@@ -21,8 +21,12 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
         writeln!(out, "last verdict: {v}")?;
     }
     match s.budget_usd {
-        Some(limit) => writeln!(out, "spent: {} of ${limit:.2}", usd(s.spent, 2))?,
-        None => writeln!(out, "spent: {}", usd(s.spent, 2))?,
+        Some(limit) => writeln!(
+            out,
+            "spent: {} of ${limit:.2}",
+            spend(s.spent, &s.unpriced_models, 2)
+        )?,
+        None => writeln!(out, "spent: {}", spend(s.spent, &s.unpriced_models, 2))?,
     }
     if let Some(c) = &s.checkpoint {
         writeln!(out, "checkpoint: {} ({}, {})", c.id, c.assessment, c.state)?;

@@ -163,7 +163,7 @@ impl Default for RunOptions {
 
 /// Everything about one reviewer attempt, whatever happened. Raw stdout is kept in
 /// `stdout` for the caller to store as a blob; it is not part of the serialized form.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
     /// Realization name.
     pub realization: String,
@@ -195,6 +195,10 @@ pub struct Attempt {
     pub duration_ms: u64,
     /// The vendor session id, for cost and resuming; it fits the realization's shape.
     pub session_id: Option<String>,
+    /// The vendor's own figure for its session's cost in USD (a finite, non-negative number),
+    /// when its output carries one (`claude -p`'s `total_cost_usd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// Which tier found `session_id`: the reviewer's `output`, or the vendor's
     /// `session-file` holding the attempt marker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,6 +271,7 @@ impl Attempt {
             stderr_bytes: 0,
             duration_ms: 0,
             session_id: None,
+            cost_usd: None,
             session_id_from: None,
             session_id_refused: None,
             answer: None,
@@ -497,6 +502,11 @@ fn finish_attempt(
         attempt.session_id_from = session.from;
         attempt.session_id_refused = session.refused;
     }
+    attempt.cost_usd = seen
+        .cost_usd
+        .as_deref()
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|usd| usd.is_finite() && *usd >= 0.0);
     attempt.answer = seen.answer.clone();
     decide(&mut attempt, &finished.end, finished.status, &seen, options);
     attempt.cli_retried = matches!(finished.end, End::GaveUp { .. })
@@ -773,6 +783,7 @@ mod tests {
         Interpretation {
             answer: answer.map(str::to_owned),
             session_id: None,
+            cost_usd: None,
             fatal: fatal.map(str::to_owned),
             hint: hint.map(str::to_owned),
             ..Interpretation::default()

@@ -156,6 +156,10 @@ pub struct Realization {
     /// Where the vendor's session id is read, tried in order.
     #[serde(default)]
     pub session_id: Vec<Selector>,
+    /// Where the vendor's own figure for the session's cost in USD is read, tried in order
+    /// (`claude -p`: the result's `total_cost_usd`); none when the CLI reports none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost_usd: Vec<Selector>,
     /// The shape every session id of this realization has: an anchored regular expression
     /// (`^…$`). An id that does not fit (from the output, a session file or a record) is
     /// refused: never kept, never put in an argv.
@@ -475,6 +479,8 @@ pub struct Interpretation {
     pub answer: Option<String>,
     /// The vendor session id, for cost accounting and resuming.
     pub session_id: Option<String>,
+    /// The vendor's own figure for the session's cost, as printed (a JSON number's text).
+    pub cost_usd: Option<String>,
     /// The vendor's own message from a fatal failure event.
     pub fatal: Option<String>,
     /// The last transient error message the vendor printed (event or stderr line).
@@ -931,6 +937,7 @@ impl Realization {
         };
         let answer = select(&self.answer);
         let session_id = select(&self.session_id);
+        let cost_usd = select(&self.cost_usd);
         let rule_message = |rules: &[EventRule]| {
             events
                 .iter()
@@ -967,6 +974,7 @@ impl Realization {
         Interpretation {
             answer,
             session_id,
+            cost_usd,
             fatal,
             hint,
             warnings,
@@ -1335,8 +1343,12 @@ mod tests {
         );
         assert_eq!(ok.answer.as_deref(), Some("{\"verdict\":\"approve\"}"));
         assert_eq!(ok.fatal, None);
+        assert_eq!(ok.cost_usd.as_deref(), Some("0.128299"));
         let budget = claude.interpret(lines[2], b"", None);
         assert_eq!(budget.fatal.as_deref(), Some("budget exceeded"));
+        assert_eq!(budget.cost_usd.as_deref(), Some("2.01"));
+        let init = claude.interpret(lines[1], b"", None);
+        assert_eq!(init.cost_usd, None, "no result event: no figure");
         let init = claude.interpret(lines[1], b"", None);
         assert_eq!(
             init.session_id.as_deref(),

@@ -21,7 +21,9 @@ pub const NOTES_REF: &str = "refs/notes/pair";
 
 /// One run's line in a note (SPEC §3), logfmt:
 /// `pair-run=<id> verdict=APPROVED rounds=2 reviewer=codex cost_usd=0.42 tree=<oid>`, plus
-/// `override=true` when the run was finished with `--force`.
+/// `override=true` when the run was finished with `--force`. When some spend has no price,
+/// `cost_usd` is only the priced part and `cost_unpriced=<model>,<model>` names the rest
+/// (`≥ $0.42, unpriced: …`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteLine {
     pub run_id: String,
@@ -30,6 +32,8 @@ pub struct NoteLine {
     pub reviewer: String,
     /// `None` when the spend was never measured (the field is left out).
     pub cost_usd: Option<f64>,
+    /// Models whose tokens have no price: `cost_usd` is then a lower bound.
+    pub cost_unpriced: Vec<String>,
     pub tree: ObjectId,
     pub override_: bool,
 }
@@ -43,7 +47,10 @@ impl std::fmt::Display for NoteLine {
         )?;
         // A spend never measured is left out rather than written as 0.
         if let Some(cost) = self.cost_usd {
-            write!(f, " cost_usd={cost}")?;
+            write!(f, " cost_usd={}", cost + 0.0)?;
+        }
+        if !self.cost_unpriced.is_empty() {
+            write!(f, " cost_unpriced={}", self.cost_unpriced.join(","))?;
         }
         write!(f, " tree={}", self.tree)?;
         if self.override_ {
@@ -68,6 +75,15 @@ impl NoteLine {
             rounds: fields.get("rounds")?.parse().ok()?,
             reviewer: (*fields.get("reviewer")?).to_owned(),
             cost_usd: fields.get("cost_usd").and_then(|c| c.parse().ok()),
+            cost_unpriced: fields
+                .get("cost_unpriced")
+                .map(|m| {
+                    m.split(',')
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
             tree: match ObjectId::from_hex(fields.get("tree")?.as_bytes()) {
                 Ok(tree) => tree,
                 // Not a line of ours (see above): someone else's, left alone.
@@ -510,6 +526,36 @@ mod tests {
     }
 
     #[test]
+    fn an_unpriced_spend_is_written_as_a_lower_bound_and_read_back() {
+        let tree = ObjectId::from_hex(b"4b825dc642cb6eb9a060e54bf8d69288fbee4904").expect("oid");
+        let line = NoteLine {
+            run_id: "20261129-231500-a1b2c3".to_owned(),
+            verdict: "APPROVED".to_owned(),
+            rounds: 1,
+            reviewer: "claude".to_owned(),
+            cost_usd: Some(-0.0),
+            cost_unpriced: vec!["claude-opus-9".to_owned(), "gpt-7".to_owned()],
+            tree,
+            override_: false,
+        };
+        let text = line.to_string();
+        assert!(
+            text.contains(" cost_usd=0 cost_unpriced=claude-opus-9,gpt-7 "),
+            "{text}"
+        );
+        assert!(!text.contains("-0"), "{text}");
+        let back = NoteLine::parse(&text).expect("ours");
+        assert_eq!(back.cost_unpriced, line.cost_unpriced);
+        assert_eq!(back.cost_usd, Some(0.0));
+        let priced = NoteLine {
+            cost_usd: Some(0.42),
+            cost_unpriced: Vec::new(),
+            ..line
+        };
+        assert!(!priced.to_string().contains("cost_unpriced"));
+    }
+
+    #[test]
     fn a_runs_line_is_replaced_never_duplicated() {
         let dir = tempfile::tempdir().expect("temp dir");
         let status = std::process::Command::new("git")
@@ -528,6 +574,7 @@ mod tests {
             rounds,
             reviewer: "codex".to_owned(),
             cost_usd: Some(0.5),
+            cost_unpriced: Vec::new(),
             tree: target,
             override_: false,
         };

@@ -343,3 +343,299 @@ fn at_the_budget_alert_review_starts_no_paid_reviewer() {
     assert_eq!(out.code, 0, "{out}");
     assert!(out.json()["verdict"].is_string(), "{out}");
 }
+
+/// Claude Code 2.1.197's default model, in `fixtures/agent-logs/claude-new/`.
+const OPUS_48_SESSION: &str = "22222222-3333-4444-8555-666666666666";
+/// A priced haiku message and a `claude-opus-9` one (no price anywhere).
+const PART_UNPRICED_SESSION: &str = "33333333-4444-4555-8666-777777777777";
+/// Only `claude-opus-9`.
+const UNPRICED_SESSION: &str = "44444444-5555-4666-8777-888888888888";
+
+/// [`env_with_logs`] plus the sessions of `fixtures/agent-logs/claude-new/`.
+fn env_with_new_logs() -> TestEnv {
+    let env = env_with_logs();
+    copy_dir(
+        &fixtures().join("agent-logs").join("claude-new"),
+        &env.home.join(".claude"),
+    );
+    env
+}
+
+/// Starts a run before the logs (so its coder sessions count) and records `session` as the
+/// coder's; returns the run id.
+fn run_with_coder_session(env: &TestEnv, budget: Option<&str>, session: &str) -> String {
+    let mut args = vec!["start", "--task", "t", "--json"];
+    if let Some(budget) = budget {
+        args.extend(["--budget-usd", budget]);
+    }
+    let mut start = env.pair_cmd(&args);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    let out = crate::common::run(start);
+    assert_eq!(out.code, 0, "{out}");
+    let run_id = out.json()["run_id"].as_str().expect("id").to_owned();
+    env.pair_json(&["coder-done", "--summary", "x", "--session", session]);
+    run_id
+}
+
+#[test]
+fn claude_codes_default_model_is_priced_from_the_shipped_table() {
+    let env = env_with_new_logs();
+    let v = env.pair_json(&["cost", "--session", OPUS_48_SESSION]);
+    assert_eq!(v["total_usd"], 0.13, "{v}");
+    assert_eq!(v["unknown_models"], serde_json::json!([]));
+    assert_eq!(v["models"][0]["priced_as"], "claude-opus-4-8");
+    let run_id = run_with_coder_session(&env, Some("0.10"), OPUS_48_SESSION);
+    assert_eq!(env.manifest(&run_id)["spent_usd"], 0.13);
+    let out = env.pair(&["budget-check", "--json"]);
+    assert_eq!(out.code, 2, "over the limit is an alert: {out}");
+    assert_eq!(out.json()["spent"], 0.13);
+}
+
+#[test]
+fn codexs_default_model_is_priced_from_the_shipped_table() {
+    let env = TestEnv::new();
+    copy_dir(
+        &fixtures().join("agent-logs").join("codex-new"),
+        &env.home.join(".codex"),
+    );
+    let v = env.pair_json(&["cost", "--session", "01a234c5-8d82-74b3-aebb-92d4fe62334f"]);
+    assert_eq!(v["agent"], "codex");
+    assert_eq!(v["models"][0]["priced_as"], "gpt-6.2-sol", "{v}");
+    assert_eq!(v["total_usd"], 0.098, "{v}");
+    assert_eq!(v["unknown_models"], serde_json::json!([]));
+}
+
+/// An unpriced session is never a number: every view says "≥ $x, unpriced: <model>", the
+/// record keeps the model's tokens, and a price file added later prices them, logs gone.
+#[test]
+fn unpriced_spend_is_a_lower_bound_everywhere_and_a_later_price_file_prices_it() {
+    let env = env_with_new_logs();
+    let run_id = run_with_coder_session(&env, Some("1.00"), PART_UNPRICED_SESSION);
+
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["spent_usd"], 0.006, "only the haiku part: {status}");
+    assert_eq!(
+        status["unpriced_models"],
+        serde_json::json!(["claude-opus-9"])
+    );
+    let human = env.pair(&["status"]);
+    assert!(
+        human
+            .stdout
+            .contains("spent: ≥ $0.01, unpriced: claude-opus-9 of $1.00"),
+        "{human}"
+    );
+    let cost = env.pair(&["cost"]);
+    assert!(
+        cost.stdout.contains("≥ $0.0060, unpriced: claude-opus-9"),
+        "{cost}"
+    );
+    let cost = env.pair_json(&["cost"]);
+    assert_eq!(cost["runs"][0]["spent_usd"], 0.006);
+    assert_eq!(
+        cost["runs"][0]["unpriced_models"],
+        serde_json::json!(["claude-opus-9"])
+    );
+    let body = env.pair(&["pr-body"]);
+    assert!(
+        body.stdout
+            .contains("**Cost:** ≥ $0.01, unpriced: claude-opus-9"),
+        "{body}"
+    );
+    let check = env.pair(&["budget-check", "--json"]);
+    assert_eq!(check.code, 0, "{check}");
+    let v = check.json();
+    assert_eq!(
+        v["level"], "warn",
+        "unpriced spend is at least a warning: {v}"
+    );
+    assert_eq!(v["unpriced_models"], serde_json::json!(["claude-opus-9"]));
+    assert!(check.stderr.contains("claude-opus-9"), "{check}");
+
+    // Stored: the priced part as a number, the unpriced model's tokens beside it.
+    let m = env.manifest(&run_id);
+    let stored = &m["sessions"][PART_UNPRICED_SESSION];
+    assert_eq!(stored["usd"], 0.006, "{m}");
+    assert_eq!(stored["unpriced"]["claude-opus-9"]["input"], 1000, "{m}");
+    assert_eq!(stored["unpriced"]["claude-opus-9"]["output"], 4000, "{m}");
+
+    // Logs gone, then a price file that knows the model: the stored tokens are priced.
+    std::fs::remove_dir_all(env.home.join(".claude")).expect("rm logs");
+    std::fs::remove_dir_all(env.repo.join(".git/pair/cache")).expect("rm cache");
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["spent_usd"], 0.006, "still a lower bound: {status}");
+    assert_eq!(
+        status["unpriced_models"],
+        serde_json::json!(["claude-opus-9"])
+    );
+    let later = fixtures().join("agent-logs").join("later-prices.json");
+    env.git(&["config", "pair.pricingFile", later.to_str().expect("utf8")]);
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["spent_usd"], 0.216, "{status}");
+    assert_eq!(status["unpriced_models"], serde_json::json!([]));
+    let v = env.pair_json(&["budget-check"]);
+    assert_eq!(v["level"], serde_json::Value::Null, "{v}");
+    assert_eq!(v["spent"], 0.216);
+    let cost = env.pair(&["cost"]);
+    assert!(cost.stdout.contains("tokens unknown"), "{cost}");
+    assert!(!cost.stdout.contains("in 0 out 0"), "{cost}");
+}
+
+/// Nothing priced: the dollar figure is null (never 0.0), the human views name the model,
+/// nothing anywhere reads as a negative zero.
+#[test]
+fn spend_with_nothing_priced_is_null_not_zero() {
+    let env = env_with_new_logs();
+    run_with_coder_session(&env, None, UNPRICED_SESSION);
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["spent_usd"], serde_json::Value::Null, "{status}");
+    assert_eq!(
+        status["unpriced_models"],
+        serde_json::json!(["claude-opus-9"])
+    );
+    let check = env.pair(&["budget-check", "--json"]);
+    assert_eq!(check.code, 0, "{check}");
+    let v = check.json();
+    assert_eq!(v["spent"], serde_json::Value::Null, "{v}");
+    assert_eq!(v["level"], "warn", "{v}");
+    let cost = env.pair_json(&["cost"]);
+    assert_eq!(cost["runs"][0]["spent_usd"], serde_json::Value::Null);
+    assert_eq!(cost["total_usd"], serde_json::Value::Null);
+    for _ in 0..2 {
+        // The second time from the remembered cost: still null.
+        let v = env.pair_json(&["cost", "--session", UNPRICED_SESSION]);
+        assert_eq!(v["total_usd"], serde_json::Value::Null, "{v}");
+        assert_eq!(v["models"][0]["cost_usd"], serde_json::Value::Null, "{v}");
+        assert_eq!(v["tokens"]["output"], 3000, "{v}");
+    }
+    let texts = [
+        env.pair(&["status"]),
+        env.pair(&["cost"]),
+        env.pair(&["budget-check"]),
+        env.pair(&["pr-body"]),
+        env.pair(&["cost", "--session", UNPRICED_SESSION]),
+    ];
+    for out in &texts {
+        assert!(out.stdout.contains("unpriced"), "{out}");
+        assert!(!out.stdout.contains("-0.0"), "{out}");
+        assert!(!out.stdout.contains("$0.00 "), "{out}");
+    }
+    assert!(
+        texts[0]
+            .stdout
+            .contains("spent: ≥ $0.00, unpriced: claude-opus-9")
+    );
+    assert!(
+        texts[4].stdout.contains(&format!(
+            "session {UNPRICED_SESSION} (Claude): ≥ $0.0000, unpriced: claude-opus-9"
+        )),
+        "{}",
+        texts[4]
+    );
+}
+
+/// Real spend over the limit that only the unpriced model carries: budget-check is not
+/// silent (warn, naming the model); priced later, it is the alert it always was.
+#[test]
+fn budget_over_the_limit_only_through_unpriced_spend_warns_then_alerts_when_priced() {
+    let env = env_with_new_logs();
+    run_with_coder_session(&env, Some("0.01"), PART_UNPRICED_SESSION);
+    let out = env.pair(&["budget-check", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let v = out.json();
+    assert_eq!(v["level"], "warn", "{v}");
+    assert_eq!(v["spent"], 0.006);
+    assert_eq!(v["unpriced_models"], serde_json::json!(["claude-opus-9"]));
+    let human = env.pair(&["budget-check"]);
+    assert!(
+        human
+            .stdout
+            .contains("warn: spent ≥ $0.01, unpriced: claude-opus-9 of $0.01"),
+        "{human}"
+    );
+    assert!(
+        human.stderr.contains("no price for model(s) claude-opus-9"),
+        "{human}"
+    );
+    let later = fixtures().join("agent-logs").join("later-prices.json");
+    env.git(&["config", "pair.pricingFile", later.to_str().expect("utf8")]);
+    let out = env.pair(&["budget-check", "--json"]);
+    assert_eq!(out.code, 2, "{out}");
+    assert_eq!(out.json()["level"], "alert");
+}
+
+/// `claude -p` prints its own `total_cost_usd`: the attempt records it and the reviewer
+/// session counts at it, an unknown model included.
+#[test]
+fn a_reviewer_session_is_recorded_at_its_clis_own_cost() {
+    let env = env_with_new_logs();
+    env.git(&["config", "pair.reviewer", "claude"]);
+    let mut start = env.pair_cmd(&["start", "--task", "t", "--json"]);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    let run_id = crate::common::run(start).json()["run_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "x"]);
+    let out = env.pair_with_vendors(
+        &["review", "--json"],
+        &[
+            ("FAKE_SESSION_ID", UNPRICED_SESSION),
+            ("FAKE_COST_USD", "0.17"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let record: serde_json::Value = env
+        .records(&run_id)
+        .iter()
+        .map(|name| {
+            let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:records/{name}")]);
+            serde_json::from_str::<serde_json::Value>(&text).expect("json")
+        })
+        .find(|r| r["kind"] == "review")
+        .expect("a review record");
+    assert_eq!(
+        record["reviewers"][0]["session_id"], UNPRICED_SESSION,
+        "{record}"
+    );
+    assert_eq!(record["reviewers"][0]["cost_usd"], 0.17, "{record}");
+    let m = env.manifest(&run_id);
+    assert_eq!(m["sessions"][UNPRICED_SESSION]["reported_usd"], 0.17, "{m}");
+    assert_eq!(m["spent_usd"], 0.17, "{m}");
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["spent_usd"], 0.17, "{status}");
+    assert_eq!(status["unpriced_models"], serde_json::json!([]));
+}
+
+/// The review note names the unpriced models beside the priced part (logfmt: no spaces).
+#[test]
+fn the_review_note_says_the_spend_is_a_lower_bound() {
+    let env = env_with_new_logs();
+    let mut start = env.pair_cmd(&["start", "--task", "t", "--json"]);
+    start.env("GIT_PAIR_NOW", BEFORE_LOGS);
+    assert_eq!(crate::common::run(start).code, 0);
+    env.write("a.txt", "a\n");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "x",
+        "--session",
+        PART_UNPRICED_SESSION,
+    ]);
+    let approve = format!(
+        "[\"{}\"]",
+        fixtures().join("reviewers").join("approve.sh").display()
+    );
+    let out = env.pair(&["review", "--reviewer-cmd", &approve, "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "a"]);
+    let out = env.pair(&["finish", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let note = env.git(&["notes", "--ref=pair", "show", "HEAD"]);
+    assert!(
+        note.contains(" cost_usd=0.006 cost_unpriced=claude-opus-9 "),
+        "{note}"
+    );
+}

@@ -102,12 +102,12 @@ fn status_json_keys() {
     env.start("t");
     let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout}";
     let expected = format!(
-        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
+        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
     env.pair_json(&["checkpoint", "create", "--next", "go on"]);
     let expected = format!(
-        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state}},compactions,reviewer,reviewer_fallback,{settings}}}"
+        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state}},compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
 }
@@ -224,7 +224,7 @@ fn budget_check_json_keys() {
         &env,
         &["budget-check"],
         0,
-        "{level,spent,limit,run_id,unknown_models}",
+        "{level,spent,limit,run_id,unknown_models,unpriced_models}",
     );
 }
 
@@ -240,7 +240,7 @@ fn cost_json_keys() {
     let out = env.pair(&["cost", "--json"]);
     assert_eq!(out.code, 0, "{out}");
     let v = out.json();
-    assert_eq!(skeleton(&v, 1), "{runs,total_usd}");
+    assert_eq!(skeleton(&v, 1), "{runs,total_usd,unpriced_models}");
     // Two runs: the selected one round by round (which comes first depends on the ids).
     let mut runs: Vec<String> = v["runs"]
         .as_array()
@@ -252,8 +252,8 @@ fn cost_json_keys() {
     assert_eq!(
         runs,
         [
-            "{run_id,spent_usd,budget_usd,rounds:[{n,role,tool,cost_usd}],sessions:[{session_id,role,tool,agent,stored_usd,measured_usd,usd,tokens}],unknown_models}",
-            "{run_id,spent_usd,budget_usd}",
+            "{run_id,spent_usd,unpriced_models,budget_usd,rounds:[{n,role,tool,cost_usd}],sessions:[{session_id,role,tool,agent,stored_usd,measured_usd,usd,tokens}],unknown_models}",
+            "{run_id,spent_usd,unpriced_models,budget_usd}",
         ]
     );
     pin(

@@ -163,6 +163,12 @@ impl Manifest {
         for attempt in &review.reviewers {
             if let Some(id) = &attempt.session_id {
                 self.register_session(id, "reviewer", &attempt.tool);
+                if let (Some(usd), Some(session)) = (
+                    attempt.cost_usd.filter(|c| c.is_finite() && *c >= 0.0),
+                    self.sessions.get_mut(id),
+                ) {
+                    session.reported_usd = Some(session.reported_usd.map_or(usd, |r| r.max(usd)));
+                }
             }
         }
         let open_findings_digest = (review.verdict == Some(Verdict::ChangesRequested))
@@ -195,16 +201,31 @@ impl Manifest {
         if growth > 0.0 {
             self.add_spend(cost, growth);
         }
+        // The unpriced tokens of a measurement that lost nothing replace the stored ones.
+        if growth >= 0.0 {
+            if !cost.unpriced.is_empty() {
+                self.register_session(&cost.session_id, &cost.role, &cost.agent);
+            }
+            if let Some(session) = self.sessions.get_mut(&cost.session_id) {
+                session.unpriced = cost.unpriced.clone();
+            }
+        }
     }
 
     fn add_spend(&mut self, cost: &CostEntry, growth: f64) {
         self.spent_usd += growth;
+        let reported_usd = self
+            .sessions
+            .get(&cost.session_id)
+            .and_then(|s| s.reported_usd);
         self.sessions.insert(
             cost.session_id.clone(),
             SessionSpend {
                 role: cost.role.clone(),
                 agent: cost.agent.clone(),
                 usd: cost.usd,
+                unpriced: cost.unpriced.clone(),
+                reported_usd,
             },
         );
         let role = if cost.role == "reviewer" {

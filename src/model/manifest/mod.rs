@@ -69,9 +69,16 @@ pub struct SessionSpend {
     pub role: String,
     /// The tool that ran it (`claude`, `codex`, …).
     pub agent: String,
-    /// USD as last measured (0 until measured).
+    /// USD as last measured (0 until measured): the priced part only.
     #[serde(default)]
     pub usd: f64,
+    /// Tokens of the models that had no price when last measured, by model id: priced when
+    /// read with a table that knows them, else shown as unpriced (never as $0).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unpriced: std::collections::BTreeMap<String, serde_json::Value>,
+    /// The session's cost as its CLI reported it (the largest figure of its attempts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_usd: Option<f64>,
 }
 
 /// A review dispatched and not yet answered.
@@ -300,6 +307,8 @@ impl Manifest {
                 role: role.to_owned(),
                 agent: agent.to_owned(),
                 usd: 0.0,
+                unpriced: Default::default(),
+                reported_usd: None,
             });
     }
 

@@ -11,8 +11,11 @@ use crate::model::{Role, RunId};
 #[derive(Debug, Clone, Serialize)]
 pub struct Costs {
     pub runs: Vec<RunCost>,
-    /// Rounded to 1/100 of a cent; null when nothing was measured.
+    /// Rounded to 1/100 of a cent; null when nothing was measured or priced. With
+    /// `unpriced_models`, only the priced part (a lower bound).
     pub total_usd: Value,
+    /// Models of any run whose tokens have no price.
+    pub unpriced_models: Vec<String>,
     /// The total as measured (unrounded), for the human view.
     #[serde(skip)]
     pub total: Option<f64>,
@@ -22,8 +25,11 @@ pub struct Costs {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunCost {
     pub run_id: RunId,
-    /// Rounded to 1/100 of a cent; null when never measured.
+    /// Rounded to 1/100 of a cent; null when never measured or when none of it has a price.
+    /// With `unpriced_models`, only the priced part (a lower bound).
     pub spent_usd: Value,
+    /// Models whose measured tokens have no price (their spend is not in `spent_usd`).
+    pub unpriced_models: Vec<String>,
     pub budget_usd: Option<f64>,
     /// Only for the run the command acts on.
     #[serde(flatten)]

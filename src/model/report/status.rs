@@ -15,8 +15,11 @@ pub struct Status {
     pub max_rounds: u32,
     pub last_verdict: Option<&'static str>,
     pub next_action: &'static str,
-    /// Rounded to 1/100 of a cent; null when never measured.
+    /// Rounded to 1/100 of a cent; null when never measured or when none of it has a price.
+    /// With `unpriced_models`, only the priced part (a lower bound).
     pub spent_usd: Value,
+    /// Models whose measured tokens have no price (their spend is not in `spent_usd`).
+    pub unpriced_models: Vec<String>,
     pub budget_usd: Option<f64>,
     pub branch: String,
     pub task: String,

@@ -85,12 +85,25 @@ pub fn vouched_line(ctx: &Context, state: &RunState) -> Result<Option<NoteLine>,
     let Some(tree) = reviewed_tree(ctx, state, &review)? else {
         return Ok(None);
     };
+    // The spend the run stored, its unpriced tokens priced where today's table can; model
+    // ids are logged text, kept to what a logfmt value can hold.
+    let pricing = ctx.spend_sources().ok().map(|s| s.pricing);
+    let (spent, mut cost_unpriced) = crate::cost::spend::stored(m, pricing.as_ref());
+    cost_unpriced.retain(|model| {
+        !model.is_empty()
+            && model
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != ',' && c != '=')
+    });
+    let cost_usd =
+        (spent > 0.0 || !cost_unpriced.is_empty()).then(|| crate::util::round_usd(spent));
     Ok(Some(NoteLine {
         run_id: state.run_id.to_string(),
         verdict: verdict.as_str().to_owned(),
         rounds,
         reviewer: review.tool.clone(),
-        cost_usd: (m.spent_usd > 0.0).then(|| crate::util::round_usd(m.spent_usd)),
+        cost_usd,
+        cost_unpriced,
         tree,
         override_,
     }))

@@ -13,11 +13,17 @@ use crate::store::Append;
 pub fn render_body(ctx: &Context, run_id: &RunId) -> Result<String, Error> {
     let state = ctx.load(run_id)?;
     let records = ctx.repo.records(&state)?;
-    let spent = match ctx.spend_sources() {
-        Ok(sources) => crate::cost::spend::measure(&state.manifest, &sources).usd(),
-        Err(_) => (state.manifest.spent_usd > 0.0).then_some(state.manifest.spent_usd),
+    let (spent, unpriced) = match ctx.spend_sources() {
+        Ok(sources) => {
+            let spend = crate::cost::spend::measure(&state.manifest, &sources);
+            (spend.usd(), spend.unknown_models)
+        }
+        Err(_) => {
+            let (usd, unpriced) = crate::cost::spend::stored(&state.manifest, None);
+            ((usd > 0.0).then_some(usd), unpriced)
+        }
     };
-    Ok(crate::render::pr_body::render(&records, spent))
+    Ok(crate::render::pr_body::render(&records, spent, &unpriced))
 }
 
 /// `pr-body`: the newest run's PR body, or with `update` the description in that file

@@ -230,6 +230,14 @@ fn review_attempt(r: &MemberResult) -> ReviewAttempt {
         attempts: r.attempts.len() as u32,
         duration_ms: r.attempts.iter().map(|a| a.duration_ms).sum(),
         error: r.error.clone(),
+        // The CLI's figure for the session the member ended in (its largest: a resumed
+        // Claude Code session reports its cost so far).
+        cost_usd: r
+            .attempts
+            .iter()
+            .filter(|a| a.session_id.is_some() && a.session_id == r.session_id)
+            .filter_map(|a| a.cost_usd)
+            .reduce(f64::max),
     }
 }
 
@@ -506,6 +514,7 @@ fn measure_reviewers(
                 id: id.clone(),
                 role: "reviewer",
                 agent: r.name.clone(),
+                reported_usd: review_attempt(r).cost_usd,
             })
         })
         .collect();

@@ -146,6 +146,7 @@ mod tests {
                 usd: f64::from(cents) / 100.0,
                 tokens: serde_json::Value::Null,
                 unknown_models: Vec::new(),
+                unpriced: Default::default(),
             })),
             (any::<bool>(), any::<bool>(), proptest::option::of(1u64..3)).prop_map(
                 |(approved, override_, pr)| Body::Finish(Finish {
