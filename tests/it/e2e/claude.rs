@@ -192,7 +192,6 @@ fn claude_401_fails_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn claude_401_is_an_authentication_failure_asked_once() {
     let Some((e, out, v, _)) = failing(Reply::Status(401), &[]) else {
         return;
@@ -216,7 +215,6 @@ fn claude_500_fails_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn claude_500_is_a_server_error_not_retried_after_the_cli_gave_up() {
     let Some((e, out, v, _)) = failing(Reply::Status(500), &[]) else {
         return;
@@ -254,7 +252,6 @@ fn claude_stalled_stream_times_out_fail_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn claude_stalled_stream_is_bounded_by_the_whole_review_timeout() {
     let Some((e, out, v, took)) = failing(Reply::Stall, &["--timeout", "4"]) else {
         return;
@@ -310,7 +307,6 @@ fn claude_review_cost_comes_from_its_real_session_log() {
 }
 
 #[test]
-#[ignore = "needs i23-cost"]
 fn claude_review_cost_with_the_cli_default_model_is_priced() {
     let Some((_e, cost, status)) = spend_with(None) else {
         return;
@@ -319,22 +315,24 @@ fn claude_review_cost_with_the_cli_default_model_is_priced() {
 }
 
 #[test]
-#[ignore = "needs i23-cost"]
-fn claude_unpriced_model_is_never_a_number() {
+fn claude_reviewer_on_a_model_we_do_not_price_counts_the_clis_own_cost() {
+    // The price table has no `claude-unreleased-9`, but `claude -p` reports what it charged
+    // (`total_cost_usd`): the reviewer session is recorded at that figure, never at $0.
     let Some((_e, cost, status)) = spend_with(Some("claude-unreleased-9")) else {
         return;
     };
     let text = format!("{cost}");
-    assert!(
-        text.contains("claude-unreleased-9"),
-        "the unpriced model is named: {cost:#}"
-    );
     assert!(!text.contains("-0.0"), "{cost:#}");
-    assert_ne!(status["spent_usd"], json!(0.0), "{status:#}");
+    let spent = status["spent_usd"].as_f64().expect("a figure");
+    assert!(spent > 0.0, "{status:#}");
+    assert_eq!(
+        cost["runs"][0]["spent_usd"].as_f64(),
+        Some(spent),
+        "{cost:#}"
+    );
 }
 
 #[test]
-#[ignore = "needs i23-cost"]
 fn claude_default_model_is_priced() {
     let Some((e, _run)) = round_one(vec![changes()], None) else {
         return;
@@ -373,7 +371,6 @@ fn claude_runs_the_shell_command_a_tool_call_asks_for() {
 }
 
 #[test]
-#[ignore = "needs i23-sess"]
 fn claude_reviewer_runs_without_the_users_hooks() {
     let Some((e, _run)) = round_one(vec![changes()], None) else {
         return;

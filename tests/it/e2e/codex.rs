@@ -146,7 +146,6 @@ fn codex_401_fails_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn codex_401_is_an_authentication_failure_asked_once() {
     let Some((e, out, v, _)) = failing(Reply::Status(401), &[]) else {
         return;
@@ -170,7 +169,6 @@ fn codex_500_fails_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn codex_500_is_a_server_error_not_retried_after_the_cli_gave_up() {
     let Some((e, out, v, _)) = failing(Reply::Status(500), &[]) else {
         return;
@@ -203,7 +201,6 @@ fn codex_stalled_stream_times_out_fail_closed() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn codex_stalled_stream_is_bounded_by_the_whole_review_timeout() {
     let Some((e, out, v, took)) = failing(Reply::Stall, &["--timeout", "4"]) else {
         return;
@@ -218,7 +215,6 @@ fn codex_stalled_stream_is_bounded_by_the_whole_review_timeout() {
 }
 
 #[test]
-#[ignore = "needs i23-proc"]
 fn codex_warning_items_never_replace_the_timeout_message() {
     let Some((e, _run)) = round_one(Vec::new(), Some(Reply::Stall.into())) else {
         return;
@@ -229,8 +225,12 @@ fn codex_warning_items_never_replace_the_timeout_message() {
     e.assert_fail_closed(&out, &v);
     let message = v["error"].as_str().unwrap_or_default();
     assert!(message.to_lowercase().contains("timed out"), "{out}");
+    // The warning may follow as detail, never before or instead of what happened.
+    let timed_out = message.find("timed out").expect("said above");
     assert!(
-        !message.contains("Model metadata"),
+        message
+            .find("Model metadata")
+            .is_none_or(|at| at > timed_out && message[..at].contains("the CLI also warned")),
         "a vendor warning stands in for git pair's message:\n{out}"
     );
 }
@@ -261,22 +261,22 @@ fn codex_empty_answer_is_asked_again_and_the_second_answer_counts() {
 }
 
 #[test]
-#[ignore = "needs i23-sess"]
 fn codex_json_finding_without_severity_or_location_and_an_extra_key_is_kept() {
+    // The second finding has neither `severity` nor `location` (both optional in SPEC) and a
+    // key of its own: it is kept as it is, not re-asked. (A CHANGES_REQUESTED whose findings
+    // ALL lack a severity is format drift and is asked again: issue 21's rule.)
     let answer = Reply::Json(json!({"verdict": "CHANGES_REQUESTED", "findings": [
-        {"category": "bug", "text": FINDING, "confidence": "high"}]}));
+        {"category": "bug", "severity": "high", "location": "greet.txt:1", "text": FINDING},
+        {"category": "style", "text": "name the greeting", "confidence": "high"}]}));
     let Some((e, _run)) = round_one(vec![answer.into()], None) else {
         return;
     };
     let (out, v) = e.review(&[]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
-    assert_eq!(
-        v["findings"][0]["text"], FINDING,
-        "the reviewer's finding is kept: {v:#}"
-    );
-    assert_eq!(v["findings"][0]["location"], "", "{v:#}");
-    assert!(v["findings"][0]["severity"].is_null(), "{v:#}");
+    assert_eq!(v["findings"][1]["text"], "name the greeting", "kept: {v:#}");
+    assert_eq!(v["findings"][1]["location"], "", "{v:#}");
+    assert!(v["findings"][1]["severity"].is_null(), "{v:#}");
     assert_eq!(
         e.server.model_calls().len(),
         1,
@@ -309,7 +309,6 @@ fn codex_review_cost_comes_from_its_real_rollout() {
 }
 
 #[test]
-#[ignore = "needs i23-cost"]
 fn codex_default_model_is_priced() {
     let Some((e, _run)) = round_one(vec![changes()], None) else {
         return;
