@@ -19,7 +19,7 @@ set -euo pipefail
 seconds=${1:-600}
 shift || true
 cd "$(dirname "$0")"
-all=(review_answer review_json cost_claude cost_codex record_decode manifest_project secrets config_values agent_stop)
+all=(review_answer review_json cost_claude cost_codex record_decode manifest_project manifest_stored tombstone_ref secrets config_values agent_stop)
 targets=("${@:-${all[@]}}")
 export RUSTC_BOOTSTRAP=1
 flags=(-s none -a)

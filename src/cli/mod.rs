@@ -20,6 +20,7 @@ mod handoff;
 mod hook;
 mod hooks;
 mod list;
+mod man;
 mod pr_body;
 mod probe;
 mod pull;
@@ -112,6 +113,8 @@ pub enum Command {
     Skill(skill::Args),
     Drop(drop::Args),
     Scrub(scrub::Args),
+    InstallMan(man::InstallManArgs),
+    Completions(man::CompletionsArgs),
 }
 
 /// Parses the command line, runs the command and returns the process exit code.
@@ -202,6 +205,10 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Abandon(args) => abandon::run(&ctx()?, args),
         Command::Adopt(args) => adopt::run(&ctx()?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
+        Command::InstallMan(args) => man::install(args, <Cli as clap::CommandFactory>::command()),
+        Command::Completions(args) => {
+            man::completions(args, <Cli as clap::CommandFactory>::command())
+        }
         Command::Verify(args) => verify::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
         Command::Hook(args) => hook::run(&ctx, &cli.directory, args),

@@ -16,6 +16,7 @@ mod hooks;
 mod isolation;
 mod json_contract;
 mod loop_state;
+mod man;
 mod naming;
 mod packet;
 mod plugin;
