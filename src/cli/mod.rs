@@ -20,6 +20,7 @@ mod handoff;
 mod hook;
 mod hooks;
 mod list;
+mod log;
 mod man;
 mod pr_body;
 mod probe;
@@ -98,6 +99,7 @@ pub enum Command {
     Cost(cost::Args),
     Handoff(handoff::Args),
     List(list::Args),
+    Log(log::Args),
     Show(show::Args),
     Push(push::Args),
     Pull(pull::Args),
@@ -198,6 +200,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Cost(args) => cost::run(&ctx()?, args),
         Command::Handoff(args) => handoff::run(&ctx()?, args),
         Command::List(args) => list::run(&ctx()?, args),
+        Command::Log(args) => log::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, ui, args),
         Command::Pull(args) => pull::run(&ctx()?, ui, args),

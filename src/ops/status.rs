@@ -74,7 +74,7 @@ pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
 }
 
 /// What the projection cannot know by itself.
-fn observed(manifest: &Manifest, spend: Option<&RunSpend>) -> Observed {
+pub(super) fn observed(manifest: &Manifest, spend: Option<&RunSpend>) -> Observed {
     Observed {
         budget_alert: spend.is_some_and(|s| s.level == Some(crate::cost::Level::Alert)),
         review_running: manifest

@@ -21,6 +21,7 @@ pub mod handoff;
 pub mod hook;
 pub mod hooks;
 pub mod list;
+pub mod log;
 pub mod man;
 pub mod pr_body;
 pub mod probe;

@@ -493,3 +493,29 @@ fn skeletons_show_keys_in_order_one_level_down() {
     .expect("json");
     assert_eq!(skeleton(&v, DEPTH), "{b,a:{y,x},c:[{k}],d,e}");
 }
+
+#[test]
+fn log_json_keys() {
+    let env = TestEnv::new();
+    env.start("t");
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "s"]);
+    pin(
+        &env,
+        &["log"],
+        0,
+        "{run_id,task,branch,outcome,pr,spent_usd,unpriced_models,rounds:[{n,coder,reviews}],next_action}",
+    );
+}
+
+#[test]
+fn install_man_json_keys() {
+    let env = TestEnv::new();
+    let dir = env.home.join("man");
+    pin(
+        &env,
+        &["install-man", "--dir", dir.to_str().expect("utf-8")],
+        0,
+        "{dir,pages,beside_binary}",
+    );
+}

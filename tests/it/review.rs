@@ -982,3 +982,73 @@ fn a_later_changes_requested_revokes_an_approval() {
         assert_eq!(verify.code, 1, "again={again}: {verify}");
     }
 }
+
+#[test]
+fn log_tells_the_runs_story_round_by_round() {
+    let env = TestEnv::new();
+    let run_id = env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    42\n}\n");
+    env.pair_json(&["coder-done", "--summary", "Added fetch\nwith a second line"]);
+    let out = review(&env, "request-changes.sh", &[]);
+    assert_eq!(out.json()["verdict"], "CHANGES_REQUESTED", "{out}");
+    let opened = out.json()["findings"].as_array().expect("findings").len();
+    env.write("src/lib.rs", "pub fn fetch() -> u32 {\n    43\n}\n");
+    env.pair_json(&[
+        "coder-done",
+        "--summary",
+        "Fixed it",
+        "--findings-addressed",
+        "1",
+    ]);
+    assert_eq!(
+        review(&env, "approve.sh", &[]).json()["verdict"],
+        "APPROVED"
+    );
+
+    let log = env.pair_json(&["log"]);
+    assert_eq!(log["run_id"], run_id.as_str());
+    assert_eq!(
+        log["outcome"],
+        serde_json::Value::Null,
+        "not finished: {log}"
+    );
+    let rounds = log["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 2, "{log}");
+    assert_eq!(
+        rounds[0]["coder"][0]["summary"], "Added fetch",
+        "first line only"
+    );
+    assert_eq!(rounds[0]["reviews"][0]["verdict"], "CHANGES_REQUESTED");
+    assert_eq!(rounds[0]["reviews"][0]["findings"], opened);
+    assert_eq!(rounds[1]["coder"][0]["findings_addressed"], 1);
+    assert_eq!(rounds[1]["reviews"][0]["verdict"], "APPROVED");
+    assert_eq!(log["next_action"], "finish");
+
+    let human = env.pair(&["log", &run_id]);
+    assert_eq!(human.code, 0, "{human}");
+    let lines: Vec<&str> = human.stdout.lines().collect();
+    assert!(
+        lines[0].contains(&run_id) && lines[0].contains("open"),
+        "{human}"
+    );
+    assert!(
+        lines[1].starts_with("round 1") && lines[1].contains("\"Added fetch\""),
+        "{human}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("CHANGES_REQUESTED")),
+        "{human}"
+    );
+    assert!(lines.iter().any(|l| l.contains("addressed 1")), "{human}");
+    assert_eq!(lines.last(), Some(&"next: finish"), "{human}");
+
+    env.pair_json(&["finish"]);
+    assert_eq!(
+        env.pair_json(&["log"])["outcome"],
+        "APPROVED",
+        "a finished run still has a log"
+    );
+    let unknown = env.pair(&["log", "20200101-000000-abcdef"]);
+    assert_eq!(unknown.code, 1, "{unknown}");
+    assert!(unknown.stderr.starts_with("error: "), "{unknown}");
+}
