@@ -364,7 +364,7 @@ fn sync_error(err: OpsError) -> CommandError {
             "fetch them: {FETCH_PAIR_REFS} (or git pair pull)"
         )),
         OpsError::BadRange { .. } => CommandError::failed(message).with_hint(
-            "name the range, e.g. git pair verify origin/main..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0)",
+            "name the range with your base branch, e.g. git pair verify origin/BASE..HEAD (a CI checkout needs the whole history and the base branch: fetch-depth 0, then git fetch origin BASE)",
         ),
         other => run_error(other),
     }

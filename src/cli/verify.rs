@@ -42,7 +42,8 @@ use crate::ops::verify::{self, Request};
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The commits to verify: A..B (an empty side is HEAD), or one revision (that commit
-    /// alone). Default: @{upstream}..HEAD, or origin/main..HEAD when there is no upstream.
+    /// alone). Default: @{upstream}..HEAD, else origin/HEAD..HEAD (the remote's default
+    /// branch), else origin/main..HEAD or origin/master..HEAD, whichever exists.
     #[arg(value_name = "rev-range | rev")]
     pub range: Option<String>,
     /// Let commits finished with `git pair finish --force` pass (still shown as forced).

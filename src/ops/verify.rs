@@ -248,13 +248,25 @@ struct Range {
     branches: Vec<String>,
 }
 
+/// The range `verify` checks when none is given (see [`resolve`]).
+fn default_range(repo: &Repo) -> String {
+    ["@{upstream}", "origin/HEAD", "origin/main", "origin/master"]
+        .into_iter()
+        .find(|rev| repo.resolve_commit(rev).is_ok())
+        .map_or_else(
+            || "origin/main..HEAD".to_owned(),
+            |rev| format!("{rev}..HEAD"),
+        )
+}
+
 /// Resolves `A..B` (an empty side is `HEAD`) or one revision; by default
-/// `@{upstream}..HEAD`, or `origin/main..HEAD` without an upstream.
+/// `@{upstream}..HEAD`, else the remote's default branch (`origin/HEAD`, which `git clone`
+/// sets), else `origin/main` or `origin/master`, whichever exists, `..HEAD` (a detached CI
+/// checkout has no upstream).
 fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
     let spelled = match spec {
         Some(spec) => spec.to_owned(),
-        None if repo.resolve_commit("@{upstream}").is_ok() => "@{upstream}..HEAD".to_owned(),
-        None => "origin/main..HEAD".to_owned(),
+        None => default_range(repo),
     };
     let bad = |detail: String| Error::BadRange {
         range: spelled.escape_debug().to_string(),

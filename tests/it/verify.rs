@@ -1058,3 +1058,43 @@ fn a_forged_run_failing_a_consistency_check_approves_nothing() {
         "the restored run approves again"
     );
 }
+
+#[test]
+fn without_a_range_or_upstream_verify_checks_from_the_remotes_default_branch() {
+    // A `master` repository, checked out detached as CI does: no upstream, no origin/main.
+    let root = tempfile::tempdir().expect("temp dir");
+    let seed = TestEnv::new();
+    seed.git(&["branch", "-m", "master"]);
+    let remote = root.path().join("remote.git");
+    seed.git(&["clone", "-q", "--bare", ".", path(&remote)]);
+    let dev = clone_of(&remote);
+    dev.git(&["checkout", "-q", "-b", "feature"]);
+    approved_commit(&dev, &[("a.txt", "a\n")], "add a");
+    dev.write("b.txt", "b\n");
+    dev.git(&["add", "b.txt"]);
+    dev.git(&["commit", "-q", "-m", "add b unreviewed"]);
+    dev.git(&["push", "-q", "origin", "feature"]);
+    dev.pair_json(&["push"]);
+    let ci = clone_of(&remote);
+    ci.git(&["checkout", "-q", "--detach", "origin/feature"]);
+    ci.git(&FETCH);
+    assert!(
+        ci.git_out(&["rev-parse", "--verify", "-q", "origin/main"])
+            .code
+            != 0
+    );
+
+    let out = ci.pair(&["verify", "--json"]);
+    assert_eq!(out.code, 1, "the unreviewed commit is found: {out}");
+    let v = out.json();
+    assert_eq!(v["range"], "origin/HEAD..HEAD", "{v}");
+    assert_eq!(v["commits"].as_array().map(Vec::len), Some(2), "{v}");
+
+    // The CI script finds the default branch from the remote itself, too.
+    let summary = ci.home.join("summary.md");
+    let out = ci_script(&ci, &summary);
+    assert!(
+        out.stdout.contains("origin/master..HEAD") || out.stderr.contains("origin/master..HEAD"),
+        "{out}"
+    );
+}
