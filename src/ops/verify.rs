@@ -250,8 +250,19 @@ struct Range {
 
 /// The range `verify` checks when none is given (see [`resolve`]).
 fn default_range(repo: &Repo) -> String {
-    ["@{upstream}", "origin/HEAD", "origin/main", "origin/master"]
-        .into_iter()
+    // origin/HEAD is spelled as the branch it names (`origin/master`), as people know it.
+    let remote_default = repo
+        .gix()
+        .try_find_reference("refs/remotes/origin/HEAD")
+        .ok()
+        .flatten()
+        .and_then(|r| match r.target() {
+            gix::refs::TargetRef::Symbolic(name) => Some(name.shorten().to_string()),
+            gix::refs::TargetRef::Object(_) => None,
+        });
+    std::iter::once("@{upstream}".to_owned())
+        .chain(remote_default)
+        .chain(["origin/main", "origin/master"].map(str::to_owned))
         .find(|rev| repo.resolve_commit(rev).is_ok())
         .map_or_else(
             || "origin/main..HEAD".to_owned(),
@@ -260,7 +271,7 @@ fn default_range(repo: &Repo) -> String {
 }
 
 /// Resolves `A..B` (an empty side is `HEAD`) or one revision; by default
-/// `@{upstream}..HEAD`, else the remote's default branch (`origin/HEAD`, which `git clone`
+/// `@{upstream}..HEAD`, else the remote's default branch (`origin/HEAD`, by the name it points at, which `git clone`
 /// sets), else `origin/main` or `origin/master`, whichever exists, `..HEAD` (a detached CI
 /// checkout has no upstream).
 fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {

@@ -1087,7 +1087,10 @@ fn without_a_range_or_upstream_verify_checks_from_the_remotes_default_branch() {
     let out = ci.pair(&["verify", "--json"]);
     assert_eq!(out.code, 1, "the unreviewed commit is found: {out}");
     let v = out.json();
-    assert_eq!(v["range"], "origin/HEAD..HEAD", "{v}");
+    assert_eq!(
+        v["range"], "origin/master..HEAD",
+        "origin/HEAD, by its name: {v}"
+    );
     assert_eq!(v["commits"].as_array().map(Vec::len), Some(2), "{v}");
 
     // The CI script finds the default branch from the remote itself, too.
