@@ -45,7 +45,13 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
 
 fn install(ctx: &Context, gate: bool) -> Result<Report, CommandError> {
     let done = ops::install::install(ctx, gate)?;
-    Ok(Report::rendered(&done, crate::render::hooks::installed))
+    let mut report = Report::rendered(&done, crate::render::hooks::installed);
+    if let Some(dir) = &done.tracked_hooks_dir {
+        report.notes.push(format!(
+            "warning: the hooks directory {dir}/ (core.hooksPath) is tracked by this project: the shims written there are work-tree changes, and git pair start refuses a dirty tree; commit them for the team (git add {dir} && git commit -m \"git pair hooks\"), or undo with git pair hooks uninstall"
+        ));
+    }
+    Ok(report)
 }
 
 fn uninstall(ctx: &Context) -> Result<Report, CommandError> {

@@ -122,7 +122,25 @@ pub fn install(ctx: &Context, gate: bool) -> Result<HooksInstalled, Error> {
         gate,
         hooks: hooks.hooks,
         notes_rewrite_ref: rewrite_ref,
+        tracked_hooks_dir: tracked_dir(ctx, &hooks_dir),
     })
+}
+
+/// `hooks_dir` relative to the work tree, when the project tracks files in it.
+fn tracked_dir(ctx: &Context, hooks_dir: &std::path::Path) -> Option<String> {
+    let work = std::fs::canonicalize(ctx.repo.work_dir().ok()?).ok()?;
+    let dir = std::fs::canonicalize(hooks_dir).ok()?;
+    let relative = dir.strip_prefix(&work).ok()?.to_str()?.to_owned();
+    if relative.is_empty() || relative == ".git" || relative.starts_with(".git/") {
+        return None;
+    }
+    let index = ctx.repo.gix().index_or_empty().ok()?;
+    let prefix = format!("{relative}/");
+    index
+        .entries()
+        .iter()
+        .any(|e| e.path(&index).starts_with(prefix.as_bytes()))
+        .then_some(relative)
 }
 
 /// Removes the shims, putting back what was there, and the `notes.rewriteRef` value install

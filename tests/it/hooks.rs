@@ -1058,3 +1058,30 @@ fn skill_install_writes_where_each_agent_reads_and_says_where() {
             .to_string()
     );
 }
+
+#[test]
+fn installing_into_a_tracked_hooks_path_says_so_and_how_to_go_on() {
+    let env = TestEnv::new();
+    env.write(".husky/pre-commit", "#!/bin/sh\nexit 0\n");
+    env.git(&["add", ".husky"]);
+    env.git(&["commit", "-q", "-m", "husky"]);
+    env.git(&["config", "core.hooksPath", ".husky"]);
+    let out = env.pair(&["hooks", "install", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(out.json()["tracked_hooks_dir"], ".husky", "{out}");
+    assert!(
+        out.stderr.contains("warning: the hooks directory .husky/")
+            && out.stderr.contains("git add .husky")
+            && out.stderr.contains("git pair hooks uninstall"),
+        "{out}"
+    );
+    // What the warning foretells: the shims are changes in the work tree.
+    assert!(!env.git(&["status", "--porcelain"]).is_empty());
+
+    // Hooks under .git say nothing.
+    let plain = TestEnv::new();
+    let out = plain.pair(&["hooks", "install", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.json().get("tracked_hooks_dir").is_none(), "{out}");
+    assert!(!out.stderr.contains("warning"), "{out}");
+}

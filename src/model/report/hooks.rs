@@ -14,6 +14,10 @@ pub struct HooksInstalled {
     pub gate: bool,
     pub hooks: Vec<HookReport<Installed>>,
     pub notes_rewrite_ref: ConfigChange,
+    /// The hooks directory relative to the work tree when it is a tracked folder of the
+    /// project (`core.hooksPath=.husky`): the shims are then changes in the work tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracked_hooks_dir: Option<String>,
 }
 
 /// What `hooks uninstall` did.
