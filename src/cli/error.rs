@@ -323,16 +323,38 @@ fn sync_error(err: OpsError) -> CommandError {
                 }
                 hint.push_str("; ");
             }
-            if let Some(first) = findings.iter().find(|f| f.is_secret()) {
+            // Every finding's flag, once each: following the hint publishes or refuses all.
+            let flags = |flag: &str, values: Vec<String>| -> String {
+                let mut seen = std::collections::BTreeSet::new();
+                values
+                    .into_iter()
+                    .filter(|v| seen.insert(v.clone()))
+                    .map(|v| format!("{flag} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let secrets: Vec<String> = findings
+                .iter()
+                .filter(|f| f.is_secret())
+                .map(|f| f.allowance().to_string())
+                .collect();
+            if !secrets.is_empty() {
                 hint.push_str(&format!(
-                    "if it is a known false positive: git pair push --allow-secret {} (recorded in the run); ",
-                    first.allowance()
+                    "if {} known false positive{}: git pair push {} (recorded in the run); ",
+                    if secrets.len() == 1 { "it is a" } else { "they are" },
+                    if secrets.len() == 1 { "" } else { "s" },
+                    flags("--allow-secret", secrets)
                 ));
             }
-            if let Some(first) = findings.iter().find(|f| f.is_unscanned()) {
+            let unscanned: Vec<String> = findings
+                .iter()
+                .filter(|f| f.is_unscanned())
+                .map(|f| f.path.clone())
+                .collect();
+            if !unscanned.is_empty() {
                 hint.push_str(&format!(
-                    "to publish a binary or large file unscanned: git pair push --allow-unscanned {} (recorded in the run); ",
-                    first.path
+                    "to publish binary or large files unscanned: git pair push {} (recorded in the run); ",
+                    flags("--allow-unscanned", unscanned)
                 ));
             }
             if findings.iter().any(|f| f.kind == "flagged-by-review") {

@@ -373,8 +373,8 @@ fn push_refuses_a_secret_and_drop_removes_the_run_everywhere_for_good() {
             .contains(&format!("git pair drop {run_id} --force"))
             && out
                 .stderr
-                .contains("git pair push --allow-secret aws-access-key-id:.env"),
-        "{out}"
+                .contains("git pair push --allow-secret aws-access-key-id:.env --allow-secret aws-secret-access-key:.env (recorded"),
+        "both secrets are named in the one command that would allow them: {out}"
     );
     let refused = clean(a.pair(&["push", "--json"]), &secrets);
     assert_eq!(refused.code, 1);
