@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::util::fs::Failure;
 
 /// How to get `git-pair` onto `PATH`, as the shims say when it is missing.
-pub const INSTALL_HINT: &str = "cargo install --locked --git <git-pair repository URL> git-pair, or cargo install --locked --path <a git-pair checkout>";
+pub const INSTALL_HINT: &str = "from a clone of the git-pair repository, cargo install --locked --path . (its README says more)";
 
 /// What went wrong installing or uninstalling a hook.
 #[derive(Debug, thiserror::Error)]
