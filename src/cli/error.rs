@@ -219,8 +219,17 @@ fn run_error(err: OpsError) -> CommandError {
         OpsError::Snapshot(_) | OpsError::Diff(_) | OpsError::Render { .. } => {
             CommandError::internal(message)
         }
-        OpsError::Cost(_) => CommandError::failed(message)
-            .with_hint("check pair.pricingFile (git config --get pair.pricingFile)"),
+        OpsError::Cost(ref e) => {
+            use crate::cost::CostError;
+            let hint = match e {
+                CostError::SessionNotFound { .. } | CostError::InvalidSessionId { .. } => {
+                    "the session id comes from the agent (its log file's name); with its logs elsewhere, set CLAUDE_CONFIG_DIR or CODEX_HOME as the agent had them"
+                }
+                CostError::ReadLog { .. } => "check the log file's permissions",
+                _ => "check pair.pricingFile (git config --get pair.pricingFile)",
+            };
+            CommandError::failed(message).with_hint(hint)
+        }
         OpsError::Usage(_) => CommandError::usage(message),
         OpsError::NoActiveRun {
             elsewhere: Some(ref run_id),
@@ -232,7 +241,7 @@ fn run_error(err: OpsError) -> CommandError {
             CommandError::failed(message).with_hint(hint)
         }
         OpsError::NoActiveRun { elsewhere: None, .. } => CommandError::failed(message).with_hint(
-            "start one with: git pair start --task \"…\" (or pass --run <id>; git pair list shows runs)",
+            "start one with: git pair start --task \"…\" (or pass --run RUN_ID; git pair list shows runs)",
         ),
         OpsError::AdoptFinished { ref run_id, .. } => {
             let hint = format!(

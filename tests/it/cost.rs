@@ -62,11 +62,16 @@ fn cost_session_errors_are_one_line() {
     let env = env_with_logs();
     let out = env.pair(&["cost", "--session", "00000000-0000-4000-8000-000000000000"]);
     assert_one_error_line(&out, 1, "no Claude Code or Codex log found");
+    assert!(
+        out.stderr.contains("CLAUDE_CONFIG_DIR") && !out.stderr.contains("pricingFile"),
+        "a missing log is not a price problem: {out}"
+    );
     let out = env.pair(&["cost", "--session", "../../etc/passwd"]);
     assert_one_error_line(&out, 1, "invalid session id");
     env.git(&["config", "pair.pricingFile", "/no/such/prices.json"]);
     let out = env.pair(&["cost", "--session", CLAUDE_SESSION]);
     assert_one_error_line(&out, 1, "/no/such/prices.json");
+    assert!(out.stderr.contains("git config --get pair.pricingFile"), "{out}");
 }
 
 #[test]
