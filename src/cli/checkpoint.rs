@@ -154,14 +154,21 @@ pub struct RestoreArgs {
 
 /// Retire the checkpoint's source context: SOURCE_ARCHIVED_CONFIRMED.
 ///
-/// Only after a recorded passing verification; idempotent. Refuses with the missing
-/// prerequisites, or with HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE when run in the source
-/// work tree after it changed (that work would be stranded). Archived is a state: nothing is
-/// deleted, the checkpoint stays readable and restorable.
+/// Needs every prerequisite: a recorded passing verification, the archive's own
+/// authorization (--authorize-archive, or the standing git config pair.archiveAuthorized
+/// true), no git operation in progress here (merge, rebase, am, cherry-pick, revert, bisect),
+/// and, run in the source work tree, no change there since the checkpoint (that work would be
+/// stranded). Otherwise it refuses, recording nothing, naming each missing prerequisite and
+/// the state the checkpoint is really in (HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE only when
+/// it was verified): a source left active may resume on its own. Idempotent. Archived is a
+/// state: nothing is deleted, the checkpoint stays readable and restorable.
 #[derive(Debug, clap::Args)]
 pub struct ArchiveArgs {
     /// The checkpoint id (ck-…).
     pub id: String,
+    /// The human agreed to retire the source context (not implied by --authorized).
+    #[arg(long)]
+    pub authorize_archive: bool,
 }
 
 /// Count an observed context compaction on the active run and print the CONTEXT HANDOFF
@@ -248,7 +255,13 @@ fn restore(ctx: &Context, a: &RestoreArgs) -> Result<Report, CommandError> {
 }
 
 fn archive(ctx: &Context, a: &ArchiveArgs) -> Result<Report, CommandError> {
-    let archived = op::archive(ctx, &a.id)?;
+    let archived = op::archive(
+        ctx,
+        &op::ArchiveRequest {
+            id: a.id.clone(),
+            authorized: a.authorize_archive,
+        },
+    )?;
     Ok(Report::rendered(&archived, render::archived))
 }
 
