@@ -1,7 +1,8 @@
 //! Checkpoints (SPEC §10): moving a task to a fresh agent context or another machine. The
 //! order of the steps and what is stored: `create` (validate, refuse while git is between two
-//! states, snapshot the work tree, run the check, scan every text field and every changed file
-//! for secrets, and only then store the packet with its snapshot in the run), `show`,
+//! states or the run's review runs, snapshot the work tree, run the check, scan every text
+//! field and every changed file for secrets, and only then store the packet with its snapshot
+//! in the active run — with none, in a new run that only carries it), `show`,
 //! `verify` (compare and re-run a confirmed check; recorded either way), `restore`,
 //! `archive`, and `compaction`. The rules themselves are `crate::checkpoint`'s.
 
@@ -558,39 +559,6 @@ pub fn show(ctx: &Context, id: &str, prompt: bool) -> Result<report::Shown, Erro
         assessment: packet.assessment,
         packet,
     })
-}
-
-/// Whether the run's latest checkpoint was made in this work tree and verified in another
-/// since (after a `git pair pull`): then this context is the handoff's source, and the work
-/// went there. Reads the run's records only when the latest checkpoint was verified.
-pub fn handed_over(ctx: &Context, state: &RunState) -> Result<Option<rules::HandedOver>, Error> {
-    let Some(latest) = &state.manifest.checkpoint else {
-        return Ok(None);
-    };
-    if !matches!(
-        latest.state,
-        CheckpointState::VerifiedSourceActive | CheckpointState::Archived
-    ) {
-        return Ok(None);
-    }
-    let path = ctx.repo.work_dir()?.display().to_string();
-    let records = ctx.repo.records(state)?;
-    Ok(rules::handed_over(
-        &latest.id,
-        &crate::process::host_name(),
-        &path,
-        records.iter().map(|r| &r.body),
-    ))
-}
-
-/// The newest run of this branch that only carries a checkpoint made here with no run
-/// active, when that checkpoint was handed over since: the run and where the work went.
-pub fn handed_over_carrier(ctx: &Context) -> Result<Option<(RunState, rules::HandedOver)>, Error> {
-    let Some(run_id) = super::common::select::newest_carrier(ctx)? else {
-        return Ok(None);
-    };
-    let state = ctx.load(&run_id)?;
-    Ok(handed_over(ctx, &state)?.map(|went| (state, went)))
 }
 
 /// What `checkpoint archive` was asked.

@@ -164,7 +164,7 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => {
             // A checkpoint made here with no run, handed over since: say where it went.
-            return Ok(match super::checkpoint::handed_over_carrier(&ctx)? {
+            return Ok(match super::common::handoff::handed_over_carrier(&ctx)? {
                 Some((_, went)) => handed_over_view(&ctx, &went)?,
                 None => RunView::NoRun,
             });
@@ -173,7 +173,7 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
     };
     let state = ctx.load(&run_id)?;
     // The handoff's source stops whatever the run's state: the work continues elsewhere.
-    if let Some(went) = super::checkpoint::handed_over(&ctx, &state)? {
+    if let Some(went) = super::common::handoff::handed_over(&ctx, &state)? {
         return handed_over_view(&ctx, &went);
     }
     let next = super::status::next_action(&ctx, &state.manifest);

@@ -16,12 +16,12 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
     let (loaded, handed_over) = match super::common::select::latest(ctx, None) {
         Ok(run_id) => {
             let loaded = ctx.load(&run_id)?;
-            let handed_over = super::checkpoint::handed_over(ctx, &loaded)?;
+            let handed_over = super::common::handoff::handed_over(ctx, &loaded)?;
             (loaded, handed_over)
         }
         // With no run, a checkpoint made here with none, handed over since, is told of.
         Err(no_run @ Error::NoActiveRun { .. }) => {
-            match super::checkpoint::handed_over_carrier(ctx)? {
+            match super::common::handoff::handed_over_carrier(ctx)? {
                 Some((loaded, went)) => (loaded, Some(went)),
                 None => return Err(no_run),
             }
