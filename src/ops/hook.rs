@@ -197,9 +197,16 @@ fn handed_over_view(
     let head_moved = ctx.repo.head()?.commit() != Some(went.head.into());
     let changed_since =
         head_moved || !crate::worktree::snapshot::equals(&ctx.repo, went.status.into())?;
+    // Host and path come from a record made elsewhere: one line each, bounded, no controls.
+    let plain = |text: &str| {
+        crate::util::first_line_clipped(text, 200)
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect::<String>()
+    };
     Ok(RunView::HandedOver {
         checkpoint: went.checkpoint.to_string(),
-        to: format!("{}:{}", went.host, went.path),
+        to: format!("{}:{}", plain(&went.host), plain(&went.path)),
         archived: went.archived,
         changed_since,
     })
