@@ -248,6 +248,7 @@ fn write_run(
         config: Default::default(),
         flags: None,
         claimed: false,
+        carrier: false,
         base_tree: None,
     });
     repo.create_run(run_id, Some(base), Append::record(start, "start: bench"))

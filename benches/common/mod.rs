@@ -46,6 +46,7 @@ pub fn generate(root: &Path, remote: &Path, runs: usize, records: usize) {
             flags: None,
             // As an older git pair wrote them: no ownership ref per run.
             claimed: false,
+            carrier: false,
             base_tree: None,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start: bench"))

@@ -33,14 +33,21 @@ pub enum Sub {
     Compaction(CompactionArgs),
 }
 
-/// Record a checkpoint of the active run: repository identity, the work-tree snapshot, the
-/// task's state and an assessment.
+/// Record a checkpoint: repository identity, the work-tree snapshot, the task's state and an
+/// assessment.
 ///
-/// Assessment: handoff-ready when --authorized and the context is at or over
+/// No run is needed and the work tree may be dirty: with no active run the checkpoint goes
+/// into a run of its own that only carries it (JSON carrier: true), never the branch's active
+/// run. The snapshot holds HEAD's files plus every uncommitted change, untracked files that
+/// are not ignored included.
+///
+/// Assessment: handoff-ready when authorized (--authorized, or the standing git config
+/// pair.handoffAuthorized true) and the context is at or over
 /// pair.handoffThreshold (default 0.85: e.g. --context-used 86000 --context-limit 100000) or
 /// two compactions were observed (git pair checkpoint compaction); handoff-deferred while a
-/// merge, rebase, cherry-pick, revert or bisect is in progress or index.lock is held — then
-/// nothing is stored and it exits 1 saying why; else continue.
+/// merge, rebase, cherry-pick, revert or bisect is in progress, index.lock is held, or the
+/// run's own review is running (wait:review) — then nothing is stored and it exits 1 saying
+/// why; else continue.
 ///
 /// Before anything is stored the packet is validated: --next is required, the text of all
 /// flags together is at most 64 KiB, each list flag at most 64 values, and a secret scan over
@@ -93,7 +100,7 @@ pub struct CreateArgs {
     /// The size of the agent's context window in tokens.
     #[arg(long, value_name = "tokens", requires = "context_used")]
     pub context_limit: Option<u64>,
-    /// The human authorized handing the task over.
+    /// The human authorized handing the task over (pair.handoffAuthorized stands for it).
     #[arg(long)]
     pub authorized: bool,
 }
@@ -154,24 +161,32 @@ pub struct RestoreArgs {
 
 /// Retire the checkpoint's source context: SOURCE_ARCHIVED_CONFIRMED.
 ///
-/// Only after a recorded passing verification; idempotent. Refuses with the missing
-/// prerequisites, or with HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE when run in the source
-/// work tree after it changed (that work would be stranded). Archived is a state: nothing is
-/// deleted, the checkpoint stays readable and restorable.
+/// Needs every prerequisite: a recorded passing verification, the archive's own
+/// authorization (--authorize-archive, or the standing git config pair.archiveAuthorized
+/// true), no git operation in progress here (merge, rebase, am, cherry-pick, revert, bisect),
+/// and, run in the source work tree, no change there since the checkpoint (that work would be
+/// stranded). Otherwise it refuses, recording nothing, naming each missing prerequisite and
+/// the state the checkpoint is really in (HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE only when
+/// it was verified): a source left active may resume on its own. Idempotent. Archived is a
+/// state: nothing is deleted, the checkpoint stays readable and restorable.
 #[derive(Debug, clap::Args)]
 pub struct ArchiveArgs {
     /// The checkpoint id (ck-…).
     pub id: String,
+    /// The human agreed to retire the source context (not implied by --authorized).
+    #[arg(long)]
+    pub authorize_archive: bool,
 }
 
 /// Count an observed context compaction on the active run and print the CONTEXT HANDOFF
 /// HEALTH CHECK.
 ///
 /// Stores no prompt text, transcript or session id: only that one happened. Two compactions
-/// make an authorized task handoff-ready. Archiving a checkpoint starts the count again.
+/// make an authorized task handoff-ready (a review of the run running now defers it).
+/// Archiving a checkpoint starts the count again.
 #[derive(Debug, clap::Args)]
 pub struct CompactionArgs {
-    /// The human authorized handing the task over.
+    /// The human authorized handing the task over (pair.handoffAuthorized stands for it).
     #[arg(long)]
     pub authorized: bool,
 }
@@ -248,7 +263,13 @@ fn restore(ctx: &Context, a: &RestoreArgs) -> Result<Report, CommandError> {
 }
 
 fn archive(ctx: &Context, a: &ArchiveArgs) -> Result<Report, CommandError> {
-    let archived = op::archive(ctx, &a.id)?;
+    let archived = op::archive(
+        ctx,
+        &op::ArchiveRequest {
+            id: a.id.clone(),
+            authorized: a.authorize_archive,
+        },
+    )?;
     Ok(Report::rendered(&archived, render::archived))
 }
 

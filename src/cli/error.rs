@@ -197,8 +197,7 @@ fn classify(err: OpsError) -> CommandError {
         | OpsError::DirtyForRestore { .. }
         | OpsError::InProgress { .. }
         | OpsError::Restore(_)
-        | OpsError::ArchiveRefused { .. }
-        | OpsError::SourceStillActive { .. }) => restore_error(e),
+        | OpsError::ArchiveRefused { .. }) => restore_error(e),
         e @ (OpsError::Skill(_)
         | OpsError::NeverCommit { .. }
         | OpsError::GateClosed { .. }
@@ -596,26 +595,30 @@ fn restore_error(err: OpsError) -> CommandError {
             ref id,
             state,
             ref missing,
+            ref changes,
         } => {
-            let hint =
-                format!("verify it where the task continues first: git pair checkpoint verify {id}");
+            let hint = if !changes.is_empty() {
+                "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one".to_owned()
+            } else if state == crate::model::CheckpointState::VerifiedSourceActive {
+                format!(
+                    "once the human agrees the source may be retired: git pair checkpoint archive {id} --authorize-archive (and with no git operation in progress)"
+                )
+            } else {
+                format!("verify it where the task continues first: git pair checkpoint verify {id}")
+            };
             CommandError::failed(message)
                 .with_hint(hint)
                 .with_partial("state", state.as_str())
                 .with_partial("missing", missing.clone())
+                .with_partial(
+                    "changes",
+                    serde_json::to_value(changes).expect("mismatches serialize"),
+                )
+                .with_partial(
+                    "auto_resume_risk",
+                    crate::model::checkpoint::rules::AUTO_RESUME_RISK,
+                )
         }
-        OpsError::SourceStillActive { changes, .. } => CommandError::failed(message)
-            .with_hint(
-                "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one",
-            )
-            .with_partial(
-                "state",
-                crate::model::CheckpointState::VerifiedSourceActive.as_str(),
-            )
-            .with_partial(
-                "changes",
-                serde_json::to_value(changes).expect("mismatches serialize"),
-            ),
         other => run_error(other),
     }
 }

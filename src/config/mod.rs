@@ -42,6 +42,10 @@ pub struct Options {
     pub never_commit: Vec<String>,
     pub handoff_threshold: f64,
     pub trusted_checks: Vec<String>,
+    /// `pair.handoffAuthorized`: a standing authorization for handoffs (SPEC §10).
+    pub handoff_authorized: bool,
+    /// `pair.archiveAuthorized`: a standing authorization to archive a handoff's source.
+    pub archive_authorized: bool,
     /// `pair.reviewerEnv` (multi; each value names variables separated by spaces or commas,
     /// exact or a prefix ending in `*`): what reviewers inherit besides the variables their
     /// realization declares (`data/surfaces.json` `env`).
@@ -58,7 +62,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 23] = [
+pub const KEYS: [&str; 25] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -82,6 +86,8 @@ pub const KEYS: [&str; 23] = [
     "pair.secretsFile",
     "pair.maxFileBytes",
     "pair.reviewerEnv",
+    "pair.handoffAuthorized",
+    "pair.archiveAuthorized",
 ];
 
 /// A configuration value that does not parse.
@@ -120,6 +126,8 @@ impl Default for Options {
             never_commit: vec!["HANDOFF.md".into()],
             handoff_threshold: 0.85,
             trusted_checks: Vec::new(),
+            handoff_authorized: false,
+            archive_authorized: false,
             reviewer_env: Vec::new(),
             redact_secrets: true,
             secrets_file: None,
@@ -204,6 +212,8 @@ impl Options {
             o.handoff_threshold = ratio("pair.handoffThreshold", &v)?;
         }
         o.trusted_checks = texts("pair.trustedChecks");
+        o.read_setting(Setting::HandoffAuthorized, &values)?;
+        o.read_setting(Setting::ArchiveAuthorized, &values)?;
         o.reviewer_env = texts("pair.reviewerEnv")
             .iter()
             .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
@@ -279,6 +289,7 @@ impl Options {
                 .map(|v| positive_u32(key, v).map(u64::from))
                 .transpose()?
                 .map(Value::from),
+            Shape::Flag => last.map(|v| boolean(key, v)).transpose()?.map(Value::from),
         };
         if let Some(value) = value {
             self.put_setting(setting, &value);
@@ -320,6 +331,8 @@ impl Options {
                     self.review_timeout_secs = v;
                 }
             }
+            Setting::HandoffAuthorized => self.handoff_authorized = value.as_bool() == Some(true),
+            Setting::ArchiveAuthorized => self.archive_authorized = value.as_bool() == Some(true),
         }
     }
 }
@@ -333,6 +346,8 @@ impl Configuration for Options {
             Setting::MaxRounds => self.max_rounds.into(),
             Setting::BudgetUsd => self.budget_usd.into(),
             Setting::ReviewTimeout => self.review_timeout_secs.into(),
+            Setting::HandoffAuthorized => self.handoff_authorized.into(),
+            Setting::ArchiveAuthorized => self.archive_authorized.into(),
         }
     }
 

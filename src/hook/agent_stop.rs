@@ -16,6 +16,9 @@
 //!   unless the work tree changed after the approval: that change was never reviewed.
 //! - `done`, `stop:*` (a human decides), `wait:review` (a review is running) and any value this
 //!   module does not know let the agent stop.
+//! - A context whose checkpoint was verified in another work tree (the handoff's source) may
+//!   stop whatever the run's state: it is told where the work went (a `systemMessage`), and
+//!   never to review.
 
 use serde::Serialize;
 
@@ -42,6 +45,17 @@ pub enum RunView {
         /// The work tree differs from the last reviewed snapshot (from the base when nothing
         /// was reviewed yet).
         unreviewed_work: bool,
+    },
+    /// This work tree made the checkpoint of the branch's run (or of a checkpoint made with no
+    /// run) that was verified in another work tree since: the task continues there.
+    HandedOver {
+        checkpoint: String,
+        /// `host:path` of the verification.
+        to: String,
+        /// The source was archived there.
+        archived: bool,
+        /// HEAD or the work tree changed here since the checkpoint.
+        changed_since: bool,
     },
 }
 
@@ -71,6 +85,8 @@ pub enum Allowed {
     ReviewRunning,
     /// A `next_action` this module does not know.
     UnknownAction,
+    /// This context's task was handed over: its checkpoint was verified elsewhere.
+    HandedOver,
 }
 
 /// What the hook answers.
@@ -80,6 +96,8 @@ pub enum Decision {
     Allow(Allowed),
     /// Keep the agent going; `reason` reaches the model as its next message.
     Block { reason: String },
+    /// Let the agent stop, saying why (`{"systemMessage": …}`; exit 0).
+    Inform { allowed: Allowed, message: String },
 }
 
 impl Decision {
@@ -91,8 +109,20 @@ impl Decision {
             decision: &'static str,
             reason: &'a str,
         }
+        #[derive(Serialize)]
+        struct Inform<'a> {
+            #[serde(rename = "systemMessage")]
+            system_message: &'a str,
+        }
         match self {
             Decision::Allow(_) => String::new(),
+            Decision::Inform { message, .. } => {
+                let json = serde_json::to_string(&Inform {
+                    system_message: message,
+                })
+                .expect("a struct of one string always serializes");
+                format!("{json}\n")
+            }
             Decision::Block { reason } => {
                 let json = serde_json::to_string(&Block {
                     decision: "block",
@@ -149,13 +179,19 @@ pub fn decide(input: &HookInput, run: &RunView) -> Decision {
     if let Some(allowed) = allowed_before_state(input) {
         return Decision::Allow(allowed);
     }
-    let RunView::Run {
-        run_id,
-        next_action,
-        unreviewed_work,
-    } = run
-    else {
-        return Decision::Allow(Allowed::NoRun);
+    let (run_id, next_action, unreviewed_work) = match run {
+        RunView::NoRun => return Decision::Allow(Allowed::NoRun),
+        RunView::HandedOver {
+            checkpoint,
+            to,
+            archived,
+            changed_since,
+        } => return handed_over(checkpoint, to, *archived, *changed_since),
+        RunView::Run {
+            run_id,
+            next_action,
+            unreviewed_work,
+        } => (run_id, next_action, unreviewed_work),
     };
     let record_then_review = |what: &str| Decision::Block {
         reason: format!(
@@ -185,6 +221,26 @@ pub fn decide(input: &HookInput, run: &RunView) -> Decision {
         "wait:review" => Decision::Allow(Allowed::ReviewRunning),
         action if action.starts_with("stop:") => Decision::Allow(Allowed::HumanDecides),
         _ => Decision::Allow(Allowed::UnknownAction),
+    }
+}
+
+/// Lets a handoff's source stop, saying where the work went.
+fn handed_over(checkpoint: &str, to: &str, archived: bool, changed_since: bool) -> Decision {
+    let state = if archived {
+        "and this context was archived there"
+    } else {
+        "(this context is not archived yet: it is still active and may resume on its own until it is)"
+    };
+    let since = if changed_since {
+        " Changes made here after the checkpoint did not go with it: hand them over with a new checkpoint, or leave them for the human."
+    } else {
+        ""
+    };
+    Decision::Inform {
+        allowed: Allowed::HandedOver,
+        message: format!(
+            "git pair: this task was handed over — checkpoint {checkpoint} was verified in {to} {state}. The work continues there; this context may stop.{since}"
+        ),
     }
 }
 
@@ -233,6 +289,36 @@ mod tests {
     enum Want {
         Allow(Allowed),
         Block(&'static str),
+    }
+
+    #[test]
+    fn a_handoffs_source_may_stop_and_is_told_where_the_work_went() {
+        let view = |archived, changed_since| RunView::HandedOver {
+            checkpoint: "ck-0123456789ab".into(),
+            to: "b:/dest".into(),
+            archived,
+            changed_since,
+        };
+        let input = parse_input(claude_stdin(false).as_bytes()).expect("parses");
+        for (archived, changed) in [(true, false), (false, false), (true, true)] {
+            let decision = decide(&input, &view(archived, changed));
+            let Decision::Inform { allowed, message } = &decision else {
+                panic!("not an informed stop: {decision:?}");
+            };
+            assert_eq!(*allowed, Allowed::HandedOver);
+            assert!(
+                message.contains("ck-0123456789ab") && message.contains("b:/dest"),
+                "{message}"
+            );
+            assert!(!message.contains("git pair review"), "{message}");
+            assert_eq!(message.contains("archived there"), archived, "{message}");
+            assert_eq!(message.contains("did not go with it"), changed, "{message}");
+            let out = decision.stdout();
+            let json: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+            assert_eq!(json.as_object().map(|o| o.len()), Some(1), "{out}");
+            assert!(json["systemMessage"].is_string(), "{out}");
+            assert!(json.get("decision").is_none(), "never a block: {out}");
+        }
     }
 
     #[test]

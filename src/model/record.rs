@@ -168,6 +168,11 @@ pub struct Start {
     /// reviewer saw on the "before" side. Absent in older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_tree: Option<super::ids::TreeId>,
+    /// The run only carries a checkpoint made with no run active (SPEC §10): no loop runs in
+    /// it, and it is never a branch's active run, the commit gate's or the Stop hook's
+    /// subject. Absent (false) in every run `start` creates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub carrier: bool,
 }
 
 /// `git pair set`: a run's own setting changed (`value`) or handed back to `git config`

@@ -17,6 +17,8 @@ pub enum Setting {
     MaxRounds,
     BudgetUsd,
     ReviewTimeout,
+    HandoffAuthorized,
+    ArchiveAuthorized,
 }
 
 /// How a setting's value is written (as a `set` argument and in `git config`) and checked.
@@ -34,6 +36,8 @@ pub enum Shape {
     Dollars,
     /// A positive number of seconds (a git integer in configuration).
     Seconds,
+    /// A boolean (git's spellings: true/false, yes/no, on/off, 1/0).
+    Flag,
 }
 
 /// Where a run keeps a setting it owns.
@@ -66,7 +70,7 @@ pub struct Spec {
 
 /// The one table of run settings, in [`Setting::ALL`]'s order (a setting's index is its
 /// discriminant).
-static SPECS: [Spec; 6] = [
+static SPECS: [Spec; 8] = [
     Spec {
         name: "reviewer",
         config_key: "pair.reviewer",
@@ -133,17 +137,35 @@ static SPECS: [Spec; 6] = [
         default: || 600.into(),
         kept: Kept::RunSettings,
     },
+    // Standing authorizations (SPEC §10): the human's "yes" given once instead of a flag on
+    // every call (`checkpoint create --authorized`, `checkpoint archive --authorize-archive`).
+    Spec {
+        name: "handoff-authorized",
+        config_key: "pair.handoffAuthorized",
+        shape: Shape::Flag,
+        default: || false.into(),
+        kept: Kept::RunSettings,
+    },
+    Spec {
+        name: "archive-authorized",
+        config_key: "pair.archiveAuthorized",
+        shape: Shape::Flag,
+        default: || false.into(),
+        kept: Kept::RunSettings,
+    },
 ];
 
 impl Setting {
     /// Every run setting, in the order `status` lists them and errors name them.
-    pub const ALL: [Setting; 6] = [
+    pub const ALL: [Setting; 8] = [
         Setting::Reviewer,
         Setting::Reviewers,
         Setting::Coder,
         Setting::MaxRounds,
         Setting::BudgetUsd,
         Setting::ReviewTimeout,
+        Setting::HandoffAuthorized,
+        Setting::ArchiveAuthorized,
     ];
 
     /// The setting's row of the one table.
@@ -203,6 +225,9 @@ impl Setting {
                 .filter(|n| *n > 0)
                 .map(Value::from)
                 .ok_or("a positive number of seconds"),
+            Shape::Flag => crate::util::git_value::boolean(text)
+                .map(Value::from)
+                .ok_or("a boolean (true/false)"),
         }
     }
 
@@ -329,6 +354,22 @@ pub fn apply(manifest: &Manifest, config: &dyn Configuration) -> Manifest {
     m
 }
 
+/// Whether the flag setting `setting` is on for `manifest` (run-owned, else configuration);
+/// with no run, what configuration says.
+pub fn flag(manifest: Option<&Manifest>, config: &dyn Configuration, setting: Setting) -> bool {
+    let value = match manifest {
+        Some(m) => effective(m, config)
+            .into_iter()
+            .find(|e| e.key == setting.name())
+            .map(|e| e.value),
+        None => None,
+    };
+    value
+        .unwrap_or_else(|| config.value(setting))
+        .as_bool()
+        .unwrap_or(false)
+}
+
 /// The reviewer panel and timeout in force for `manifest` (run-owned, else configuration).
 pub fn review_settings(manifest: &Manifest, config: &dyn Configuration) -> (Vec<String>, u64) {
     let now = effective(manifest, config);
@@ -366,7 +407,7 @@ mod tests {
     fn names_and_keys_are_the_documented_ones() {
         assert_eq!(
             Setting::names(),
-            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout"
+            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized"
         );
         for s in Setting::ALL {
             assert_eq!(Setting::from_name(s.name()), Some(s));
@@ -389,6 +430,9 @@ mod tests {
         assert!(Setting::Reviewers.parse(" , ").is_err());
         assert!(Setting::Coder.parse("a b").is_err());
         assert_eq!(Setting::ReviewTimeout.parse("90"), Ok(90.into()));
+        assert_eq!(Setting::HandoffAuthorized.parse("yes"), Ok(true.into()));
+        assert_eq!(Setting::ArchiveAuthorized.parse("off"), Ok(false.into()));
+        assert!(Setting::ArchiveAuthorized.parse("maybe").is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Checkpoints (SPEC §10): moving a task to a fresh agent context or another machine. The
 //! order of the steps and what is stored: `create` (validate, refuse while git is between two
-//! states, snapshot the work tree, run the check, scan every text field and every changed file
-//! for secrets, and only then store the packet with its snapshot in the run), `show`,
+//! states or the run's review runs, snapshot the work tree, run the check, scan every text
+//! field and every changed file for secrets, and only then store the packet with its snapshot
+//! in the active run — with none, in a new run that only carries it), `show`,
 //! `verify` (compare and re-run a confirmed check; recorded either way), `restore`,
 //! `archive`, and `compaction`. The rules themselves are `crate::checkpoint`'s.
 
@@ -13,9 +14,10 @@ use gix::ObjectId;
 use super::{Context, Error};
 use crate::model::checkpoint::rules::{self as rules, Draft, Observed, Pressure};
 use crate::model::report::checkpoint as report;
+use crate::model::settings::{self, Setting};
 use crate::model::{
     Assessment, Body, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointState,
-    CheckpointVerified, Compaction, RepoIdentity, RunId, VerifyResult,
+    CheckpointVerified, Compaction, NextAction, RepoIdentity, RunId, Start, VerifyResult,
 };
 use crate::process::{Cancel, End, Limits, Spawn};
 use crate::secrets::Finding;
@@ -35,8 +37,10 @@ pub struct CreateRequest {
     pub check_timeout: Duration,
 }
 
-/// Records a checkpoint of the active run. Stores nothing when the packet is invalid, git is
-/// between two states (`handoff-deferred`), or a secret is found.
+/// Records a checkpoint: in the active run, or with none in a run that only carries it
+/// (SPEC §10: a mid-task context hands off without stashing or starting a run). Stores
+/// nothing when the packet is invalid, git is between two states or a review of the run is
+/// running (`handoff-deferred`), or a secret is found.
 pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created, Error> {
     let draft = &request.draft;
     rules::validate(draft)?;
@@ -51,7 +55,25 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
                 .collect(),
         });
     }
-    let run_id = super::common::select::active(ctx, None)?;
+    let active = match super::common::select::active(ctx, None) {
+        Ok(run_id) => Some(ctx.load(&run_id)?),
+        Err(Error::NoActiveRun { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(state) = &active
+        && super::status::next_action(ctx, &state.manifest) == NextAction::WaitReview
+    {
+        return Err(Error::CheckpointDeferred {
+            reasons: vec![review_running(&state.run_id)],
+            ways_on: vec!["wait for the review to end (git pair status says when)".into()],
+        });
+    }
+    let authorized = draft.authorized
+        || settings::flag(
+            active.as_ref().map(|s| &s.manifest),
+            &ctx.options,
+            Setting::HandoffAuthorized,
+        );
     let head = ctx.repo.head()?;
     let branch = head.branch_name().to_owned();
     let Some(head_commit) = head.commit() else {
@@ -87,7 +109,7 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
         locale: or_unspecified(&draft.locale),
         time_zone: or_unspecified(&draft.time_zone),
         context: draft.context,
-        authorized: draft.authorized,
+        authorized,
         compactions: 0,
         assessment: Assessment::Continue,
         reasons: Vec::new(),
@@ -121,43 +143,107 @@ pub fn create(ctx: &Context, request: &CreateRequest) -> Result<report::Created,
 
     let snapshot = staged.write_into(&ctx.repo)?;
     let threshold = ctx.options.handoff_threshold;
-    let appended = ctx.repo.append(&run_id, |state| {
-        let mut packet = packet.clone();
-        packet.compactions = state.manifest.compactions;
+    let assessed = |mut packet: Checkpoint, compactions: u32| {
+        packet.compactions = compactions;
         let (assessment, reasons) = rules::assess(
             &Pressure {
                 authorized: packet.authorized,
                 context: packet.context,
                 threshold,
-                compactions: packet.compactions,
+                compactions,
             },
             &[],
         );
         packet.assessment = assessment;
         packet.reasons = reasons;
-        let subject = format!("checkpoint {id}: {}", assessment.as_str());
-        let mut append = Append::record(Body::Checkpoint(packet), subject);
-        append.put_checkpoint_snapshot(&id, snapshot);
-        Ok(append)
-    })?;
-    let Body::Checkpoint(stored) = &appended.record.body else {
-        unreachable!("the appended record is the checkpoint just built");
+        packet
+    };
+    let subject = |packet: &Checkpoint| format!("checkpoint {id}: {}", packet.assessment.as_str());
+    let (run_id, appended) = match &active {
+        Some(state) => {
+            let appended = ctx.repo.append(&state.run_id, |state| {
+                let packet = assessed(packet.clone(), state.manifest.compactions);
+                let subject = subject(&packet);
+                let mut append = Append::record(Body::Checkpoint(packet), subject);
+                append.put_checkpoint_snapshot(&id, snapshot);
+                Ok(append)
+            })?;
+            (state.run_id.clone(), appended)
+        }
+        None => {
+            let run_id = super::start::new_run_id(ctx)?;
+            let packet = assessed(packet.clone(), 0);
+            let mut append = carrier_start(ctx, &run_id, &packet, head_commit);
+            append.also.push(Body::Checkpoint(packet.clone()));
+            append.put_checkpoint_snapshot(&id, snapshot);
+            append.subject = subject(&packet);
+            let appended = ctx.repo.create_run(&run_id, Some(head_commit), append)?;
+            (run_id, appended)
+        }
+    };
+    let stored = std::iter::once(&appended.record)
+        .chain(&appended.also)
+        .find_map(|record| match &record.body {
+            Body::Checkpoint(c) if c.checkpoint == id => Some((c.clone(), record.to_json().len())),
+            _ => None,
+        });
+    let Some((stored, bytes)) = stored else {
+        unreachable!("the appended records hold the checkpoint just built");
     };
     let path = work_dir.display().to_string();
     // Without a receipt, verify here asks to confirm the check: safe, so not fatal.
     let _ = ctx
         .repo
         .write_checkpoint_receipt(&id, &path, draft.check.as_deref());
-    ctx.refresh_handoff(&run_id)?;
+    refresh_view(ctx, &appended.state)?;
     Ok(report::Created {
         id: stored.checkpoint.clone(),
         assessment: stored.assessment,
-        bytes: appended.record.to_json().len(),
+        bytes,
+        carrier: active.is_none(),
         run_id,
         reasons: stored.reasons.clone(),
         status: stored.repo.status.to_string(),
         check: stored.check.as_ref().map(report::CheckSummary::from),
     })
+}
+
+/// The start record of a run that only carries checkpoint `packet`, made with no run active:
+/// based on HEAD, this clone's own (so a restore elsewhere adopts it), never chosen as the
+/// active run (`carrier`).
+fn carrier_start(ctx: &Context, run_id: &RunId, packet: &Checkpoint, head: ObjectId) -> Append {
+    let about = packet.goal.as_deref().unwrap_or(&packet.next);
+    let task = format!(
+        "context handoff: {}",
+        crate::util::first_line_clipped(about, 60)
+    );
+    let start = Start {
+        run_id: run_id.to_string(),
+        task: task.clone(),
+        cwd: packet.repo.path.clone(),
+        branch: packet.repo.branch.clone(),
+        base: Some(head.into()),
+        coder: ctx.options.coder.clone(),
+        reviewer: ctx.options.reviewer.clone(),
+        max_rounds: ctx.options.max_rounds,
+        budget_usd: None,
+        config: ctx.options.to_record(),
+        flags: Some(Vec::new()),
+        claimed: true,
+        base_tree: ctx.repo.commit_tree(head).ok().map(Into::into),
+        carrier: true,
+    };
+    Append::record(Body::Start(start), format!("start: {task}"))
+}
+
+/// Renders the run's view (HANDOFF.md) after a checkpoint record, except for a run that
+/// only carries checkpoints: it has no loop to show, and the work tree's view is another
+/// run's (or nobody's).
+fn refresh_view(ctx: &Context, state: &RunState) -> Result<(), Error> {
+    if !state.manifest.carrier {
+        ctx.refresh_handoff(&state.run_id)?;
+    }
+    Ok(())
 }
 
 fn or_unspecified(value: &Option<String>) -> String {
@@ -342,7 +428,7 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<report::Verified
     ctx.repo.append(&found.run_id, |_| {
         Ok(Append::record(body.clone(), subject.clone()))
     })?;
-    ctx.refresh_handoff(&found.run_id)?;
+    refresh_view(ctx, &found.state)?;
     let error = (result == VerifyResult::Regression).then(|| {
         format!(
             "handoff regression: {} field(s) differ from checkpoint {id} (the verification is recorded)",
@@ -475,48 +561,71 @@ pub fn show(ctx: &Context, id: &str, prompt: bool) -> Result<report::Shown, Erro
     })
 }
 
-/// Retires the checkpoint's source context: only after a passing verification, and, run in
-/// the source work tree itself, only while it still holds what the checkpoint carries.
-/// Idempotent; never deletes anything.
-pub fn archive(ctx: &Context, id: &str) -> Result<report::Archived, Error> {
-    let found = find(ctx, id)?;
+/// What `checkpoint archive` was asked.
+#[derive(Debug, Clone)]
+pub struct ArchiveRequest {
+    pub id: String,
+    /// `--authorize-archive`: the human agreed to retire the source.
+    pub authorized: bool,
+}
+
+/// Retires the checkpoint's source context: only after a passing verification, with the
+/// archive's own authorization (`--authorize-archive` or `pair.archiveAuthorized`), with no
+/// git operation in progress here, and, run in the source work tree itself, only while it
+/// still holds what the checkpoint carries. Idempotent; never deletes anything.
+pub fn archive(ctx: &Context, request: &ArchiveRequest) -> Result<report::Archived, Error> {
+    let found = find(ctx, &request.id)?;
     let packet = &found.packet;
     let id = packet.checkpoint.clone();
     let path = ctx.repo.work_dir()?.display().to_string();
     let host = crate::process::host_name();
     let is_source = packet.repo.path == path && packet.repo.host == host;
-    let source_changes =
-        if is_source && found.checkpoint_state == CheckpointState::VerifiedSourceActive {
-            let head = ctx.repo.head()?;
-            let status = crate::worktree::snapshot::tree_id(&ctx.repo)?;
-            Some(rules::compare_repo(
-                packet,
-                &Observed {
-                    path: &path,
-                    head: head.commit().map(Into::into),
-                    branch: head.branch_name(),
-                    status: status.into(),
-                    check: None,
-                },
-                true,
-            ))
-        } else {
-            None
-        };
-    match rules::archive(&id, found.checkpoint_state, source_changes) {
+    let source_changes = if is_source && found.checkpoint_state != CheckpointState::Archived {
+        let head = ctx.repo.head()?;
+        let status = crate::worktree::snapshot::tree_id(&ctx.repo)?;
+        Some(rules::compare_repo(
+            packet,
+            &Observed {
+                path: &path,
+                head: head.commit().map(Into::into),
+                branch: head.branch_name(),
+                status: status.into(),
+                check: None,
+            },
+            true,
+        ))
+    } else {
+        None
+    };
+    let facts = rules::ArchiveFacts {
+        state: found.checkpoint_state,
+        authorized: request.authorized
+            || settings::flag(
+                Some(&found.state.manifest),
+                &ctx.options,
+                Setting::ArchiveAuthorized,
+            ),
+        in_progress: crate::worktree::in_progress(&ctx.repo)
+            .iter()
+            .map(|(what, marker)| what.describe(marker))
+            .collect(),
+        source_changes,
+    };
+    match rules::archive(&id, &facts) {
         rules::Archive::AlreadyArchived => Ok(report::Archived {
             state: CheckpointState::Archived,
             run_id: found.run_id,
             id,
             already: true,
         }),
-        rules::Archive::Missing { state, missing } => Err(Error::ArchiveRefused {
+        rules::Archive::Refused {
+            state,
+            missing,
+            changes,
+        } => Err(Error::ArchiveRefused {
             id: id.to_string(),
             state,
             missing,
-        }),
-        rules::Archive::SourceStillActive { changes } => Err(Error::SourceStillActive {
-            id: id.to_string(),
             changes,
         }),
         rules::Archive::Record => {
@@ -529,7 +638,7 @@ pub fn archive(ctx: &Context, id: &str) -> Result<report::Archived, Error> {
             ctx.repo.append(&found.run_id, |_| {
                 Ok(Append::record(body.clone(), subject.clone()))
             })?;
-            ctx.refresh_handoff(&found.run_id)?;
+            refresh_view(ctx, &found.state)?;
             Ok(report::Archived {
                 state: CheckpointState::Archived,
                 run_id: found.run_id,
@@ -541,7 +650,9 @@ pub fn archive(ctx: &Context, id: &str) -> Result<report::Archived, Error> {
 }
 
 /// Counts an observed context compaction on the active run (storing nothing else) and says
-/// whether a handoff is due.
+/// whether a handoff is due: authorized by `authorized` or the standing
+/// `pair.handoffAuthorized`; deferred while git is between two states or the run's own
+/// review runs.
 pub fn compaction(ctx: &Context, authorized: bool) -> Result<report::Compacted, Error> {
     let run_id = super::common::select::active(ctx, None)?;
     let appended = ctx.repo.append(&run_id, |_| {
@@ -551,15 +662,24 @@ pub fn compaction(ctx: &Context, authorized: bool) -> Result<report::Compacted, 
         ))
     })?;
     ctx.refresh_handoff(&run_id)?;
-    let count = appended.state.manifest.compactions;
+    let manifest = &appended.state.manifest;
+    let count = manifest.compactions;
+    let mut unsafe_now: Vec<String> = crate::worktree::in_progress(&ctx.repo)
+        .iter()
+        .map(|(what, marker)| what.describe(marker))
+        .collect();
+    if super::status::next_action(ctx, manifest) == NextAction::WaitReview {
+        unsafe_now.push(review_running(&run_id));
+    }
     let (assessment, reasons) = rules::assess(
         &Pressure {
-            authorized,
+            authorized: authorized
+                || settings::flag(Some(manifest), &ctx.options, Setting::HandoffAuthorized),
             context: None,
             threshold: ctx.options.handoff_threshold,
             compactions: count,
         },
-        &crate::worktree::in_progress(&ctx.repo),
+        &unsafe_now,
     );
     Ok(report::Compacted {
         count,
@@ -567,4 +687,9 @@ pub fn compaction(ctx: &Context, authorized: bool) -> Result<report::Compacted, 
         reasons,
         run_id,
     })
+}
+
+/// Why a handoff waits while run `run_id`'s review runs.
+fn review_running(run_id: &RunId) -> String {
+    format!("a review of run {run_id} is running (wait:review): its outcome is not recorded yet")
 }

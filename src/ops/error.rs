@@ -222,15 +222,13 @@ pub enum Error {
     InProgress { what: String, way_on: String },
     #[error(transparent)]
     Restore(#[from] crate::worktree::RestoreError),
-    #[error("checkpoint {id} cannot be archived yet ({}): missing {}", state.as_str(), missing.join("; "))]
+    #[error("checkpoint {id} cannot be archived yet ({}): missing {}; {}", state.as_str(), missing.join("; "), crate::model::checkpoint::rules::AUTO_RESUME_RISK)]
     ArchiveRefused {
         id: String,
+        /// Where the checkpoint really stands (never "verified" without a verification).
         state: crate::model::CheckpointState,
         missing: Vec<String>,
-    },
-    #[error("checkpoint {id} is verified, but this is its source work tree and it changed since ({}): HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE", changes.iter().map(|m| format!("{}: expected {}, found {}", m.field, m.expected, m.found)).collect::<Vec<_>>().join("; "))]
-    SourceStillActive {
-        id: String,
+        /// In the source: how it changed since the checkpoint.
         changes: Vec<crate::model::Mismatch>,
     },
 }

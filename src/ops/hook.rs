@@ -149,6 +149,9 @@ pub fn agent_stop(
             decision: report::Block::Block,
             reason,
         },
+        Decision::Inform { message, .. } => report::AgentStop::Inform {
+            system_message: message,
+        },
     }
 }
 
@@ -159,10 +162,20 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
     }
     let run_id = match super::common::select::active(&ctx, None) {
         Ok(run_id) => run_id,
-        Err(Error::NoActiveRun { .. }) => return Ok(RunView::NoRun),
+        Err(Error::NoActiveRun { .. }) => {
+            // A checkpoint made here with no run, handed over since: say where it went.
+            return Ok(match super::common::handoff::handed_over_carrier(&ctx)? {
+                Some((_, went)) => handed_over_view(&ctx, &went)?,
+                None => RunView::NoRun,
+            });
+        }
         Err(e) => return Err(e),
     };
     let state = ctx.load(&run_id)?;
+    // The handoff's source stops whatever the run's state: the work continues elsewhere.
+    if let Some(went) = super::common::handoff::handed_over(&ctx, &state)? {
+        return handed_over_view(&ctx, &went);
+    }
     let next = super::status::next_action(&ctx, &state.manifest);
     // Only `code` and `finish` block or not depending on the work tree.
     let unreviewed_work = match next {
@@ -173,6 +186,29 @@ fn run_view(ctx: Context) -> Result<RunView, Error> {
         run_id: run_id.to_string(),
         next_action: next.as_str().to_owned(),
         unreviewed_work,
+    })
+}
+
+/// The Stop hook's view of a handoff that went elsewhere.
+fn handed_over_view(
+    ctx: &Context,
+    went: &crate::model::checkpoint::rules::HandedOver,
+) -> Result<RunView, Error> {
+    let head_moved = ctx.repo.head()?.commit() != Some(went.head.into());
+    let changed_since =
+        head_moved || !crate::worktree::snapshot::equals(&ctx.repo, went.status.into())?;
+    // Host and path come from a record made elsewhere: one line each, bounded, no controls.
+    let plain = |text: &str| {
+        crate::util::first_line_clipped(text, 200)
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect::<String>()
+    };
+    Ok(RunView::HandedOver {
+        checkpoint: went.checkpoint.to_string(),
+        to: format!("{}:{}", plain(&went.host), plain(&went.path)),
+        archived: went.archived,
+        changed_since,
     })
 }
 

@@ -155,7 +155,7 @@ fn resolve_base(ctx: &Context, request: &Request) -> Result<(PathBuf, Head, Obje
 }
 
 /// A run id no run has yet.
-fn new_run_id(ctx: &Context) -> Result<RunId, Error> {
+pub(super) fn new_run_id(ctx: &Context) -> Result<RunId, Error> {
     // Ids are unique with overwhelming probability; one already taken (two starts in the same
     // millisecond drawing the same suffix) is drawn again.
     let mut run_id = RunId::generate_ms(time::now_unix_ms());
@@ -205,6 +205,7 @@ fn start_record(
         ),
         // `publish_run` records the run as this clone's own with the run's ref.
         claimed: true,
+        carrier: false,
         // What `verify` compares with where the base commit itself is not at hand (a run does
         // not carry it). A base whose tree cannot be read gets none: verify then finds no
         // "before" side without the commit, and approves nothing through it.

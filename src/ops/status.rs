@@ -5,7 +5,7 @@
 use super::{Context, Error};
 use crate::cost::spend::RunSpend;
 use crate::model::report::budget_check::BudgetCheck;
-use crate::model::report::status::{CheckpointBrief, Setting, Settings};
+use crate::model::report::status::{CheckpointBrief, HandedOverBrief, Setting, Settings};
 use crate::model::{Manifest, NextAction, Observed, Runner};
 
 /// A run's state as `status` shows it: its report.
@@ -13,8 +13,22 @@ pub use crate::model::report::status::Status as Report;
 
 /// The state of the run named on the command line, else the newest on this branch.
 pub fn status(ctx: &Context) -> Result<Report, Error> {
-    let run_id = super::common::select::latest(ctx, None)?;
-    let stored = ctx.load(&run_id)?.manifest;
+    let (loaded, handed_over) = match super::common::select::latest(ctx, None) {
+        Ok(run_id) => {
+            let loaded = ctx.load(&run_id)?;
+            let handed_over = super::common::handoff::handed_over(ctx, &loaded)?;
+            (loaded, handed_over)
+        }
+        // With no run, a checkpoint made here with none, handed over since, is told of.
+        Err(no_run @ Error::NoActiveRun { .. }) => {
+            match super::common::handoff::handed_over_carrier(ctx)? {
+                Some((loaded, went)) => (loaded, Some(went)),
+                None => return Err(no_run),
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let stored = loaded.manifest;
     let settings = super::settings::in_force(&stored, &ctx.options);
     // The reviewer that ran last, else the one that would bind now.
     let reviewer = stored
@@ -39,6 +53,11 @@ pub fn status(ctx: &Context) -> Result<Report, Error> {
             id: c.id.as_str().to_owned(),
             assessment: c.assessment.as_str(),
             state: c.state.as_str(),
+            handed_over: handed_over.as_ref().map(|h| HandedOverBrief {
+                host: h.host.clone(),
+                path: h.path.clone(),
+                archived: h.archived,
+            }),
         }),
         compactions: m.compactions,
         reviewer,

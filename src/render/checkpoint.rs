@@ -117,7 +117,7 @@ pub fn destination_prompt(packet: &Checkpoint, run_id: &str) -> String {
     }
     let _ = writeln!(
         out,
-        "3. Run `git pair checkpoint archive {id}` to retire the previous context (it stays recoverable)."
+        "3. Ask the human whether the previous context may be retired; once they agree, run `git pair checkpoint archive {id} --authorize-archive` (it stays recoverable). Until then the previous context is still active and may resume on its own."
     );
     let _ = writeln!(out, "4. Continue with the next action: {}", packet.next);
     out.push('\n');
@@ -146,9 +146,14 @@ pub fn destination_prompt(packet: &Checkpoint, run_id: &str) -> String {
 /// `git pair checkpoint create`'s text.
 pub fn created(report: &Created, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let id = &report.id;
+    let carrier = if report.carrier {
+        " (no run was active: a run of its own carries it, never the branch's active run)"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "Checkpoint {id} recorded in run {} ({} bytes)\nassessment: {}",
+        "Checkpoint {id} recorded in run {}{carrier} ({} bytes)\nassessment: {}",
         report.run_id,
         report.bytes,
         report.assessment.as_str()
@@ -194,7 +199,7 @@ pub fn verified(report: &Verified, out: &mut dyn std::io::Write) -> std::io::Res
     if report.result == VerifyResult::Verified {
         writeln!(
             out,
-            "next: git pair checkpoint archive {id}, then continue with the next action (git pair checkpoint show {id})"
+            "next: once the human agrees to retire the source, git pair checkpoint archive {id} --authorize-archive; then continue with the next action (git pair checkpoint show {id})"
         )?;
     }
     Ok(())

@@ -281,6 +281,7 @@ mod tests {
                     config: Default::default(),
                     flags: None,
                     claimed: false,
+                    carrier: false,
                     base_tree: None,
                 }),
             ),

@@ -11,11 +11,11 @@ pub fn nothing<T>(_report: &T, _out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// The Stop hook's stdout: one line `{"decision":"block","reason":"…"}` to block, nothing to
-/// let the agent stop.
+/// let the agent stop, one line `{"systemMessage":"…"}` to let it stop saying why.
 pub fn agent_stop(report: &AgentStop, out: &mut dyn Write) -> std::io::Result<()> {
     match report {
         AgentStop::Allow {} => Ok(()),
-        AgentStop::Block { .. } => {
+        AgentStop::Block { .. } | AgentStop::Inform { .. } => {
             let line = serde_json::to_string(report).expect("a decision always serializes");
             writeln!(out, "{line}")
         }

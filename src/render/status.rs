@@ -30,6 +30,19 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
     }
     if let Some(c) = &s.checkpoint {
         writeln!(out, "checkpoint: {} ({}, {})", c.id, c.assessment, c.state)?;
+        if let Some(h) = &c.handed_over {
+            writeln!(
+                out,
+                "handed over: the task continues in {}:{} ({}); this context is its source — stop here",
+                super::escape::line(&h.host),
+                super::escape::line(&h.path),
+                if h.archived {
+                    "source archived"
+                } else {
+                    "verified there, source not archived yet"
+                }
+            )?;
+        }
     }
     if s.compactions > 0 {
         writeln!(out, "context compactions: {}", s.compactions)?;

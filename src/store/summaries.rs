@@ -1,5 +1,5 @@
 //! Run summaries: what listing runs and choosing the active one need of each run (branch,
-//! finished or not, task, round, `next_action`), cached in `.git/pair/cache/runs-v2.jsonl` keyed
+//! finished or not, task, round, `next_action`), cached in `.git/pair/cache/runs-v3.jsonl` keyed
 //! by each run's tip. Only runs whose tip moved since the cache was written are read again,
 //! so listing 10,000 runs reads one file and the packed refs, not 10,000 manifests. The cache
 //! is a view: rebuildable from the refs, ignored when unreadable, rewritten atomically.
@@ -34,6 +34,9 @@ pub struct RunSummary {
     pub claimed: bool,
     /// The work tree the run was started in.
     pub cwd: String,
+    /// The run only carries a checkpoint (see [`Manifest::carrier`]).
+    #[serde(default)]
+    pub carrier: bool,
 }
 
 impl RunSummary {
@@ -51,13 +54,14 @@ impl RunSummary {
             created_at: m.created_at.clone(),
             claimed: m.claimed,
             cwd: m.cwd.clone(),
+            carrier: m.carrier,
         }
     }
 }
 
 /// Named for the summary's shape: a cache written by a version whose summaries lacked a field
 /// is another file, never read as this one.
-const CACHE_FILE: &str = "runs-v2.jsonl";
+const CACHE_FILE: &str = "runs-v3.jsonl";
 
 /// Every readable run's summary, and the runs that cannot be read.
 #[derive(Debug, Clone, Default)]

@@ -135,7 +135,7 @@ fn create_records_identity_snapshot_check_and_assessment() {
     assert_eq!(stored.trim(), expected_snapshot);
     assert_eq!(
         status_checkpoint(&env),
-        serde_json::json!({"id": id, "assessment": "handoff-ready", "state": "UNVERIFIED"})
+        serde_json::json!({"id": id, "assessment": "handoff-ready", "state": "UNVERIFIED", "handed_over": null})
     );
     // Nothing of the user's changed: the work is still uncommitted.
     assert_eq!(env.read("README"), "hello\nchanged\n");
@@ -553,7 +553,7 @@ fn archive_refuses_until_verified_then_confirms_and_is_idempotent() {
         status_checkpoint(&env)["state"],
         "HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE"
     );
-    let v = env.pair_json(&["checkpoint", "archive", &id]);
+    let v = env.pair_json(&["checkpoint", "archive", &id, "--authorize-archive"]);
     assert_eq!(v["state"], "SOURCE_ARCHIVED_CONFIRMED");
     assert_eq!(v["already"], false);
     let archived = env.pair_refs();
@@ -582,7 +582,13 @@ fn archive_in_a_source_that_changed_after_verification_is_refused_as_still_activ
     env.pair_json(&["checkpoint", "verify", &id]);
     env.write("more.txt", "work went on here\n");
     let before = env.pair_refs();
-    let out = env.pair(&["checkpoint", "archive", &id, "--json"]);
+    let out = env.pair(&[
+        "checkpoint",
+        "archive",
+        &id,
+        "--json",
+        "--authorize-archive",
+    ]);
     assert_one_error_line(&out, 1, "HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE");
     assert_eq!(
         out.json()["state"],
@@ -761,7 +767,7 @@ fn a_checkpoint_travels_to_another_machine_restores_and_verifies() {
     assert_eq!(v["mismatches"], serde_json::json!([]));
     assert_eq!(v["check"]["outcome"], "exit 0");
     assert_eq!(
-        b.pair_json(&["checkpoint", "archive", &id])["state"],
+        b.pair_json(&["checkpoint", "archive", &id, "--authorize-archive"])["state"],
         "SOURCE_ARCHIVED_CONFIRMED"
     );
     // Back on A, the source learns its context is retired.
@@ -936,5 +942,323 @@ fn restore_detaches_when_the_branch_points_elsewhere_here() {
     assert!(
         out.stdout.contains("branch: expected main, found HEAD"),
         "{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// checkpoints without a run, the archive's own rules, standing preferences, and the source
+// after a handoff (issue 24)
+
+/// `git pair hook agent-stop` in `env`'s repository, fed a first Stop of a Claude turn.
+fn agent_stop(env: &TestEnv) -> crate::common::Output {
+    use std::io::Write as _;
+    let mut cmd = env.pair_cmd(&["hook", "agent-stop"]);
+    cmd.current_dir(&env.repo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"session_id":"s","cwd":"/nowhere","hook_event_name":"Stop","stop_hook_active":false}"#)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    crate::common::Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+#[test]
+fn a_checkpoint_without_a_run_stores_head_and_the_uncommitted_work_and_is_never_the_active_run() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "build/\n");
+    env.git(&["add", ".gitignore"]);
+    env.git(&["commit", "-qm", "ignore build"]);
+    // Mid-task, no run: a tracked edit, an untracked file, an ignored one.
+    env.write("README", "hello\nmid-task edit\n");
+    env.write("notes/plan.md", "untracked plan\n");
+    env.write("build/out.o", "ignored\n");
+    let expected_snapshot = git_snapshot(&env);
+    let porcelain = env.git(&["status", "--porcelain"]);
+
+    let v = create(&env, &["--next", "finish the parser", "--goal", "a parser"]);
+    assert_eq!(v["carrier"], true, "{v}");
+    let (id, run_id) = (id_of(&v), v["run_id"].as_str().expect("run").to_owned());
+    assert_eq!(v["status"], expected_snapshot.as_str());
+    // The work-tree snapshot, untracked included and ignored excluded, is a tree in git.
+    let stored = env.git(&[
+        "rev-parse",
+        &format!("refs/pair/runs/{run_id}:checkpoints/{id}/snapshot"),
+    ]);
+    assert_eq!(stored.trim(), expected_snapshot);
+    let files = env.git(&["ls-tree", "-r", "--name-only", stored.trim()]);
+    assert!(files.lines().any(|f| f == "notes/plan.md"), "{files}");
+    assert!(!files.contains("build/"), "ignored files stay out: {files}");
+    let record = &stored_record(&env, &run_id, "checkpoint")[0];
+    assert_eq!(record["repo"]["head"], head(&env).as_str());
+    // Nothing of the user's moved: still uncommitted, nothing stashed.
+    assert_eq!(env.git(&["status", "--porcelain"]), porcelain);
+    assert_eq!(env.git(&["stash", "list"]), "");
+
+    // The run only carries the checkpoint: never the active run, the gate's or the hook's.
+    let out = env.pair(&["status"]);
+    assert_eq!(out.code, 1, "{out}");
+    let out = env.pair(&["coder-done", "--summary", "x"]);
+    assert_eq!(out.code, 1, "no active run: {out}");
+    assert_eq!(env.pair(&["gate"]).code, 0, "the gate stays open");
+    let stop = agent_stop(&env);
+    assert_eq!((stop.code, stop.stdout.as_str()), (0, ""), "{stop}");
+    let listed = env.pair_json(&["list"]);
+    assert_eq!(listed["runs"][0]["run_id"], run_id.as_str());
+    assert_eq!(listed["runs"][0]["next_action"], "done");
+    assert!(
+        !env.repo.join("HANDOFF.md").exists(),
+        "a carrier writes no view"
+    );
+    // A second checkpoint gets a carrier of its own; a real run can start once clean.
+    let again = create(&env, &["--next", "x"]);
+    assert_ne!(again["run_id"], run_id.as_str());
+    env.git(&["stash", "-u", "-q"]);
+    let started = env.start("the loop now");
+    assert_eq!(env.pair_json(&["status"])["run_id"], started.as_str());
+    assert_eq!(create(&env, &["--next", "y"])["carrier"], false);
+    env.assert_fsck_clean();
+}
+
+#[test]
+fn archive_needs_its_own_authorization_and_no_git_operation_in_progress() {
+    let env = TestEnv::new();
+    env.start("t");
+    let id = id_of(&create(&env, &["--next", "x", "--authorized"]));
+    // Unverified and unauthorized: both named, and never reported as verified.
+    let out = env.pair(&["checkpoint", "archive", &id, "--json"]);
+    assert_one_error_line(&out, 1, "cannot be archived yet (UNVERIFIED)");
+    let v = out.json();
+    assert_eq!(v["state"], "UNVERIFIED");
+    let missing = v["missing"].to_string();
+    assert!(missing.contains("a passing verification"), "{missing}");
+    assert!(missing.contains("--authorize-archive"), "{missing}");
+    assert!(
+        v["auto_resume_risk"]
+            .as_str()
+            .is_some_and(|r| r.contains("resume on its own")),
+        "{v}"
+    );
+
+    env.pair_json(&["checkpoint", "verify", &id]);
+    let before = env.pair_refs();
+    // Verified, but --authorized (the handoff's) does not authorize the archive.
+    let out = env.pair(&["checkpoint", "archive", &id, "--json"]);
+    assert_one_error_line(&out, 1, "HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE");
+    assert!(out.stderr.contains("resume on its own"), "{out}");
+    let v = out.json();
+    assert_eq!(v["state"], "HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE");
+    assert_eq!(v["missing"].as_array().map(Vec::len), Some(1), "{v}");
+    assert!(
+        v["missing"][0]
+            .to_string()
+            .contains("pair.archiveAuthorized")
+    );
+    assert!(
+        out.stderr.contains("--authorize-archive"),
+        "the hint: {out}"
+    );
+
+    // The standing preference authorizes; a git operation in progress still refuses.
+    env.git(&["config", "pair.archiveAuthorized", "true"]);
+    env.git(&["bisect", "start"]);
+    let out = env.pair(&["checkpoint", "archive", &id, "--json"]);
+    assert_one_error_line(&out, 1, "HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE");
+    let v = out.json();
+    assert_eq!(v["missing"].as_array().map(Vec::len), Some(1), "{v}");
+    assert!(
+        v["missing"][0]
+            .to_string()
+            .contains("a bisect is in progress"),
+        "{v}"
+    );
+    assert_eq!(env.pair_refs(), before, "a refusal records nothing");
+    env.git(&["bisect", "reset"]);
+    let v = env.pair_json(&["checkpoint", "archive", &id]);
+    assert_eq!(v["state"], "SOURCE_ARCHIVED_CONFIRMED");
+    assert_eq!(
+        status_checkpoint(&env)["state"],
+        "SOURCE_ARCHIVED_CONFIRMED"
+    );
+}
+
+#[test]
+fn archive_refuses_during_a_rebase() {
+    let env = TestEnv::new();
+    env.start("t");
+    let id = id_of(&create(&env, &["--next", "x"]));
+    env.pair_json(&["checkpoint", "verify", &id]);
+    in_the_middle_of(&env, "rebase");
+    let before = env.pair_refs();
+    let out = env.pair(&[
+        "checkpoint",
+        "archive",
+        &id,
+        "--authorize-archive",
+        "--json",
+    ]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.json()["missing"]
+            .to_string()
+            .contains("a rebase (or git am) is in progress"),
+        "{out}"
+    );
+    assert_eq!(env.pair_refs(), before, "nothing recorded");
+}
+
+#[test]
+fn a_standing_handoff_preference_authorizes_and_a_running_review_defers() {
+    let env = TestEnv::new();
+    env.start("t");
+    let pressure = ["--context-used", "90000", "--context-limit", "100000"];
+    let mut args = vec!["--next", "x"];
+    args.extend(pressure);
+    assert_eq!(create(&env, &args)["assessment"], "continue");
+    env.git(&["config", "pair.handoffAuthorized", "true"]);
+    let v = create(&env, &args);
+    assert_eq!(v["assessment"], "handoff-ready", "{v}");
+    let shown = env.pair_json(&["checkpoint", "show", &id_of(&v)]);
+    assert_eq!(shown["packet"]["authorized"], true);
+    let settings = &env.pair_json(&["status"])["settings"]["handoff-authorized"];
+    assert_eq!(settings["value"], true, "{settings}");
+    assert_eq!(settings["from"], "pair.handoffAuthorized", "{settings}");
+    // A run's own setting wins over configuration, as for every run setting.
+    env.pair_json(&["set", "handoff-authorized", "false"]);
+    assert_eq!(create(&env, &args)["assessment"], "continue");
+    env.pair_json(&["set", "--unset", "handoff-authorized"]);
+
+    // While the loop's own review runs, a handoff waits: nothing is stored.
+    env.write("a.txt", "a\n");
+    env.pair_json(&["coder-done", "--summary", "a"]);
+    let pid_file = env.home.join("reviewer.pid");
+    let hang = format!(
+        "[\"{}\"]",
+        crate::common::fixtures()
+            .join("reviewers")
+            .join("hang.sh")
+            .display()
+    );
+    let mut review = env.pair_cmd(&["review", "--reviewer-cmd", &hang, "--timeout", "120"]);
+    review
+        .env("STUB_PID_FILE", &pid_file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut review = review.spawn().expect("spawn the review");
+    assert!(
+        crate::common::eventually(std::time::Duration::from_secs(20), || pid_file.exists()),
+        "the reviewer never started"
+    );
+    assert_eq!(env.pair_json(&["status"])["next_action"], "wait:review");
+    let before = env.pair_refs();
+    let out = env.pair(
+        &["checkpoint", "create", "--json"]
+            .iter()
+            .chain(&args)
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    assert_one_error_line(&out, 1, "handoff deferred");
+    assert!(out.stderr.contains("wait:review"), "{out}");
+    assert_eq!(out.json()["assessment"], "handoff-deferred");
+    assert_eq!(env.pair_refs(), before, "nothing stored");
+    let compacted = env.pair_json(&["checkpoint", "compaction"]);
+    assert_eq!(compacted["assessment"], "handoff-deferred", "{compacted}");
+    review.kill().expect("kill the review");
+    review.wait().expect("reap");
+}
+
+/// A's checkpoint goes to B through the remote: B restores, verifies, maybe archives, pushes;
+/// A pulls.
+fn hand_over(a: &TestEnv, b: &TestEnv, id: &str, archive: bool) {
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    b.git(&["fetch", "-q", "origin"]);
+    b.pair_json(&["checkpoint", "restore", id]);
+    let v = b.pair_json(&["checkpoint", "verify", id, "--allow-other-path"]);
+    assert_eq!(v["result"], "HANDOFF VERIFIED", "{v}");
+    if archive {
+        b.pair_json(&["checkpoint", "archive", id, "--authorize-archive"]);
+    }
+    b.pair_json(&["push"]);
+    a.pair_json(&["pull"]);
+}
+
+#[test]
+fn a_checkpoint_without_a_run_restores_elsewhere_and_the_source_is_told_where_it_went() {
+    let Machines { _root, a, b } = two_machines();
+    a.write("README", "hello\nedited on A, no run\n");
+    a.write("new.txt", "untracked on A\n");
+    let porcelain = a.git(&["status", "--porcelain"]);
+    let v = create(&a, &["--next", "go on"]);
+    assert_eq!(v["carrier"], true);
+    let id = id_of(&v);
+    // Before the handoff, the source has no run to report.
+    assert_eq!(a.pair(&["status"]).code, 1);
+    hand_over(&a, &b, &id, true);
+    assert_eq!(b.read("README"), "hello\nedited on A, no run\n");
+    assert_eq!(b.git(&["status", "--porcelain"]), porcelain);
+
+    let status = a.pair_json(&["status"]);
+    let went = &status["checkpoint"]["handed_over"];
+    assert_eq!(
+        went["path"],
+        b.repo.display().to_string().as_str(),
+        "{status}"
+    );
+    assert_eq!(went["archived"], true);
+    assert_eq!(status["checkpoint"]["state"], "SOURCE_ARCHIVED_CONFIRMED");
+    let human = a.pair(&["status"]);
+    assert!(human.stdout.contains("handed over"), "{human}");
+    let stop = agent_stop(&a);
+    assert_eq!(stop.code, 0, "{stop}");
+    let said = stop.json();
+    let message = said["systemMessage"].as_str().expect("a message");
+    assert!(
+        message.contains(&id) && message.contains(&b.repo.display().to_string()),
+        "{message}"
+    );
+    assert!(said.get("decision").is_none(), "never a block: {stop}");
+}
+
+#[test]
+fn a_handoffs_source_stops_instead_of_being_sent_to_review() {
+    let Machines { _root, a, b } = two_machines();
+    let run_id = a.start("handed over mid-round");
+    a.write("README", "hello\nunreviewed on A\n");
+    // Unreviewed work: the Stop hook blocks, sending the agent to review.
+    let stop = agent_stop(&a);
+    assert!(stop.stdout.contains("git pair review"), "{stop}");
+    let id = id_of(&create(&a, &["--next", "review it on B"]));
+    hand_over(&a, &b, &id, false);
+
+    let status = a.pair_json(&["status", "--run", &run_id]);
+    let went = &status["checkpoint"]["handed_over"];
+    assert_eq!(went["archived"], false, "{status}");
+    assert_eq!(went["path"], b.repo.display().to_string().as_str());
+    let stop = agent_stop(&a);
+    assert_eq!(stop.code, 0, "{stop}");
+    let said = stop.json();
+    let message = said["systemMessage"].as_str().expect("a message");
+    assert!(!message.contains("git pair review"), "{message}");
+    assert!(message.contains("may resume on its own"), "{message}");
+    assert!(!message.contains("did not go with it"), "{message}");
+    // Work done here after the checkpoint is named as left behind.
+    a.write("later.txt", "after the checkpoint\n");
+    let message = agent_stop(&a).json()["systemMessage"].to_string();
+    assert!(message.contains("did not go with it"), "{message}");
+    // B, the destination, is not a source: its Stop hook follows the run as usual.
+    assert!(
+        agent_stop(&b).stdout.contains("git pair"),
+        "B has unreviewed work"
     );
 }

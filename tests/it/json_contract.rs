@@ -100,14 +100,14 @@ fn start_json_keys() {
 fn status_json_keys() {
     let env = TestEnv::new();
     env.start("t");
-    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout}";
+    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout,handoff-authorized,archive-authorized}";
     let expected = format!(
         "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
     env.pair_json(&["checkpoint", "create", "--next", "go on"]);
     let expected = format!(
-        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state}},compactions,reviewer,reviewer_fallback,{settings}}}"
+        "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint:{{id,assessment,state,handed_over}},compactions,reviewer,reviewer_fallback,{settings}}}"
     );
     pin(&env, &["status"], 0, &expected);
 }
@@ -376,7 +376,7 @@ fn checkpoint_json_keys() {
         &env,
         &["checkpoint", "create", "--next", "go on"],
         0,
-        "{id,assessment,bytes,run_id,reasons,status,check}",
+        "{id,assessment,bytes,run_id,carrier,reasons,status,check}",
     );
     let id = created["id"].as_str().expect("id").to_owned();
     pin(
@@ -405,7 +405,7 @@ fn checkpoint_json_keys() {
     );
     pin(
         &env,
-        &["checkpoint", "archive", &id],
+        &["checkpoint", "archive", &id, "--authorize-archive"],
         0,
         "{state,id,run_id,already}",
     );

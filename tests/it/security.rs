@@ -43,6 +43,7 @@ fn start_record(run_id: &str, env: &TestEnv) -> Start {
         config: Default::default(),
         flags: None,
         claimed: true,
+        carrier: false,
         base_tree: None,
     }
 }

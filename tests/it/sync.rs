@@ -1174,6 +1174,7 @@ fn runs_started_before_runs_had_owners_stay_where_they_were_started() {
             config: Default::default(),
             flags: None,
             claimed: false,
+            carrier: false,
             base_tree: None,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start"))

@@ -575,7 +575,7 @@ fn list_reads_moved_runs_again_and_survives_a_broken_cache() {
     );
     assert_eq!(runs["runs"][0]["next_action"], "review");
     std::fs::write(
-        env.repo.join(".git/pair/cache/runs-v2.jsonl"),
+        env.repo.join(".git/pair/cache/runs-v3.jsonl"),
         "garbage\n{\"x\n",
     )
     .expect("write");
@@ -605,6 +605,7 @@ fn many_loose_run_refs_are_packed_without_losing_a_run() {
             config: Default::default(),
             flags: None,
             claimed: true,
+            carrier: false,
             base_tree: None,
         });
         repo.create_run(&run_id, Some(base), Append::record(start, "start"))

@@ -285,19 +285,13 @@ pub struct Pressure {
 /// How many compactions make a context due for a handoff.
 pub const COMPACTIONS_FOR_HANDOFF: u32 = 2;
 
-/// The assessment and why: `handoff-deferred` while anything is `in_progress` (each named);
-/// `handoff-ready` when authorized and the context is at or over the threshold or was
-/// compacted twice; `continue` otherwise.
-pub fn assess(
-    pressure: &Pressure,
-    in_progress: &[(InProgress, String)],
-) -> (Assessment, Vec<String>) {
-    if !in_progress.is_empty() {
-        let reasons = in_progress
-            .iter()
-            .map(|(what, marker)| what.describe(marker))
-            .collect();
-        return (Assessment::HandoffDeferred, reasons);
+/// The assessment and why: `handoff-deferred` while anything makes a handoff unsafe now
+/// (`unsafe_now`, each described: a git operation in progress, the run's own review
+/// running); `handoff-ready` when authorized and the context is at or over the threshold or
+/// was compacted twice; `continue` otherwise.
+pub fn assess(pressure: &Pressure, unsafe_now: &[String]) -> (Assessment, Vec<String>) {
+    if !unsafe_now.is_empty() {
+        return (Assessment::HandoffDeferred, unsafe_now.to_vec());
     }
     let mut due = Vec::new();
     let mut not_due = Vec::new();
@@ -550,6 +544,64 @@ pub fn state_of<'a>(
     state
 }
 
+/// Where a checkpoint made in this work tree went: verified (and maybe archived) in another
+/// work tree, so the context here is the handoff's retired source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedOver {
+    pub checkpoint: CheckpointId,
+    /// Where its latest passing verification was recorded.
+    pub host: String,
+    pub path: String,
+    /// The source was archived (`SOURCE_ARCHIVED_CONFIRMED`).
+    pub archived: bool,
+    /// HEAD and status when the checkpoint was made, to tell work done here since.
+    pub head: CommitId,
+    pub status: TreeId,
+}
+
+/// Whether checkpoint `id` (a run's latest) was made in this work tree (`host`, `path`) and
+/// verified in another one since: the handoff went there. A verification in the source
+/// itself, or a later regression, is no handoff.
+pub fn handed_over<'a>(
+    id: &CheckpointId,
+    host: &str,
+    path: &str,
+    bodies: impl IntoIterator<Item = &'a Body>,
+) -> Option<HandedOver> {
+    let mut made_here: Option<&Checkpoint> = None;
+    let mut verified_at: Option<(String, String)> = None;
+    let mut archived = false;
+    for body in bodies {
+        match body {
+            Body::Checkpoint(c) if &c.checkpoint == id => {
+                made_here = (c.repo.host == host && c.repo.path == path).then_some(c);
+            }
+            Body::CheckpointVerified(v) if &v.checkpoint == id => {
+                verified_at = match v.result {
+                    crate::model::VerifyResult::Verified if !(v.host == host && v.path == path) => {
+                        Some((v.host.clone(), v.path.clone()))
+                    }
+                    crate::model::VerifyResult::Verified => verified_at,
+                    crate::model::VerifyResult::Regression if archived => verified_at,
+                    crate::model::VerifyResult::Regression => None,
+                };
+            }
+            Body::CheckpointArchived(a) if &a.checkpoint == id => archived = true,
+            _ => {}
+        }
+    }
+    let packet = made_here?;
+    let (host, path) = verified_at?;
+    Some(HandedOver {
+        checkpoint: id.clone(),
+        host,
+        path,
+        archived,
+        head: packet.repo.head,
+        status: packet.repo.status,
+    })
+}
+
 /// What `archive` does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Archive {
@@ -557,42 +609,79 @@ pub enum Archive {
     Record,
     /// Already archived: nothing to record (idempotent).
     AlreadyArchived,
-    /// Refused: what is missing, one phrase each.
-    Missing {
+    /// Refused, recording nothing: every prerequisite missing, one phrase each. `state` is
+    /// where the checkpoint really stands — `HANDOFF_VERIFIED_WITH_SOURCE_STILL_ACTIVE` only
+    /// when a passing verification is recorded, never for a missing one.
+    Refused {
         state: CheckpointState,
         missing: Vec<String>,
+        /// When this is the source and it changed since the checkpoint: how (that work
+        /// would be stranded).
+        changes: Vec<Mismatch>,
     },
-    /// Refused: verified, but this is the source and it changed since the checkpoint (its
-    /// work would be stranded).
-    SourceStillActive { changes: Vec<Mismatch> },
 }
 
-/// Decides `archive` for a checkpoint in `state`. `source_changes`: when this work tree is
-/// the checkpoint's source (same host and path), how it differs from the checkpoint now
-/// (HEAD and status); `None` elsewhere.
-pub fn archive(
-    id: &CheckpointId,
-    state: CheckpointState,
-    source_changes: Option<Vec<Mismatch>>,
-) -> Archive {
-    match state {
-        CheckpointState::Archived => Archive::AlreadyArchived,
-        CheckpointState::Unverified => Archive::Missing {
-            state,
-            missing: vec![format!(
-                "a passing verification: none is recorded (run git pair checkpoint verify {id} in the destination)"
-            )],
-        },
-        CheckpointState::Regression => Archive::Missing {
-            state,
-            missing: vec![format!(
-                "a passing verification: the latest one found a HANDOFF REGRESSION (fix it, then git pair checkpoint verify {id} again)"
-            )],
-        },
-        CheckpointState::VerifiedSourceActive => match source_changes {
-            Some(changes) if !changes.is_empty() => Archive::SourceStillActive { changes },
-            _ => Archive::Record,
-        },
+/// What `archive` is decided on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchiveFacts {
+    pub state: CheckpointState,
+    /// `--authorize-archive`, or the standing `pair.archiveAuthorized`.
+    pub authorized: bool,
+    /// Git operations in progress in this work tree, each described.
+    pub in_progress: Vec<String>,
+    /// When this work tree is the checkpoint's source (same host and path), how it differs
+    /// from the checkpoint now (HEAD and status); `None` elsewhere.
+    pub source_changes: Option<Vec<Mismatch>>,
+}
+
+/// What a source left active risks, said with every refusal.
+pub const AUTO_RESUME_RISK: &str = "until it is archived the source context is still active: an agent session there may resume on its own (a resumed or scheduled session, a hook that wakes it) and go on changing its work tree beside the destination";
+
+/// Decides `archive` for checkpoint `id`: archived stays archived (idempotent); otherwise
+/// every prerequisite is checked and each missing one named — a passing verification, the
+/// archive's own authorization, no git operation in progress here, and (in the source itself)
+/// no change since the checkpoint.
+pub fn archive(id: &CheckpointId, facts: &ArchiveFacts) -> Archive {
+    if facts.state == CheckpointState::Archived {
+        return Archive::AlreadyArchived;
+    }
+    let mut missing = Vec::new();
+    match facts.state {
+        CheckpointState::Unverified => missing.push(format!(
+            "a passing verification: none is recorded (run git pair checkpoint verify {id} in the destination)"
+        )),
+        CheckpointState::Regression => missing.push(format!(
+            "a passing verification: the latest one found a HANDOFF REGRESSION (fix it, then git pair checkpoint verify {id} again)"
+        )),
+        CheckpointState::VerifiedSourceActive | CheckpointState::Archived => {}
+    }
+    if !facts.authorized {
+        missing.push(
+            "the archive's own authorization: --authorize-archive once the human agreed, or the standing preference git config pair.archiveAuthorized true".to_owned(),
+        );
+    }
+    for what in &facts.in_progress {
+        missing.push(format!("no git operation in progress: {what}"));
+    }
+    let changes = facts.source_changes.clone().unwrap_or_default();
+    if !changes.is_empty() {
+        missing.push(format!(
+            "the source unchanged since the checkpoint: {}",
+            changes
+                .iter()
+                .map(|m| format!("{}: expected {}, found {}", m.field, m.expected, m.found))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    if missing.is_empty() {
+        Archive::Record
+    } else {
+        Archive::Refused {
+            state: facts.state,
+            missing,
+            changes,
+        }
     }
 }
 
@@ -717,7 +806,7 @@ mod tests {
     #[test]
     fn assessment_table() {
         let ctx = |used, limit| Some(ContextUse { used, limit });
-        let none: &[(InProgress, String)] = &[];
+        let none: &[String] = &[];
         let cases = [
             // authorized, context, compactions → assessment
             (true, ctx(86_000, 100_000), 0, Assessment::HandoffReady),
@@ -763,7 +852,7 @@ mod tests {
                 threshold: 0.85,
                 compactions: 9,
             },
-            &[(InProgress::Rebase, "rebase-merge".into())],
+            &[InProgress::Rebase.describe("rebase-merge")],
         );
         assert_eq!(
             deferred,
@@ -960,20 +1049,38 @@ mod tests {
             Some(CheckpointState::Archived)
         );
 
-        assert!(matches!(
-            archive(&id, CheckpointState::Unverified, None),
-            Archive::Missing { .. }
-        ));
-        assert!(matches!(
-            archive(&id, CheckpointState::Regression, None),
-            Archive::Missing { .. }
-        ));
+        let facts = |state| ArchiveFacts {
+            state,
+            authorized: true,
+            in_progress: vec![],
+            source_changes: None,
+        };
+        let refused = |a: Archive| match a {
+            Archive::Refused { state, missing, .. } => (state, missing),
+            other => panic!("not refused: {other:?}"),
+        };
+        let (state, missing) = refused(archive(&id, &facts(CheckpointState::Unverified)));
         assert_eq!(
-            archive(&id, CheckpointState::VerifiedSourceActive, None),
+            state,
+            CheckpointState::Unverified,
+            "never reported verified"
+        );
+        assert_eq!(missing.len(), 1);
+        assert!(missing[0].contains("a passing verification"));
+        let (state, _) = refused(archive(&id, &facts(CheckpointState::Regression)));
+        assert_eq!(state, CheckpointState::Regression);
+        assert_eq!(
+            archive(&id, &facts(CheckpointState::VerifiedSourceActive)),
             Archive::Record
         );
         assert_eq!(
-            archive(&id, CheckpointState::VerifiedSourceActive, Some(vec![])),
+            archive(
+                &id,
+                &ArchiveFacts {
+                    source_changes: Some(vec![]),
+                    ..facts(CheckpointState::VerifiedSourceActive)
+                }
+            ),
             Archive::Record
         );
         let changed = vec![Mismatch {
@@ -981,17 +1088,101 @@ mod tests {
             expected: "a".into(),
             found: "b".into(),
         }];
+        // Everything missing at once is named, each on its own.
+        let all = archive(
+            &id,
+            &ArchiveFacts {
+                state: CheckpointState::Unverified,
+                authorized: false,
+                in_progress: vec!["a rebase (or git am) is in progress (rebase-merge)".into()],
+                source_changes: Some(changed.clone()),
+            },
+        );
+        let Archive::Refused {
+            state,
+            missing,
+            changes,
+        } = all
+        else {
+            panic!("refused")
+        };
+        assert_eq!(state, CheckpointState::Unverified);
+        assert_eq!(changes, changed);
+        assert_eq!(missing.len(), 4, "{missing:?}");
+        assert!(
+            missing[1].contains("--authorize-archive")
+                && missing[1].contains("pair.archiveAuthorized")
+        );
+        assert!(missing[2].contains("rebase"));
+        assert!(missing[3].contains("status: expected a, found b"));
+        let (state, missing) = refused(archive(
+            &id,
+            &ArchiveFacts {
+                authorized: false,
+                ..facts(CheckpointState::VerifiedSourceActive)
+            },
+        ));
+        assert_eq!(state, CheckpointState::VerifiedSourceActive);
+        assert_eq!(missing.len(), 1);
         assert_eq!(
             archive(
                 &id,
-                CheckpointState::VerifiedSourceActive,
-                Some(changed.clone())
+                &ArchiveFacts {
+                    authorized: false,
+                    ..facts(CheckpointState::Archived)
+                }
             ),
-            Archive::SourceStillActive { changes: changed }
+            Archive::AlreadyArchived
+        );
+    }
+
+    #[test]
+    fn a_handoff_went_elsewhere_only_when_verified_in_another_work_tree() {
+        use crate::model::{CheckpointArchived, CheckpointVerified};
+        let p = packet();
+        let id = p.checkpoint.clone();
+        let verified = |result, host: &str, path: &str| {
+            Body::CheckpointVerified(CheckpointVerified {
+                checkpoint: id.clone(),
+                result,
+                mismatches: vec![],
+                path: path.into(),
+                host: host.into(),
+                allow_other_path: true,
+                check: None,
+            })
+        };
+        let created = Body::Checkpoint(p.clone());
+        let (host, path) = (p.repo.host.as_str(), p.repo.path.as_str());
+        let here = verified(VerifyResult::Verified, host, path);
+        let there = verified(VerifyResult::Verified, "b", "/dest");
+        let broke = verified(VerifyResult::Regression, "b", "/dest");
+        let archived = Body::CheckpointArchived(CheckpointArchived {
+            checkpoint: id.clone(),
+            path: "/dest".into(),
+            host: "b".into(),
+        });
+        assert_eq!(handed_over(&id, host, path, [&created]), None);
+        assert_eq!(
+            handed_over(&id, host, path, [&created, &here]),
+            None,
+            "verified at the source"
+        );
+        let went = handed_over(&id, host, path, [&created, &there]).expect("handed over");
+        assert_eq!(
+            (went.host.as_str(), went.path.as_str(), went.archived),
+            ("b", "/dest", false)
         );
         assert_eq!(
-            archive(&id, CheckpointState::Archived, None),
-            Archive::AlreadyArchived
+            handed_over(&id, host, path, [&created, &there, &broke]),
+            None
+        );
+        let went = handed_over(&id, host, path, [&created, &there, &archived]).expect("archived");
+        assert!(went.archived);
+        assert_eq!(
+            handed_over(&id, "b", "/dest", [&created, &there]),
+            None,
+            "the destination is not the source"
         );
     }
 

@@ -79,6 +79,7 @@ impl Manifest {
         self.max_rounds = start.max_rounds;
         self.budget_usd = start.budget_usd;
         self.claimed = start.claimed;
+        self.carrier = start.carrier;
         if let Some(ratio) = start
             .config
             .get("pair.budgetWarnRatio")

@@ -186,6 +186,10 @@ pub struct Manifest {
     /// local ref. False in runs started before runs belonged to a clone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub claimed: bool,
+    /// The start record's `carrier`: the run only carries a checkpoint made with no run
+    /// active, and is never chosen as the active run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub carrier: bool,
     /// Records written concurrently on two machines (same position); both are kept.
     #[serde(default)]
     pub conflicts: Vec<String>,
@@ -243,6 +247,7 @@ impl Manifest {
             pending_review: None,
             run_settings: None,
             claimed: false,
+            carrier: false,
             conflicts: Vec::new(),
             records: 0,
             last_seq: 0,

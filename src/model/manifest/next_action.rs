@@ -36,7 +36,8 @@ impl Manifest {
     /// When several hold, the first of `done`, `wait:review`, `resume:review`, `stop:budget`,
     /// `stop:round-cap`, `stop:stalled` wins, then the plain values.
     pub fn next_action(&self, observed: Observed) -> NextAction {
-        if self.is_finished() {
+        // A run that only carries a checkpoint has no loop to continue.
+        if self.is_finished() || self.carrier {
             return NextAction::Done;
         }
         if self.pending_review.is_some() {

@@ -22,6 +22,7 @@ fn start(max_rounds: u32) -> Body {
         config: Default::default(),
         flags: None,
         claimed: false,
+        carrier: false,
         base_tree: None,
     })
 }

@@ -36,6 +36,9 @@ pub struct Created {
     /// Size of the stored packet (the record), in bytes.
     pub bytes: usize,
     pub run_id: RunId,
+    /// No run was active: the checkpoint is stored in a run of its own that only carries it
+    /// (never the branch's active run).
+    pub carrier: bool,
     pub reasons: Vec<String>,
     /// The work tree's status fingerprint.
     pub status: String,

@@ -98,6 +98,11 @@ pub enum AgentStop {
     Allow {},
     /// Keep the agent going; `reason` reaches the model as its next message.
     Block { decision: Block, reason: String },
+    /// Let the agent stop, saying why (shown by the agent CLI).
+    Inform {
+        #[serde(rename = "systemMessage")]
+        system_message: String,
+    },
 }
 
 /// The one word of a blocking decision.

@@ -45,6 +45,18 @@ pub struct CheckpointBrief {
     pub id: String,
     pub assessment: &'static str,
     pub state: &'static str,
+    /// Made in this work tree and verified in another since: where the work went (null
+    /// otherwise).
+    pub handed_over: Option<HandedOverBrief>,
+}
+
+/// Where a checkpoint made here was verified (SPEC §10): this context is the retired source.
+#[derive(Debug, Clone, Serialize)]
+pub struct HandedOverBrief {
+    pub host: String,
+    pub path: String,
+    /// The source was archived there (`SOURCE_ARCHIVED_CONFIRMED`).
+    pub archived: bool,
 }
 
 /// Each run setting in force, in table order; serialized as an object keyed by setting.

@@ -40,7 +40,7 @@ pub fn active(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    let found = newest_on_branch(&ctx.repo, &branch, |finished| !finished)?;
+    let found = newest_on_branch(&ctx.repo, &branch, false, |finished| !finished)?;
     found.owned.ok_or_else(|| Error::NoActiveRun {
         branch,
         elsewhere: found.elsewhere.map(|id| id.to_string()),
@@ -55,11 +55,11 @@ pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
         return Ok(id);
     }
     let branch = ctx.repo.head()?.branch_name().to_owned();
-    let unfinished = newest_on_branch(&ctx.repo, &branch, |finished| !finished)?;
+    let unfinished = newest_on_branch(&ctx.repo, &branch, false, |finished| !finished)?;
     if let Some(id) = unfinished.owned {
         return Ok(id);
     }
-    let any = newest_on_branch(&ctx.repo, &branch, |_| true)?;
+    let any = newest_on_branch(&ctx.repo, &branch, false, |_| true)?;
     any.owned.ok_or_else(|| Error::NoActiveRun {
         branch,
         elsewhere: unfinished
@@ -72,7 +72,15 @@ pub fn latest(ctx: &Context, explicit: Option<&str>) -> Result<RunId, Error> {
 /// This clone's newest unfinished run on `branch`, read through `repo` (any handle on the
 /// repository: `start` looks on another thread while it checks the work tree).
 pub fn newest_unfinished(repo: &Repo, branch: &str) -> Result<Option<RunId>, Error> {
-    Ok(newest_on_branch(repo, branch, |finished| !finished)?.owned)
+    Ok(newest_on_branch(repo, branch, false, |finished| !finished)?.owned)
+}
+
+/// This clone's newest run on the current branch that only carries a checkpoint made with no
+/// run active (never the active run; `status` and the Stop hook look at it for a handoff
+/// that went elsewhere).
+pub fn newest_carrier(ctx: &Context) -> Result<Option<RunId>, Error> {
+    let branch = ctx.repo.head()?.branch_name().to_owned();
+    Ok(newest_on_branch(&ctx.repo, &branch, true, |_| true)?.owned)
 }
 
 /// Decides which runs belong to this clone, reading each fact once.
@@ -157,12 +165,14 @@ struct Found {
     elsewhere: Option<RunId>,
 }
 
-/// The newest run on `branch` whose finished state `wanted` accepts and that belongs here.
+/// The newest run on `branch` whose finished state `wanted` accepts and that belongs here:
+/// among the runs that only carry a checkpoint when `carrier`, else among the others.
 /// The newest few runs are read directly (the usual case: this branch's run is among the
 /// latest); past them, the cached run summaries answer without reading every manifest.
 fn newest_on_branch(
     repo: &Repo,
     branch: &str,
+    carrier: bool,
     wanted: impl Fn(bool) -> bool,
 ) -> Result<Found, Error> {
     const READ_DIRECTLY: usize = 8;
@@ -182,6 +192,7 @@ fn newest_on_branch(
             Err(err) => return Err(err.into()),
         };
         if m.branch == branch
+            && m.carrier == carrier
             && wanted(m.is_finished())
             && found.consider(&owners, id, m.claimed, &m.cwd)?
         {
@@ -203,6 +214,7 @@ fn newest_on_branch(
     }
     for s in summaries.runs.into_iter().rev() {
         if s.branch == branch
+            && s.carrier == carrier
             && wanted(s.finished)
             && found.consider(&owners, &s.run_id, s.claimed, &s.cwd)?
         {

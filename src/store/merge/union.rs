@@ -86,6 +86,7 @@ mod tests {
                     config: serde_json::Map::new(),
                     flags: None,
                     claimed: false,
+                    carrier: false,
                     base_tree: None,
                 })
             }),
