@@ -65,7 +65,10 @@ fn after_an_authentication_failure_the_hint_says_to_fix_the_credentials_first() 
             hint.find("run git pair review again")
                 .unwrap_or_else(|| panic!("{reviewer}: {hint}")),
         );
-        assert!(fix < again, "{reviewer}: credentials before a new review: {hint}");
+        assert!(
+            fix < again,
+            "{reviewer}: credentials before a new review: {hint}"
+        );
         assert!(
             hint.contains(&format!("{reviewer} refused the credentials")),
             "{reviewer}: {hint}"
@@ -73,7 +76,10 @@ fn after_an_authentication_failure_the_hint_says_to_fix_the_credentials_first() 
         // The human output says it too.
         let human = env.pair_with_vendors(&["review"], &[("FAKE_REVIEW", "auth")]);
         assert_eq!(human.code, 1, "{reviewer}: {human}");
-        assert!(human.stderr.contains("fix them first"), "{reviewer}: {human}");
+        assert!(
+            human.stderr.contains("fix them first"),
+            "{reviewer}: {human}"
+        );
         // A server error is worth another try as it is: no word of credentials.
         let (out, _, _) = review(&env, "exhausted", &[]);
         assert_eq!(out.code, 1, "{reviewer}: {out}");
