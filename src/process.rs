@@ -12,7 +12,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -228,7 +228,14 @@ pub fn run_observed(
     });
     let group = (!spawn.share_terminal).then_some(pid);
     let pipes = Pipes::start(&mut child, spawn, limits);
-    let (end, status) = wait_for_end(&mut child, group, &pipes.stdout, limits, cancel, started);
+    let (end, status) = wait_for_end(
+        &mut child,
+        group,
+        (&pipes.stdout, &pipes.done),
+        limits,
+        cancel,
+        started,
+    );
     let duration = started.elapsed();
     if end == End::Exited {
         // The reviewer is done; whatever it left running in its group (a daemon holding our
@@ -306,18 +313,61 @@ struct Pipes {
     stdout: Arc<Mutex<Capture>>,
     stderr: Arc<Mutex<Capture>>,
     threads: Vec<JoinHandle<()>>,
+    /// Rung by each pipe thread as it ends.
+    done: Arc<Ended>,
+}
+
+/// How many pipe threads have ended, with a condition variable rung at each: a reader
+/// reaching EOF is the child closing its output, which is (nearly always) the child exiting,
+/// so the waits below wake on it instead of sleeping out a poll interval.
+#[derive(Default)]
+struct Ended {
+    count: Mutex<usize>,
+    rung: Condvar,
+}
+
+impl Ended {
+    fn ring(&self) {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.rung.notify_all();
+    }
+
+    fn count(&self) -> usize {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Waits up to `pause` for the count to differ from `seen`; the count then.
+    fn wait_past(&self, seen: usize, pause: Duration) -> usize {
+        let count = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        let (count, _) = self
+            .rung
+            .wait_timeout_while(count, pause, |c| *c == seen)
+            .unwrap_or_else(|p| p.into_inner());
+        *count
+    }
+}
+
+/// Rings [`Ended`] when the thread holding it ends, however it ends.
+struct RingOnDrop(Arc<Ended>);
+
+impl Drop for RingOnDrop {
+    fn drop(&mut self) {
+        self.0.ring();
+    }
 }
 
 impl Pipes {
     fn start(child: &mut Child, spawn: &Spawn, limits: &Limits) -> Pipes {
         let stdout = Arc::new(Mutex::new(Capture::default()));
         let stderr = Arc::new(Mutex::new(Capture::default()));
+        let done = Arc::new(Ended::default());
         let mut threads: Vec<JoinHandle<()>> = Vec::new();
         if let Some(out) = child.stdout.take() {
             threads.push(read_into(
                 out,
                 Arc::clone(&stdout),
                 Keep::Head(limits.stdout_cap),
+                RingOnDrop(Arc::clone(&done)),
             ));
         }
         if let Some(err) = child.stderr.take() {
@@ -325,12 +375,15 @@ impl Pipes {
                 err,
                 Arc::clone(&stderr),
                 Keep::Tail(limits.stderr_tail),
+                RingOnDrop(Arc::clone(&done)),
             ));
         }
         if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), spawn.stdin.clone()) {
             // A reviewer that never reads its stdin must not block us: write from a thread and
             // ignore EPIPE.
+            let ring = RingOnDrop(Arc::clone(&done));
             threads.push(std::thread::spawn(move || {
+                let _ring = ring;
                 let _ = pipe.write_all(&bytes);
             }));
         }
@@ -338,6 +391,7 @@ impl Pipes {
             stdout,
             stderr,
             threads,
+            done,
         }
     }
 
@@ -353,8 +407,13 @@ impl Pipes {
         // Pipes reach EOF once every holder is dead; one that escaped the group (setsid) must
         // not hold us forever.
         let drain_deadline = Instant::now() + limits.kill_grace.max(Duration::from_millis(500));
-        while self.threads.iter().any(|t| !t.is_finished()) && Instant::now() < drain_deadline {
-            std::thread::sleep(Duration::from_millis(2));
+        loop {
+            let ended = self.done.count();
+            let now = Instant::now();
+            if ended >= self.threads.len() || now >= drain_deadline {
+                break;
+            }
+            self.done.wait_past(ended, drain_deadline - now);
         }
         for t in self.threads {
             if t.is_finished() {
@@ -377,17 +436,21 @@ impl Pipes {
 }
 
 /// Polls the child until it exits, gives up (its output shows a hopeless retry loop), is
-/// cancelled or runs out of time; in all but the first case its group is terminated.
+/// cancelled or runs out of time; in all but the first case its group is terminated. Between
+/// polls it waits on the pipe threads: one ending (the child closing its output, as it does
+/// when it exits) wakes it at once and the polls start over fast, so an exit is seen within
+/// about a millisecond rather than a poll interval later.
 fn wait_for_end(
     child: &mut Child,
     group: Option<u32>,
-    stdout: &Mutex<Capture>,
+    (stdout, ended): (&Mutex<Capture>, &Ended),
     limits: &Limits,
     cancel: &Cancel,
     started: Instant,
 ) -> (End, Option<ExitInfo>) {
     let deadline = started + limits.timeout;
     let mut pause = Duration::from_millis(1);
+    let mut seen = ended.count();
     let mut watch = (limits.give_up.is_some() || limits.on_line.is_some()).then_some(Watch {
         rule: limits.give_up.as_ref(),
         on_line: limits.on_line.as_ref(),
@@ -425,8 +488,13 @@ fn wait_for_end(
                 terminate_group(group, child, limits.kill_grace),
             );
         }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(25));
+        let count = ended.wait_past(seen, pause.min(deadline - now));
+        if count == seen {
+            pause = (pause * 2).min(Duration::from_millis(25));
+        } else {
+            seen = count;
+            pause = Duration::from_millis(1);
+        }
     }
 }
 
@@ -724,8 +792,10 @@ fn read_into<R: Read + Send + 'static>(
     mut source: R,
     into: Arc<Mutex<Capture>>,
     keep: Keep,
+    ring: RingOnDrop,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
+        let _ring = ring;
         let mut chunk = vec![0u8; 64 * 1024];
         loop {
             let n = match source.read(&mut chunk) {
@@ -795,6 +865,28 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             ..Spawn::default()
         }
+    }
+
+    #[test]
+    fn a_pipe_thread_ending_wakes_the_wait_at_once() {
+        let ended = Arc::new(Ended::default());
+        let ring = RingOnDrop(Arc::clone(&ended));
+        let thread = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(ring);
+        });
+        let started = Instant::now();
+        assert_eq!(ended.wait_past(0, Duration::from_secs(60)), 1);
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "woken by the ring, not the timeout: {:?}",
+            started.elapsed()
+        );
+        thread.join().expect("ringer");
+        // Nothing new: the pause is waited out.
+        let started = Instant::now();
+        assert_eq!(ended.wait_past(1, Duration::from_millis(30)), 1);
+        assert!(started.elapsed() >= Duration::from_millis(30));
     }
 
     /// Polls `cond` until it holds or `within` passes.

@@ -60,9 +60,8 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     };
     let mut report = Report::rendered(&*round, render::round);
     if round.verdict.is_none() {
-        let mut err = CommandError::failed(render::no_verdict(&round)).with_hint(
-            "no round was used; run git pair review again (see git pair probe, or --timeout)",
-        );
+        let mut err =
+            CommandError::failed(render::no_verdict(&round)).with_hint(no_verdict_hint(&round));
         for (k, v) in report.json {
             err = err.with_partial(&k, v);
         }
@@ -71,6 +70,19 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
     report.notes.extend(render::round_notes(&round));
     report.notes.extend(ignored_key);
     Ok(report)
+}
+
+/// What to do after a round without a verdict. Credentials the vendor refused fail again
+/// until they are fixed, so that comes first; anything else may pass on a second try.
+fn no_verdict_hint(round: &review::Round) -> String {
+    if round.auth_failed.is_empty() {
+        return "no round was used; run git pair review again (see git pair probe, or --timeout)"
+            .to_owned();
+    }
+    format!(
+        "no round was used; {} refused the credentials: fix them first (log in with the CLI itself, or set its API key in the environment git pair runs in), then run git pair review again",
+        round.auth_failed.join(", ")
+    )
 }
 
 /// The round's request from the flags.

@@ -9,7 +9,8 @@
 #   QUICK=1 tests/bench/all.sh  # smaller inputs (2,000 runs, 100 MB corpus), for a quick look
 #
 # Not part of CI (minutes to hours on a small machine). Needs hyperfine for the hooks and start
-# benchmarks, npm for ccusage (skipped without it).
+# benchmarks, npm for ccusage (skipped without it), the pinned CLIs for the reviewer one
+# (npm ci --prefix tests/e2e).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -41,6 +42,7 @@ run sync-1000    env RUNS=1000 RECORDS=10 ITERATIONS=5 cargo bench --locked --qu
 run sync-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=3 cargo bench --locked --quiet --bench sync
 run runs-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=11 cargo bench --locked --quiet --bench runs
 run verify       bash tests/bench/verify.sh 100 1000 11
+run reviewer     bash tests/bench/reviewer.sh 11
 
 echo
 printf '%-12s %-6s %s\n' "benchmark" "target" "figures (medians; ratio = ours / peer)"

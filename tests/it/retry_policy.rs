@@ -53,6 +53,45 @@ fn error_of(out: &crate::common::Output) -> String {
 }
 
 #[test]
+fn after_an_authentication_failure_the_hint_says_to_fix_the_credentials_first() {
+    for reviewer in ["claude", "codex"] {
+        let env = ready(reviewer);
+        let (out, _, _) = review(&env, "auth", &[]);
+        assert_eq!(out.code, 1, "{reviewer}: {out}");
+        let hint = out.json()["hint"].as_str().unwrap_or_default().to_owned();
+        let (fix, again) = (
+            hint.find("fix them first")
+                .unwrap_or_else(|| panic!("{reviewer}: {hint}")),
+            hint.find("run git pair review again")
+                .unwrap_or_else(|| panic!("{reviewer}: {hint}")),
+        );
+        assert!(
+            fix < again,
+            "{reviewer}: credentials before a new review: {hint}"
+        );
+        assert!(
+            hint.contains(&format!("{reviewer} refused the credentials")),
+            "{reviewer}: {hint}"
+        );
+        // The human output says it too.
+        let human = env.pair_with_vendors(&["review"], &[("FAKE_REVIEW", "auth")]);
+        assert_eq!(human.code, 1, "{reviewer}: {human}");
+        assert!(
+            human.stderr.contains("fix them first"),
+            "{reviewer}: {human}"
+        );
+        // A server error is worth another try as it is: no word of credentials.
+        let (out, _, _) = review(&env, "exhausted", &[]);
+        assert_eq!(out.code, 1, "{reviewer}: {out}");
+        let hint = out.json()["hint"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            hint.contains("run git pair review again") && !hint.contains("credentials"),
+            "{reviewer}: {hint}"
+        );
+    }
+}
+
+#[test]
 fn an_authentication_failure_is_one_attempt_and_says_authentication() {
     for (reviewer, status) in [("claude", "(HTTP 401)"), ("codex", "(HTTP 401)")] {
         let env = ready(reviewer);

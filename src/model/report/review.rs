@@ -47,6 +47,10 @@ pub struct Round {
     /// What was redacted from the packet (kinds and places, never a secret).
     #[serde(skip)]
     pub secrets: Vec<SecretAt>,
+    /// Reviewers whose last attempt failed on authentication (their credentials were
+    /// refused): reviewing again cannot help until they are fixed.
+    #[serde(skip)]
+    pub auth_failed: Vec<String>,
 }
 
 /// One reviewer's part in a round.

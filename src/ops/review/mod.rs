@@ -220,6 +220,16 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
         .summary
         .clone()
         .filter(|_| outcome.coverage.is_partial());
+    let auth_failed = outcome
+        .members
+        .iter()
+        .filter(|m| {
+            m.verdict.is_none()
+                && m.attempts.last().and_then(|a| a.failure)
+                    == Some(crate::review::surface::FailureKind::Auth)
+        })
+        .map(|m| m.name.clone())
+        .collect();
     report::Round {
         run_id: plan.run_id,
         round: outcome.round,
@@ -256,6 +266,7 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
             })
             .collect(),
         secrets: plan.secrets,
+        auth_failed,
     }
 }
 
