@@ -64,7 +64,7 @@ fn decide_and_store(ctx: &Context, event: Event, input: &Input) -> Result<Option
     let outcome = session::decide(event, input, stored);
     match outcome.store {
         Store::Keep => {}
-        Store::Write(state) => write_state(&dir, &path, state)?,
+        Store::Write(state) => write_state(&path, state)?,
         Store::Remove => remove(&path)?,
     }
     if event == Event::SessionStart && !outcome.counted {
@@ -107,21 +107,16 @@ fn handoff_authorized(ctx: &Context) -> bool {
     }
 }
 
-/// Writes `state` to `path` through a temporary file and a rename: a reader sees the old
-/// state or the new one, never half of one.
-fn write_state(dir: &Path, path: &Path, state: State) -> Result<(), Error> {
-    let write_err = |source| Error::WriteFile {
-        what: "session state",
-        path: path.display().to_string(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(write_err)?;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, state.to_bytes()).map_err(write_err)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        write_err(e)
-    })
+/// Writes `state` to `path` with the one atomic writer: a reader sees the old state or the
+/// new one, never half of one.
+fn write_state(path: &Path, state: State) -> Result<(), Error> {
+    crate::util::fs::AtomicWrite::new(crate::util::fs::Mode::Umasked(0o666))
+        .write(path, &state.to_bytes())
+        .map_err(|(_, _, source)| Error::WriteFile {
+            what: "session state",
+            path: path.display().to_string(),
+            source,
+        })
 }
 
 fn remove(path: &Path) -> Result<(), Error> {
