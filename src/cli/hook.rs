@@ -3,14 +3,16 @@
 //!
 //! `pre-commit`, `pre-merge-commit` and `commit-msg --gate` can refuse (exit 1). `commit-msg`
 //! without `--gate` and `post-commit` never fail the git command: an error becomes a warning
-//! on stderr. `agent-stop` always exits 0 and prints one
-//! JSON object or nothing on stdout, whatever happens.
+//! on stderr. `agent-stop` and the lifecycle hooks (`session-start`, `user-prompt`,
+//! `session-end`) always exit 0 and print one JSON object or nothing on stdout, whatever
+//! happens.
 
 use std::io::Read as _;
 use std::path::PathBuf;
 
 use super::{CommandError, Context, Report};
-use crate::model::report::hook::{AgentStop, Warning};
+use crate::hook::session::Event;
+use crate::model::report::hook::{AgentStop, SessionHook, Warning};
 use crate::ops;
 use crate::render::hook as render;
 
@@ -23,6 +25,8 @@ use crate::render::hook as render;
 /// checks again on the tree that will be committed (after every pre-commit step). post-commit:
 /// writes the run's refs/notes/pair line on the new commit. agent-stop: the Claude Code /
 /// Codex Stop hook (reads the hook JSON on stdin, prints a decision or nothing, exits 0).
+/// session-start, user-prompt, session-end: the agent lifecycle hooks that notice a context
+/// compaction and print the CONTEXT HANDOFF HEALTH CHECK (JSON on stdin, exit 0 always).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -70,6 +74,22 @@ pub enum Name {
         #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
         rest: Vec<String>,
     },
+    /// The agent SessionStart hook: after a compaction, counts it and prints the CONTEXT
+    /// HANDOFF HEALTH CHECK; a fresh start resets the count. Exit 0 always.
+    SessionStart {
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+    /// The agent UserPromptSubmit hook: repeats the reminder after a compaction. Exit 0 always.
+    UserPrompt {
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
+    /// The agent SessionEnd hook: removes the session's state. Exit 0 always.
+    SessionEnd {
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
+    },
 }
 
 /// Runs hook `args`; `open` opens the repository at `-C` (or the current directory), and
@@ -95,6 +115,9 @@ pub fn run(
             open().and_then(|ctx| post_commit(&ctx)),
         )),
         Name::AgentStop { .. } => Ok(agent_stop(directory)),
+        Name::SessionStart { .. } => Ok(lifecycle(Event::SessionStart, directory)),
+        Name::UserPrompt { .. } => Ok(lifecycle(Event::UserPrompt, directory)),
+        Name::SessionEnd { .. } => Ok(lifecycle(Event::SessionEnd, directory)),
     }
 }
 
@@ -132,6 +155,17 @@ fn never_fails(hook: &str, result: Result<Report, CommandError>) -> Report {
 /// lets the agent stop); opens the repository at `-C`, else the `cwd` the agent sent, else the
 /// current directory. Exit 0 always; stdout is the decision or nothing.
 fn agent_stop(directory: &[PathBuf]) -> Report {
+    let stdin = read_hook_stdin();
+    let decision = ops::hook::agent_stop(&stdin, |input| open_at(directory, input.cwd.as_deref()));
+    let mut report = Report::rendered(&decision, render::agent_stop);
+    // Allowing prints nothing at all on stdout, even with --json.
+    report.silent = matches!(decision, AgentStop::Allow {});
+    report
+}
+
+/// The agent's hook input: at most [`ops::hook::MAX_STDIN`] bytes (more is not a hook input
+/// and reads as none).
+fn read_hook_stdin() -> Vec<u8> {
     let mut stdin = Vec::new();
     let read = std::io::stdin()
         .lock()
@@ -140,22 +174,36 @@ fn agent_stop(directory: &[PathBuf]) -> Report {
     if read.is_err() || stdin.len() as u64 > ops::hook::MAX_STDIN {
         stdin.clear();
     }
-    let decision = ops::hook::agent_stop(&stdin, |input| {
-        let mut dir = match input.cwd.as_deref().map(PathBuf::from) {
-            Some(cwd) if directory.is_empty() && cwd.is_absolute() && cwd.is_dir() => cwd,
-            _ => std::env::current_dir().map_err(|source| ops::Error::ReadFile {
-                what: "current directory",
-                path: ".".into(),
-                source,
-            })?,
-        };
-        for d in directory {
-            dir = dir.join(d);
-        }
-        Context::open(&dir, None)
-    });
-    let mut report = Report::rendered(&decision, render::agent_stop);
-    // Allowing prints nothing at all on stdout, even with --json.
-    report.silent = matches!(decision, AgentStop::Allow {});
+    stdin
+}
+
+/// Opens the repository at `-C`, else the `cwd` the agent sent, else the current directory.
+fn open_at(directory: &[PathBuf], cwd: Option<&str>) -> Result<Context, ops::Error> {
+    let mut dir = match cwd.map(PathBuf::from) {
+        Some(cwd) if directory.is_empty() && cwd.is_absolute() && cwd.is_dir() => cwd,
+        _ => std::env::current_dir().map_err(|source| ops::Error::ReadFile {
+            what: "current directory",
+            path: ".".into(),
+            source,
+        })?,
+    };
+    for d in directory {
+        dir = dir.join(d);
+    }
+    Context::open(&dir, None)
+}
+
+/// A lifecycle hook: exit 0 always; stdout is the context to add or nothing, even with
+/// --json. A panic inside is caught and prints nothing too.
+fn lifecycle(event: Event, directory: &[PathBuf]) -> Report {
+    let answer = std::panic::catch_unwind(|| {
+        let stdin = read_hook_stdin();
+        ops::lifecycle::run(event, &stdin, |input| {
+            open_at(directory, input.cwd.as_deref())
+        })
+    })
+    .unwrap_or(SessionHook::Quiet {});
+    let mut report = Report::rendered(&answer, render::session_hook);
+    report.silent = matches!(answer, SessionHook::Quiet {});
     report
 }

@@ -16,6 +16,7 @@ pub mod finish;
 pub mod gate;
 pub mod hook;
 pub mod install;
+pub mod lifecycle;
 pub mod log;
 pub mod man;
 pub mod probe;

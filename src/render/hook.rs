@@ -3,7 +3,9 @@
 
 use std::io::Write;
 
-use crate::model::report::hook::{AgentStop, CommitMsg, NoteStatus, PostCommit, Trailers, Warning};
+use crate::model::report::hook::{
+    AgentStop, CommitMsg, NoteStatus, PostCommit, SessionHook, Trailers, Warning,
+};
 
 /// A git hook's stdout: nothing (a hook that passes says nothing).
 pub fn nothing<T>(_report: &T, _out: &mut dyn Write) -> std::io::Result<()> {
@@ -17,6 +19,17 @@ pub fn agent_stop(report: &AgentStop, out: &mut dyn Write) -> std::io::Result<()
         AgentStop::Allow {} => Ok(()),
         AgentStop::Block { .. } | AgentStop::Inform { .. } => {
             let line = serde_json::to_string(report).expect("a decision always serializes");
+            writeln!(out, "{line}")
+        }
+    }
+}
+
+/// A lifecycle hook's stdout: one JSON object to add context, or nothing.
+pub fn session_hook(report: &SessionHook, out: &mut dyn Write) -> std::io::Result<()> {
+    match report {
+        SessionHook::Quiet {} => Ok(()),
+        SessionHook::Context { .. } => {
+            let line = serde_json::to_string(report).expect("a hook answer always serializes");
             writeln!(out, "{line}")
         }
     }

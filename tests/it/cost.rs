@@ -71,7 +71,10 @@ fn cost_session_errors_are_one_line() {
     env.git(&["config", "pair.pricingFile", "/no/such/prices.json"]);
     let out = env.pair(&["cost", "--session", CLAUDE_SESSION]);
     assert_one_error_line(&out, 1, "/no/such/prices.json");
-    assert!(out.stderr.contains("git config --get pair.pricingFile"), "{out}");
+    assert!(
+        out.stderr.contains("git config --get pair.pricingFile"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -126,10 +126,13 @@ fn the_skill_and_the_hooks_are_where_the_manifests_say() {
 }
 
 #[test]
-fn hooks_json_registers_only_the_stop_hook() {
+fn hooks_json_registers_the_stop_and_lifecycle_hooks() {
     let hooks = manifest("hooks/hooks.json");
     let events = hooks["hooks"].as_object().expect("hooks object");
-    assert_eq!(events.keys().collect::<Vec<_>>(), ["Stop"]);
+    assert_eq!(
+        events.keys().collect::<Vec<_>>(),
+        ["Stop", "SessionStart", "UserPromptSubmit", "SessionEnd"]
+    );
     let groups = events["Stop"].as_array().expect("Stop groups");
     assert_eq!(groups.len(), 1);
     assert!(groups[0].get("matcher").is_none(), "Stop takes no matcher");
@@ -138,6 +141,32 @@ fn hooks_json_registers_only_the_stop_hook() {
     assert_eq!(handlers[0]["type"], "command");
     assert_eq!(handlers[0]["command"], STOP_COMMAND);
     assert_eq!(handlers[0]["timeout"], 30);
+    // Each lifecycle event runs its `git pair hook` command; SessionStart on a compaction and
+    // on the fresh starts that reset the count.
+    let command_of = |event: &str, matcher: Option<&str>| {
+        let groups = events[event].as_array().expect("groups");
+        let group = groups
+            .iter()
+            .find(|g| g.get("matcher").and_then(|m| m.as_str()) == matcher)
+            .unwrap_or_else(|| panic!("{event} {matcher:?} in {groups:?}"));
+        let handlers = group["hooks"].as_array().expect("handlers");
+        assert_eq!(handlers.len(), 1);
+        assert_eq!(handlers[0]["type"], "command");
+        handlers[0]["command"].as_str().expect("command").to_owned()
+    };
+    assert_eq!(
+        command_of("SessionStart", Some("compact")),
+        "git pair hook session-start"
+    );
+    assert_eq!(
+        command_of("SessionStart", Some("startup|resume|clear")),
+        "git pair hook session-start"
+    );
+    assert_eq!(
+        command_of("UserPromptSubmit", None),
+        "git pair hook user-prompt"
+    );
+    assert_eq!(command_of("SessionEnd", None), "git pair hook session-end");
 }
 
 #[test]

@@ -111,3 +111,27 @@ pub enum AgentStop {
 pub enum Block {
     Block,
 }
+
+/// A lifecycle hook's answer (`session-start`, `user-prompt`, `session-end`), in the shape
+/// both Claude Code and Codex read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum SessionHook {
+    /// Nothing to add: print nothing at all.
+    Quiet {},
+    /// Text added to the agent's context.
+    Context {
+        #[serde(rename = "hookSpecificOutput")]
+        hook_specific_output: HookSpecificOutput,
+    },
+}
+
+/// `hookSpecificOutput` of a SessionStart or UserPromptSubmit hook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookSpecificOutput {
+    /// `SessionStart` or `UserPromptSubmit`.
+    pub hook_event_name: String,
+    /// The text the agent's next turn starts with.
+    pub additional_context: String,
+}

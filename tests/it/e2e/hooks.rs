@@ -10,7 +10,7 @@ use super::{E2e, Output, Vendor, cli_dir};
 
 /// The plugin's own files (manifests, marketplaces, hooks, skill) copied to a fresh
 /// directory: installing the checkout itself would copy `target/` along.
-fn plugin_copy(into: &Path) -> PathBuf {
+pub(super) fn plugin_copy(into: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = into.join("plugin");
     for part in [

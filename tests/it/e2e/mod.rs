@@ -6,6 +6,7 @@
 
 mod claude;
 mod codex;
+mod compaction;
 mod hooks;
 pub mod server;
 
