@@ -177,7 +177,22 @@ impl Ui {
                     .lines()
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or("invalid usage");
-                let message = first.strip_prefix("error: ").unwrap_or(first);
+                let first = first.strip_prefix("error: ").unwrap_or(first);
+                // What clap lists under its first line (the missing arguments, the possible
+                // values) belongs to the message: one line, the items joined.
+                let details: Vec<&str> = text
+                    .lines()
+                    .skip_while(|l| l.trim().is_empty())
+                    .skip(1)
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .filter(|l| !l.starts_with("tip: "))
+                    .collect();
+                let message = if details.is_empty() {
+                    first.to_owned()
+                } else {
+                    format!("{} {}", first, details.join(", "))
+                };
                 let tip = text
                     .lines()
                     .map(str::trim)
@@ -187,7 +202,7 @@ impl Ui {
                         "git pair -h (or git pair COMMAND -h) shows the usage".to_owned()
                     });
                 self.emit_error(
-                    &super::error::CommandError::usage(super::error::single_line(message))
+                    &super::error::CommandError::usage(super::error::single_line(&message))
                         .with_hint(tip),
                 )
             }

@@ -161,5 +161,17 @@ fn completions_are_scripts_the_shells_accept() {
     assert!(zsh.stdout.starts_with("#compdef git-pair"), "{zsh}");
     let wrong = env.pair(&["completions", "tcsh"]);
     assert_eq!(wrong.code, 129, "{wrong}");
-    assert!(wrong.stderr.contains("invalid value 'tcsh'"), "{wrong}");
+    assert!(
+        wrong.stderr.contains("invalid value 'tcsh'")
+            && wrong.stderr.contains("[possible values: bash,"),
+        "the usage error names the shells: {wrong}"
+    );
+    let missing = env.pair(&["completions", "--json"]);
+    assert_eq!(missing.code, 129, "{missing}");
+    assert!(
+        missing.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("provided: <SHELL>")),
+        "{missing}"
+    );
 }
