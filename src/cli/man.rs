@@ -82,12 +82,11 @@ pub fn completions(
     clap_complete::generate(args.shell, &mut command, "git-pair", &mut script);
     let script = String::from_utf8(script)
         .map_err(|_| CommandError::failed("the completion script is not UTF-8"))?;
-    let mut report = Report::rendered(
-        &serde_json::json!({"shell": args.shell.to_string(), "script": script}),
-        |value: &serde_json::Value, out: &mut dyn std::io::Write| {
-            out.write_all(value["script"].as_str().unwrap_or_default().as_bytes())
-        },
-    );
+    let completions = crate::model::report::man::Completions {
+        shell: args.shell.to_string(),
+        script,
+    };
+    let mut report = Report::rendered(&completions, crate::render::man::completions);
     report.raw = true;
     Ok(report)
 }

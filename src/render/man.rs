@@ -1,8 +1,8 @@
-//! Human view of `install-man`.
+//! Human views of `install-man` and `completions`.
 
 use std::io::Write;
 
-use crate::model::report::man::InstallMan;
+use crate::model::report::man::{Completions, InstallMan};
 
 pub fn human(report: &InstallMan, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
@@ -23,4 +23,9 @@ pub fn human(report: &InstallMan, out: &mut dyn Write) -> std::io::Result<()> {
             report.dir.display()
         )
     }
+}
+
+/// The script itself, byte for byte.
+pub fn completions(report: &Completions, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(report.script.as_bytes())
 }

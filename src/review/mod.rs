@@ -889,18 +889,7 @@ mod tests {
                 None,
             ),
         ];
-        let bound = BoundRealization {
-            name: "t".into(),
-            realization: Surfaces::shipped()
-                .expect("shipped")
-                .get("command")
-                .expect("command")
-                .clone(),
-            program: None,
-            command_args: vec![],
-            capabilities: Default::default(),
-            fallback_used: false,
-        };
+        let bound = command_bound();
         for (name, end, status, interpretation, outcome, vendor) in cases {
             let mut a = Attempt::new(&bound);
             decide(
@@ -924,9 +913,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn failure_messages_say_what_happened_before_the_vendors_words() {
-        let bound = BoundRealization {
+    /// The shipped `command` realization, bound to nothing: what a decision test judges.
+    fn command_bound() -> BoundRealization {
+        BoundRealization {
             name: "t".into(),
             realization: Surfaces::shipped()
                 .expect("shipped")
@@ -937,7 +926,12 @@ mod tests {
             command_args: vec![],
             capabilities: Default::default(),
             fallback_used: false,
-        };
+        }
+    }
+
+    #[test]
+    fn failure_messages_say_what_happened_before_the_vendors_words() {
+        let bound = command_bound();
         let mut auth = seen(None, Some("Invalid API key · Please run /login"), None);
         auth.status = Some(401);
         auth.kind = Some(surface::FailureKind::Auth);
@@ -984,18 +978,7 @@ mod tests {
 
     #[test]
     fn killed_message_names_the_signal() {
-        let bound = BoundRealization {
-            name: "t".into(),
-            realization: Surfaces::shipped()
-                .expect("shipped")
-                .get("command")
-                .expect("command")
-                .clone(),
-            program: None,
-            command_args: vec![],
-            capabilities: Default::default(),
-            fallback_used: false,
-        };
+        let bound = command_bound();
         let mut a = Attempt::new(&bound);
         let status = Some(ExitInfo {
             code: None,

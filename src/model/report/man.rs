@@ -1,4 +1,5 @@
-//! The `install-man` report: where the manual pages went and whether `man` finds them there.
+//! The `install-man` report (where the manual pages went and whether `man` finds them there)
+//! and the `completions` one (the script).
 
 use std::path::PathBuf;
 
@@ -14,4 +15,11 @@ pub struct InstallMan {
     /// Whether `dir` sits beside the running `git-pair` (`<prefix>/bin` → `<prefix>/share/man`),
     /// where `man` looks without any `MANPATH`.
     pub beside_binary: bool,
+}
+
+/// A shell completion script.
+#[derive(Debug, Clone, Serialize)]
+pub struct Completions {
+    pub shell: String,
+    pub script: String,
 }
