@@ -217,7 +217,7 @@ pub fn run_observed(
 ) -> Finished {
     let _sigint = cancel.on_sigint.then(SigintGuard::install);
     let started = Instant::now();
-    let mut child = match command_for(spawn).spawn() {
+    let mut child = match spawn_settled(&mut command_for(spawn)) {
         Ok(child) => child,
         Err(e) => return spawn_failed(spawn, &e, started),
     };
@@ -246,6 +246,28 @@ pub fn run_observed(
         }
     }
     pipes.finish(limits, end, status, duration)
+}
+
+/// `command.spawn()`, tried again for up to about a second while the program is "busy"
+/// (ETXTBSY): a script that was just written can be held open for writing for a moment by a
+/// child another thread forked in between, until that child execs. Any other error is
+/// returned at once.
+pub fn spawn_settled(command: &mut Command) -> std::io::Result<Child> {
+    let mut pause = Duration::from_millis(2);
+    let mut waited = Duration::ZERO;
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ExecutableFileBusy
+                    && waited < Duration::from_secs(1) =>
+            {
+                std::thread::sleep(pause);
+                waited += pause;
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// The command for `spawn`: piped stdout and stderr, a null stdin unless there is input,

@@ -164,7 +164,8 @@ impl Tools {
     /// Runs a hook file as git would: its path as argv[0], the arguments, `stdin`.
     fn run(&self, hook: &Path, args: &[&str], stdin: &str, pair_exit: i32) -> Output {
         use std::io::Write as _;
-        let mut child = Command::new(hook)
+        let mut command = Command::new(hook);
+        command
             .args(args)
             .env("PATH", self.path_env())
             .env("PAIR_LOG", &self.log)
@@ -174,9 +175,8 @@ impl Tools {
             .current_dir(self.dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn hook");
+            .stderr(Stdio::piped());
+        let mut child = crate::process::spawn_settled(&mut command).expect("spawn hook");
         child
             .stdin
             .take()
