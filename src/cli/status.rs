@@ -6,7 +6,8 @@ use crate::ops;
 /// Show the run's state and `next_action`, the one thing to do next.
 ///
 /// next_action is one of: code, review, finish, stop:round-cap, stop:budget, stop:stalled,
-/// resume:review, done. Agents follow it; `stop:*` means ask the human.
+/// stop:partial, resume:review, wait:review, done. Agents follow it; `stop:*` means ask the
+/// human.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 

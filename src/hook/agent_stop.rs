@@ -350,6 +350,8 @@ mod tests {
             ("stop:budget", false, Allow(Allowed::HumanDecides)),
             ("stop:stalled", true, Allow(Allowed::HumanDecides)),
             ("stop:stalled", false, Allow(Allowed::HumanDecides)),
+            ("stop:partial", true, Allow(Allowed::HumanDecides)),
+            ("stop:partial", false, Allow(Allowed::HumanDecides)),
             ("wait:review", true, Allow(Allowed::ReviewRunning)),
             ("wait:review", false, Allow(Allowed::ReviewRunning)),
             ("something-new", true, Allow(Allowed::UnknownAction)),

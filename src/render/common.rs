@@ -51,6 +51,9 @@ pub fn next_step(next: NextAction) -> &'static str {
         NextAction::StopStalled => {
             "stop:stalled — the same findings stayed open two rounds; ask the human"
         }
+        NextAction::StopPartial => {
+            "stop:partial — the approval left files no reviewer saw; ask the human (git pair finish --accept-partial, or split the change and review again)"
+        }
         NextAction::ResumeReview => {
             "resume:review — a review was interrupted; git pair review resumes it"
         }

@@ -170,12 +170,22 @@ fn an_approval_with_unreviewed_binary_content_is_partial_and_opens_nothing() {
     assert_eq!(v["verdict"], "APPROVED");
     assert_eq!(v["coverage"]["summary"], "reviewed 1 of 2 files");
     assert_eq!(v["coverage"]["unreviewed"], serde_json::json!(["logo.png"]));
+    // Not "finish": a partial approval is the human's to accept.
+    assert_eq!(v["next_action"], "stop:partial", "{v}");
+    let status = env.pair_json(&["status"]);
+    assert_eq!(status["next_action"], "stop:partial", "{status}");
     let human = env.pair(&["review", "--again", "--reviewer-cmd", &approve]);
     assert_eq!(human.code, 0, "{human}");
     assert!(
         human.stdout.contains("unreviewed: logo.png")
             && human.stdout.contains("this approval is partial"),
         "{human}"
+    );
+    let human_status = env.pair(&["status"]);
+    assert!(
+        human_status.stdout.contains("stop:partial")
+            && human_status.stdout.contains("--accept-partial"),
+        "{human_status}"
     );
 
     // The gate stays closed, naming why.

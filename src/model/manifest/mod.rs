@@ -107,6 +107,11 @@ pub enum NextAction {
     StopBudget,
     #[serde(rename = "stop:stalled")]
     StopStalled,
+    /// The last review approved, but some of the change reached no reviewer (binary
+    /// content, a file over `pair.maxFileBytes`): the human decides (`finish
+    /// --accept-partial`, or split the change and review again).
+    #[serde(rename = "stop:partial")]
+    StopPartial,
     #[serde(rename = "resume:review")]
     ResumeReview,
     #[serde(rename = "wait:review")]
@@ -117,13 +122,14 @@ pub enum NextAction {
 
 impl NextAction {
     /// Every value, for documentation and for the skill's coverage test.
-    pub const ALL: [NextAction; 9] = [
+    pub const ALL: [NextAction; 10] = [
         NextAction::Code,
         NextAction::Review,
         NextAction::Finish,
         NextAction::StopRoundCap,
         NextAction::StopBudget,
         NextAction::StopStalled,
+        NextAction::StopPartial,
         NextAction::ResumeReview,
         NextAction::WaitReview,
         NextAction::Done,
@@ -138,6 +144,7 @@ impl NextAction {
             NextAction::StopRoundCap => "stop:round-cap",
             NextAction::StopBudget => "stop:budget",
             NextAction::StopStalled => "stop:stalled",
+            NextAction::StopPartial => "stop:partial",
             NextAction::ResumeReview => "resume:review",
             NextAction::WaitReview => "wait:review",
             NextAction::Done => "done",

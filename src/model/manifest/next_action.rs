@@ -34,7 +34,7 @@ impl Manifest {
 
     /// What to do next (SPEC §5): the one function every command takes its next step from.
     /// When several hold, the first of `done`, `wait:review`, `resume:review`, `stop:budget`,
-    /// `stop:round-cap`, `stop:stalled` wins, then the plain values.
+    /// `stop:round-cap`, `stop:stalled` wins (`stop:partial` in place of `finish`), then the plain values.
     pub fn next_action(&self, observed: Observed) -> NextAction {
         // A run that only carries a checkpoint has no loop to continue.
         if self.is_finished() || self.carrier {
@@ -57,6 +57,8 @@ impl Manifest {
             return NextAction::Review;
         }
         match self.last_verdict() {
+            // Some of the change reached no reviewer: not an approval to finish on unasked.
+            Some(Verdict::Approved) if self.last_approval_is_partial() => NextAction::StopPartial,
             Some(Verdict::Approved) => NextAction::Finish,
             // The reviewer's answer could not be read: review again, not "fix the findings".
             _ if self.last_review_failed_to_answer() => NextAction::Review,

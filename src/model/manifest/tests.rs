@@ -242,7 +242,21 @@ fn next_action_values_are_the_documented_ones() {
     for a in NextAction::ALL {
         assert_eq!(serde_json::to_value(a).expect("ser"), a.as_str());
     }
-    assert_eq!(values.len(), 9);
+    assert_eq!(
+        values,
+        [
+            "code",
+            "review",
+            "finish",
+            "stop:round-cap",
+            "stop:budget",
+            "stop:stalled",
+            "stop:partial",
+            "resume:review",
+            "wait:review",
+            "done"
+        ]
+    );
 }
 
 #[test]
