@@ -18,6 +18,12 @@ pub const END: &str = "<!-- git-pair:end -->";
 
 const LEDGER_TEXT_CHARS: usize = 240;
 const LEDGER_MAX_ROWS: usize = 60;
+/// The rounds table's share of the body: past it, the middle rounds fold into one row.
+const ROUNDS_TABLE_CHARS: usize = 12_000;
+/// Coverage warnings listed, newest last; older ones are counted.
+const COVERAGE_MAX_LINES: usize = 10;
+/// The summary above the transcript, whatever a run holds.
+const SUMMARY_MAX_CHARS: usize = 40_000;
 
 /// Where a finding stands at the end of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,7 +167,8 @@ fn summary(
             .filter(|e| e.role == Role::Reviewer)
             .map(|e| cell(&e.tool))
             .collect();
-        names.dedup();
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|name| seen.insert(name.clone()));
         if names.is_empty() {
             names.push(cell(&m.reviewer));
         }
@@ -243,26 +250,44 @@ fn summary(
             over_budget.join(", ")
         );
     }
-    for e in m.rounds.iter().filter(|e| e.role == Role::Reviewer) {
-        if let Some(warning) = records.iter().find_map(|r| match &r.body {
-            Body::Review(rv)
-                if rv.round == e.n && rv.outcome == e.outcome.clone().unwrap_or_default() =>
-            {
-                rv.coverage_warning.clone()
+    // Each round's warning, from the review record that decided the round (the last one
+    // of that round with the round's outcome).
+    let mut warnings: std::collections::BTreeMap<u32, String> = Default::default();
+    let decided: std::collections::HashMap<u32, String> = m
+        .rounds
+        .iter()
+        .filter(|e| e.role == Role::Reviewer)
+        .map(|e| (e.n, e.outcome.clone().unwrap_or_default()))
+        .collect();
+    for r in records {
+        if let Body::Review(rv) = &r.body {
+            if let (Some(warning), Some(outcome)) = (&rv.coverage_warning, decided.get(&rv.round)) {
+                if *outcome == rv.outcome {
+                    warnings.entry(rv.round).or_insert_with(|| warning.clone());
+                }
             }
-            _ => None,
-        }) {
-            let _ = writeln!(
-                out,
-                "\n> **Coverage, round {}:** {}; the rest was not reviewed.",
-                e.n,
-                cell(&warning)
-            );
         }
+    }
+    let folded = warnings.len().saturating_sub(COVERAGE_MAX_LINES);
+    if folded > 0 {
+        let _ = writeln!(
+            out,
+            "\n> **Coverage:** {folded} earlier round{} left files unreviewed (`git pair log {}`).",
+            if folded == 1 { "" } else { "s" },
+            m.run_id
+        );
+    }
+    for (n, warning) in warnings.iter().skip(folded) {
+        let _ = writeln!(
+            out,
+            "\n> **Coverage, round {n}:** {}; the rest was not reviewed.",
+            cell(&clip_chars(warning, LEDGER_TEXT_CHARS))
+        );
     }
     let _ = writeln!(out, "\n### Rounds\n");
     let _ = writeln!(out, "| round | role | tool | verdict | findings | cost |");
     let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
+    let mut rows = Vec::with_capacity(m.rounds.len());
     for e in &m.rounds {
         let role = match e.role {
             Role::Coder => "coder",
@@ -283,13 +308,16 @@ fn summary(
         let cost = e
             .cost_usd
             .map_or("—".to_owned(), |c| super::common::usd(Some(c), 2));
-        let _ = writeln!(
-            out,
-            "| {} | {role} | {} | {verdict} | {findings} | {cost} |",
+        rows.push((
             e.n,
-            cell(&e.tool)
-        );
+            format!(
+                "| {} | {role} | {} | {verdict} | {findings} | {cost} |\n",
+                e.n,
+                cell(&clip_chars(&e.tool, 80))
+            ),
+        ));
     }
+    out.push_str(&fold_rounds(&rows, ROUNDS_TABLE_CHARS, &m.run_id));
     let ledger = ledger(records);
     if !ledger.is_empty() {
         let _ = writeln!(out, "\n### Findings\n");
@@ -326,6 +354,57 @@ fn summary(
                 m.run_id
             );
         }
+    }
+    if out.chars().count() > SUMMARY_MAX_CHARS {
+        out = clip_chars(&out, SUMMARY_MAX_CHARS);
+        out.push('\n');
+    }
+    out
+}
+
+/// The rounds table's rows within `budget` characters: all of them when they fit, else
+/// the first round's rows, one row standing for the rounds folded away, and the newest rows
+/// that fit (the table folds like the transcript).
+fn fold_rounds(rows: &[(u32, String)], budget: usize, run_id: &str) -> String {
+    let total: usize = rows.iter().map(|(_, row)| row.chars().count()).sum();
+    if total <= budget {
+        return rows.iter().map(|(_, row)| row.as_str()).collect();
+    }
+    let first_round = rows.first().map_or(0, |(n, _)| *n);
+    let head: Vec<&(u32, String)> = rows.iter().take_while(|(n, _)| *n == first_round).collect();
+    let mut left = budget.saturating_sub(
+        head.iter()
+            .map(|(_, row)| row.chars().count())
+            .sum::<usize>()
+            + 120,
+    );
+    let rest = &rows[head.len()..];
+    let mut keep = 0;
+    for (_, row) in rest.iter().rev() {
+        let len = row.chars().count();
+        if len > left {
+            break;
+        }
+        left -= len;
+        keep += 1;
+    }
+    // Whole rounds only: a round whose first row was folded is folded entirely.
+    while keep > 0
+        && keep < rest.len()
+        && rest[rest.len() - keep].0 == rest[rest.len() - keep - 1].0
+    {
+        keep -= 1;
+    }
+    let (folded, tail) = rest.split_at(rest.len() - keep);
+    let from = folded.first().map_or(first_round, |(n, _)| *n);
+    let to = folded.last().map_or(from, |(n, _)| *n);
+    let mut out: String = head.iter().map(|(_, row)| row.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "| {from}–{to} | … | … | folded: `git pair log {run_id}` | … | … |"
+    );
+    for (_, row) in tail {
+        out.push_str(row);
     }
     out
 }
@@ -536,6 +615,46 @@ mod tests {
             review(3, 2, &[]),
         ];
         assert_eq!(standing_of_round_1(&records), Standing::Addressed);
+    }
+
+    /// A thousand rounds, each with a long finding: the body stays within GitHub's limit,
+    /// the rounds table keeps the first and the newest rounds whole and folds the middle.
+    #[test]
+    fn a_thousand_rounds_fold_within_githubs_limit() {
+        let long = "the retry loop never gives up ".repeat(20);
+        let mut records = Vec::new();
+        let mut seq = 0;
+        for round in 1..=1000 {
+            seq += 1;
+            let mut coder = addressed(seq, round, 1);
+            if let Body::Coder(c) = &mut coder.body {
+                c.responses.clear();
+            }
+            records.push(coder);
+            seq += 1;
+            records.push(review(seq, round, &[("bug", long.as_str())]));
+        }
+        let body = render(&records, Some(1.0), &[]);
+        assert!(body.chars().count() <= MAX_CHARS, "{}", body.chars().count());
+        let table = body
+            .split("### Rounds")
+            .nth(1)
+            .and_then(|t| t.split("### Findings").next())
+            .expect("a rounds table");
+        assert!(table.contains("| 1 | coder |"), "{table}");
+        assert!(table.contains("| 1 | reviewer |"), "{table}");
+        assert!(table.contains("| 1000 | reviewer |"), "{table}");
+        assert!(table.contains("folded: `git pair log"), "{table}");
+        assert!(table.chars().count() <= ROUNDS_TABLE_CHARS + 200, "{}", table.len());
+        // The rows folded away are whole rounds: the round after the fold starts with its coder.
+        let after_fold = table
+            .lines()
+            .skip_while(|l| !l.contains("folded"))
+            .nth(1)
+            .expect("a row after the fold");
+        assert!(after_fold.contains("| coder |"), "{after_fold}");
+        // The transcript still ends with the newest round.
+        assert!(body.contains("Round 1000"), "newest round in the transcript");
     }
 
     #[test]
