@@ -260,12 +260,11 @@ fn summary(
         .map(|e| (e.n, e.outcome.clone().unwrap_or_default()))
         .collect();
     for r in records {
-        if let Body::Review(rv) = &r.body {
-            if let (Some(warning), Some(outcome)) = (&rv.coverage_warning, decided.get(&rv.round)) {
-                if *outcome == rv.outcome {
-                    warnings.entry(rv.round).or_insert_with(|| warning.clone());
-                }
-            }
+        if let Body::Review(rv) = &r.body
+            && let (Some(warning), Some(outcome)) = (&rv.coverage_warning, decided.get(&rv.round))
+            && *outcome == rv.outcome
+        {
+            warnings.entry(rv.round).or_insert_with(|| warning.clone());
         }
     }
     let folded = warnings.len().saturating_sub(COVERAGE_MAX_LINES);
@@ -635,7 +634,11 @@ mod tests {
             records.push(review(seq, round, &[("bug", long.as_str())]));
         }
         let body = render(&records, Some(1.0), &[]);
-        assert!(body.chars().count() <= MAX_CHARS, "{}", body.chars().count());
+        assert!(
+            body.chars().count() <= MAX_CHARS,
+            "{}",
+            body.chars().count()
+        );
         let table = body
             .split("### Rounds")
             .nth(1)
@@ -645,7 +648,11 @@ mod tests {
         assert!(table.contains("| 1 | reviewer |"), "{table}");
         assert!(table.contains("| 1000 | reviewer |"), "{table}");
         assert!(table.contains("folded: `git pair log"), "{table}");
-        assert!(table.chars().count() <= ROUNDS_TABLE_CHARS + 200, "{}", table.len());
+        assert!(
+            table.chars().count() <= ROUNDS_TABLE_CHARS + 200,
+            "{}",
+            table.len()
+        );
         // The rows folded away are whole rounds: the round after the fold starts with its coder.
         let after_fold = table
             .lines()
@@ -654,7 +661,10 @@ mod tests {
             .expect("a row after the fold");
         assert!(after_fold.contains("| coder |"), "{after_fold}");
         // The transcript still ends with the newest round.
-        assert!(body.contains("Round 1000"), "newest round in the transcript");
+        assert!(
+            body.contains("Round 1000"),
+            "newest round in the transcript"
+        );
     }
 
     #[test]
