@@ -173,6 +173,11 @@ fn classify(err: OpsError) -> CommandError {
         OpsError::Refused(refusal) => refusal.into(),
         OpsError::Sync(e) => e.into(),
         OpsError::Reviewer(e) => e.into(),
+        OpsError::FinishPush {
+            finished,
+            remote,
+            source,
+        } => finish_push_error(&finished, &remote, *source),
         e @ (OpsError::Packet(_)
         | OpsError::Template(_)
         | OpsError::Dispatch(_)
@@ -276,6 +281,46 @@ fn run_error(err: OpsError) -> CommandError {
         // the domain functions route here from their own catch-all: the message says it all.
         _ => CommandError::failed(message),
     }
+}
+
+/// `finish --push` finished the run and could not publish it: the push's own error and way
+/// on, said to come after a finish that stands; the finish report is the partial result
+/// (`--json`) and its text is printed as on success.
+fn finish_push_error(
+    finished: &crate::model::report::finish::Finished,
+    remote: &str,
+    source: OpsError,
+) -> CommandError {
+    let message = format!(
+        "run {} is finished, but its review records were not published to '{remote}': {source}",
+        finished.run_id
+    );
+    let pushed = CommandError::from(source);
+    let again = if remote == crate::sync::DEFAULT_REMOTE {
+        "git pair push".to_owned()
+    } else {
+        format!("git pair push {}", shell_quote(remote))
+    };
+    let hint = match &pushed.hint {
+        Some(hint) => {
+            format!("the run stays finished; {hint}; then publish the records with: {again}")
+        }
+        None => format!("the run stays finished; publish the records with: {again}"),
+    };
+    let mut text = Vec::new();
+    crate::render::finish::human(finished, &mut text).expect("writing to a Vec cannot fail");
+    let mut err = CommandError {
+        message: single_line(&message),
+        hint: Some(hint),
+        human: Some(String::from_utf8_lossy(&text).into_owned()),
+        ..pushed
+    };
+    if let Ok(Value::Object(map)) = serde_json::to_value(finished) {
+        for (key, value) in map {
+            err = err.with_partial(&key, value);
+        }
+    }
+    err.with_partial("push", Value::Null)
 }
 
 /// Errors of building and recording a review round.
