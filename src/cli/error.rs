@@ -585,10 +585,16 @@ fn check_refused(
     use crate::model::checkpoint::rules::CheckRefusal as R;
     let err = CommandError::failed(message);
     match refusal {
-        R::NotConfirmed { id, command, .. } => {
+        R::NotConfirmed {
+            id,
+            command,
+            other_path,
+            ..
+        } => {
             let quoted = shell_quote(command);
             err.with_hint(format!(
-                "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
+                "if you trust it, confirm it: {} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})",
+                crate::model::checkpoint::rules::verify_command(id, *other_path)
             ))
             .with_partial("check", command.clone())
             .with_partial("ran", false)
@@ -597,9 +603,15 @@ fn check_refused(
             "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
         ),
         R::NothingRecorded { .. } => err.with_hint("leave --check out"),
-        R::TrustedOnForeignTree { id, command, .. } => err
+        R::TrustedOnForeignTree {
+            id,
+            command,
+            other_path,
+            ..
+        } => err
             .with_hint(format!(
-                "read what it would run first (git diff, the build files), then confirm it by hand once: git pair checkpoint verify {id} --check {}",
+                "read what it would run first (git diff, the build files), then confirm it by hand once: {} --check {}",
+                crate::model::checkpoint::rules::verify_command(id, *other_path),
                 shell_quote(command)
             ))
             .with_partial("check", command.clone())
@@ -641,6 +653,7 @@ fn restore_error(err: OpsError) -> CommandError {
             state,
             ref missing,
             ref changes,
+            other_path,
         } => {
             let hint = if !changes.is_empty() {
                 "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one".to_owned()
@@ -649,7 +662,10 @@ fn restore_error(err: OpsError) -> CommandError {
                     "once the human agrees the source may be retired: git pair checkpoint archive {id} --authorize-archive (and with no git operation in progress)"
                 )
             } else {
-                format!("verify it where the task continues first: git pair checkpoint verify {id}")
+                format!(
+                    "verify it where the task continues first: {}",
+                    crate::model::checkpoint::rules::verify_command(id, other_path)
+                )
             };
             CommandError::failed(message)
                 .with_hint(hint)

@@ -240,6 +240,8 @@ pub enum Error {
         missing: Vec<String>,
         /// In the source: how it changed since the checkpoint.
         changes: Vec<crate::model::Mismatch>,
+        /// This work tree is not at the checkpoint's recorded path.
+        other_path: bool,
     },
 }
 
