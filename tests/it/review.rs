@@ -493,6 +493,34 @@ fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
 }
 
 #[test]
+fn a_write_that_fails_inside_git_is_one_line_of_words_never_a_debug_dump() {
+    let (env, _) = env_ready_for_review();
+    // Every object packed, and a file where each loose-object directory must go: the next
+    // object written fails inside gix (for root too).
+    env.git(&["repack", "-adq"]);
+    env.git(&["prune-packed"]);
+    let objects = env.repo.join(".git/objects");
+    for i in 0..=255u8 {
+        let dir = objects.join(format!("{i:02x}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::write(&dir, "in the way").expect("write");
+    }
+    let before = env.pair_refs();
+    let spawned = env.home.join("spawned.md");
+    let command = cmd("approve.sh");
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &command],
+        &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
+    );
+    assert_one_error_line(&out, 1, "Not a directory (os error 20)");
+    for debug in ["Message {", "Os {", "Caused by", "PersistError(", "kind:"] {
+        assert!(!out.stderr.contains(debug), "a Debug dump ({debug}): {out}");
+    }
+    assert!(!spawned.exists(), "a reviewer was spawned");
+    assert_eq!(env.pair_refs(), before);
+}
+
+#[test]
 #[ignore = "root ignores file modes: run as a non-root user with --ignored (the test above covers the same path for root)"]
 fn a_read_only_object_store_spawns_nothing() {
     assert!(
