@@ -604,6 +604,27 @@ fn dry_run_prints_the_packet_and_stores_nothing() {
     );
     assert!(!spawned.exists());
     assert_eq!(env.pair_refs(), before);
+    // The reviewer command line its help promises, on stderr (stdout is the prompt).
+    let script = fixtures().join("reviewers").join("approve.sh");
+    let with_space = format!("[\"{}\", \"--mode\", \"two words\"]", script.display());
+    let out = env.pair(&["review", "--reviewer-cmd", &with_space, "--dry-run"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "dry run: command:approve.sh would run: {} --mode 'two words'\n",
+            script.display()
+        )),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("would run"), "{out}");
+    env.git(&["config", "pair.reviewer", "builtin"]);
+    let out = env.pair(&["review", "--dry-run"]);
+    assert!(
+        out.stderr
+            .contains("dry run: builtin would run: in-process (git pair's built-in checks"),
+        "{out}"
+    );
+    assert_eq!(env.pair_refs(), before);
 }
 
 #[test]
