@@ -28,5 +28,24 @@ pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()
             skill.dir.display()
         )?;
     }
+    for skip in &report.skipped {
+        let agent = match skip.agent {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+        };
+        write!(
+            out,
+            "{agent}: the git-pair plugin is installed (named in {}) and carries the skill as git-pair:pair-loop; no second copy installed (--force installs one anyway)",
+            skip.plugin_seen_in.display()
+        )?;
+        match &skip.earlier_copy {
+            Some(dir) => writeln!(
+                out,
+                "; {agent} lists the copy an earlier install left twice: remove it with rm -r '{}'",
+                dir.display()
+            )?,
+            None => writeln!(out)?,
+        }
+    }
     Ok(())
 }

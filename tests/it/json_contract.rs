@@ -470,7 +470,7 @@ fn skill_json_keys() {
         &env,
         &["skill", "install", "--project"],
         0,
-        "{project,installed:[{agent,dir,files}]}",
+        "{project,installed:[{agent,dir,files}],skipped}",
     );
 }
 

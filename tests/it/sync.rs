@@ -259,7 +259,9 @@ fn concurrent_rounds_are_both_kept_ordered_and_flagged_in_status() {
     // What happened, and the way on.
     assert!(
         status.stdout.contains("two clones wrote this run at once")
-            && status.stdout.contains("Read the merged story (git pair handoff)")
+            && status
+                .stdout
+                .contains("Read the merged story (git pair handoff)")
             && status
                 .stdout
                 .contains("the other runs git pair pull before it writes again"),
