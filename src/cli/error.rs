@@ -788,7 +788,7 @@ impl From<crate::review::Error> for CommandError {
                 )
             }
             E::NothingBinds { .. } => CommandError::failed(message).with_hint(
-                "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
+                "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin (this run only: git pair set reviewer builtin); or pass --reviewer-cmd; see git pair probe",
             ),
             E::Surface(crate::review::surface::SurfaceError::UnknownRealization { .. }) => CommandError::failed(message)
                 .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer NAME"),

@@ -27,9 +27,10 @@ fn next(f: &Finished) -> String {
         return "nothing to open: the run is closed without an approval (new work needs a new run: git pair start --task \"…\")".to_owned();
     }
     let committed = matches!(f.note, Note::Attached | Note::AlreadyAttached);
+    // Finishing again publishes where this push went.
     let push_flag = match &f.push {
-        Some(p) if p.remote != crate::sync::DEFAULT_REMOTE => format!("--push={}", p.remote),
-        _ => "--push".to_owned(),
+        Some(p) => format!("--push={}", p.remote),
+        None => "--push".to_owned(),
     };
     let publish = match (committed, f.push.is_some()) {
         (true, true) => "push the branch (git push)".to_owned(),

@@ -523,7 +523,7 @@ fn finish_push_before_the_commit_says_to_finish_again_after_it() {
     assert!(out.stdout.contains("Pushed 1 run to origin"), "{out}");
     assert!(
         out.stdout.contains(
-            "next: commit exactly the approved work, then git pair finish --push again (it attaches the commit's review note"
+            "next: commit exactly the approved work, then git pair finish --push=origin again (it attaches the commit's review note"
         ),
         "{out}"
     );

@@ -331,9 +331,25 @@ fn nothing_binding_is_an_error_naming_what_was_probed_and_stores_nothing() {
         out.stderr.contains("codex") && out.stderr.contains("claude"),
         "{out}"
     );
+    // The way on is a command to paste, the offline reviewer among them.
+    assert!(
+        out.stderr.contains(
+            "git config pair.reviewer builtin (this run only: git pair set reviewer builtin)"
+        ),
+        "{out}"
+    );
     assert_eq!(env.pair_refs(), before);
     let out = env.pair(&["probe"]);
     assert_one_error_line(&out, 1, "no reviewer realization binds");
+    assert!(
+        out.stderr.contains("git config pair.reviewer builtin"),
+        "{out}"
+    );
+    // Following it, the review runs.
+    let out = env.pair(&["set", "reviewer", "builtin"]);
+    assert_eq!(out.code, 0, "{out}");
+    let out = env.pair(&["review"]);
+    assert_eq!(out.code, 0, "{out}");
 }
 
 #[test]

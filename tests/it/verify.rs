@@ -610,6 +610,34 @@ fn the_ci_script_fetches_the_records_and_gates_the_branch() {
 }
 
 #[test]
+fn a_checked_out_pr_branch_with_nothing_unpushed_says_how_to_check_it_against_its_base() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    // A second clone checks the branch out to look at the PR: it tracks origin/feature.
+    let second = clone_of(&team.remote);
+    second.git(&["checkout", "-q", "feature"]);
+    second.git(&FETCH);
+    let out = second.pair(&["verify"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("verify @{upstream}..HEAD: no commits in the range")
+            && out
+                .stdout
+                .contains("name it: git pair verify origin/BASE..HEAD"),
+        "{out}"
+    );
+    let out = second.pair(&["verify", "origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("ok: 1 commit in origin/main..HEAD reviewed"),
+        "{out}"
+    );
+}
+
+#[test]
 fn the_ci_script_says_what_to_set_when_git_pair_is_not_installed() {
     let team = Team::new();
     approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
