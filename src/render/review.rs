@@ -132,20 +132,10 @@ pub fn dry_run_notes(report: &DryRun) -> Vec<String> {
     notes
 }
 
-/// `argv` as a POSIX shell reads it back: each word bare when plain, else single-quoted.
+/// `argv` as a POSIX shell reads it back.
 fn command_line(argv: &[String]) -> String {
     argv.iter()
-        .map(|word| {
-            let plain = !word.is_empty()
-                && word
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b));
-            if plain {
-                word.clone()
-            } else {
-                format!("'{}'", word.replace('\'', "'\\''"))
-            }
-        })
+        .map(|word| super::common::shell_word(word))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -8,10 +8,7 @@ use crate::model::report::skill::{Agent, FileOutcome, SkillInstalled};
 /// `git pair skill install`'s text.
 pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()> {
     for skill in &report.installed {
-        let agent = match skill.agent {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-        };
+        let agent = name(skill.agent);
         let changed = skill
             .files
             .iter()
@@ -29,10 +26,7 @@ pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()
         )?;
     }
     for skip in &report.skipped {
-        let agent = match skip.agent {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-        };
+        let agent = name(skip.agent);
         write!(
             out,
             "{agent}: the git-pair plugin is installed (named in {}) and carries the skill as git-pair:pair-loop; no second copy installed (--force installs one anyway)",
@@ -48,4 +42,12 @@ pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()
         }
     }
     Ok(())
+}
+
+/// The agent as people call it.
+fn name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "Claude Code",
+        Agent::Codex => "Codex",
+    }
 }
