@@ -275,8 +275,9 @@ fn run_error(err: OpsError) -> CommandError {
             .with_hint(format!(
                 "install gh, or open the PR yourself with the body in {body}"
             )),
-        OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
-            .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+        OpsError::FinishedOnlyPr { ref run_id } => CommandError::failed(message).with_hint(format!(
+            "its outcome stands (git pair show {run_id}); on a finished run, finish only records a PR number (--pr N), attaches the review note to HEAD and publishes the records (--push); new work needs a new run: git pair start --task \"…\""
+        )),
         // NoSuchDirectory, ReadFile, BadFile, Gh (other), Hooks, WriteFile, and the variants
         // the domain functions route here from their own catch-all: the message says it all.
         _ => CommandError::failed(message),

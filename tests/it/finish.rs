@@ -418,6 +418,17 @@ fn finish_says_what_is_left_by_where_things_stand() {
         "{out}"
     );
     assert!(!out.stdout.contains("open the PR"), "{out}");
+    // Asking a finished run for another outcome: what still applies, and the way to new work.
+    let out = env.pair(&["finish", "--verdict", "CHANGES_REQUESTED"]);
+    assert_one_error_line(&out, 1, "is already finished");
+    assert!(
+        out.stderr.contains("(--pr N)")
+            && out.stderr.contains("publishes the records (--push)")
+            && out
+                .stderr
+                .contains("new work needs a new run: git pair start --task"),
+        "{out}"
+    );
 }
 
 #[test]
