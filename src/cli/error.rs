@@ -173,6 +173,11 @@ fn classify(err: OpsError) -> CommandError {
         OpsError::Refused(refusal) => refusal.into(),
         OpsError::Sync(e) => e.into(),
         OpsError::Reviewer(e) => e.into(),
+        OpsError::FinishPush {
+            finished,
+            remote,
+            source,
+        } => finish_push_error(&finished, &remote, *source),
         e @ (OpsError::Packet(_)
         | OpsError::Template(_)
         | OpsError::Dispatch(_)
@@ -270,12 +275,53 @@ fn run_error(err: OpsError) -> CommandError {
             .with_hint(format!(
                 "install gh, or open the PR yourself with the body in {body}"
             )),
-        OpsError::FinishedOnlyPr { .. } => CommandError::failed(message)
-            .with_hint("only --pr N (recording the PR number) applies to a finished run"),
+        OpsError::FinishedOnlyPr { ref run_id } => CommandError::failed(message).with_hint(format!(
+            "its outcome stands (git pair show {run_id}); on a finished run, finish only records a PR number (--pr N), attaches the review note to HEAD and publishes the records (--push); new work needs a new run: git pair start --task \"…\""
+        )),
         // NoSuchDirectory, ReadFile, BadFile, Gh (other), Hooks, WriteFile, and the variants
         // the domain functions route here from their own catch-all: the message says it all.
         _ => CommandError::failed(message),
     }
+}
+
+/// `finish --push` finished the run and could not publish it: the push's own error and way
+/// on, said to come after a finish that stands; the finish report is the partial result
+/// (`--json`) and its text is printed as on success.
+fn finish_push_error(
+    finished: &crate::model::report::finish::Finished,
+    remote: &str,
+    source: OpsError,
+) -> CommandError {
+    let message = format!(
+        "run {} is finished, but its review records were not published to '{remote}': {source}",
+        finished.run_id
+    );
+    let pushed = CommandError::from(source);
+    let again = if remote == crate::sync::DEFAULT_REMOTE {
+        "git pair push".to_owned()
+    } else {
+        format!("git pair push {}", shell_quote(remote))
+    };
+    let hint = match &pushed.hint {
+        Some(hint) => {
+            format!("the run stays finished; {hint}; then publish the records with: {again}")
+        }
+        None => format!("the run stays finished; publish the records with: {again}"),
+    };
+    let mut text = Vec::new();
+    crate::render::finish::human(finished, &mut text).expect("writing to a Vec cannot fail");
+    let mut err = CommandError {
+        message: single_line(&message),
+        hint: Some(hint),
+        human: Some(String::from_utf8_lossy(&text).into_owned()),
+        ..pushed
+    };
+    if let Ok(Value::Object(map)) = serde_json::to_value(finished) {
+        for (key, value) in map {
+            err = err.with_partial(&key, value);
+        }
+    }
+    err.with_partial("push", Value::Null)
 }
 
 /// Errors of building and recording a review round.
@@ -540,10 +586,16 @@ fn check_refused(
     use crate::model::checkpoint::rules::CheckRefusal as R;
     let err = CommandError::failed(message);
     match refusal {
-        R::NotConfirmed { id, command, .. } => {
+        R::NotConfirmed {
+            id,
+            command,
+            other_path,
+            ..
+        } => {
             let quoted = shell_quote(command);
             err.with_hint(format!(
-                "if you trust it, confirm it: git pair checkpoint verify {id} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})"
+                "if you trust it, confirm it: {} --check {quoted} (or for good: git config --add pair.trustedChecks {quoted})",
+                crate::model::checkpoint::rules::verify_command(id, *other_path)
             ))
             .with_partial("check", command.clone())
             .with_partial("ran", false)
@@ -552,9 +604,15 @@ fn check_refused(
             "pass --check with exactly the recorded command (git pair checkpoint show <id> prints it), or leave --check out",
         ),
         R::NothingRecorded { .. } => err.with_hint("leave --check out"),
-        R::TrustedOnForeignTree { id, command, .. } => err
+        R::TrustedOnForeignTree {
+            id,
+            command,
+            other_path,
+            ..
+        } => err
             .with_hint(format!(
-                "read what it would run first (git diff, the build files), then confirm it by hand once: git pair checkpoint verify {id} --check {}",
+                "read what it would run first (git diff, the build files), then confirm it by hand once: {} --check {}",
+                crate::model::checkpoint::rules::verify_command(id, *other_path),
                 shell_quote(command)
             ))
             .with_partial("check", command.clone())
@@ -596,6 +654,7 @@ fn restore_error(err: OpsError) -> CommandError {
             state,
             ref missing,
             ref changes,
+            other_path,
         } => {
             let hint = if !changes.is_empty() {
                 "work went on here after the checkpoint: hand it over with a new checkpoint (git pair checkpoint create --next \"…\"), then verify and archive that one".to_owned()
@@ -604,7 +663,10 @@ fn restore_error(err: OpsError) -> CommandError {
                     "once the human agrees the source may be retired: git pair checkpoint archive {id} --authorize-archive (and with no git operation in progress)"
                 )
             } else {
-                format!("verify it where the task continues first: git pair checkpoint verify {id}")
+                format!(
+                    "verify it where the task continues first: {}",
+                    crate::model::checkpoint::rules::verify_command(id, other_path)
+                )
             };
             CommandError::failed(message)
                 .with_hint(hint)
@@ -727,7 +789,7 @@ impl From<crate::review::Error> for CommandError {
                 )
             }
             E::NothingBinds { .. } => CommandError::failed(message).with_hint(
-                "install codex or claude, set pair.reviewer=builtin, or pass --reviewer-cmd; see git pair probe",
+                "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin (this run only: git pair set reviewer builtin); or pass --reviewer-cmd; see git pair probe",
             ),
             E::Surface(crate::review::surface::SurfaceError::UnknownRealization { .. }) => CommandError::failed(message)
                 .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer NAME"),

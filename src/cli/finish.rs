@@ -13,6 +13,10 @@ use crate::ops::finish::Note;
 /// then open the PR with it (--open-pr does that through `gh`). A human merges; the tool never
 /// does. On a finished run, --pr N records the PR number (idempotent) and nothing else.
 ///
+/// CI's `git pair verify` reads the review records from the remote: publish them with
+/// --push (what `git pair push` does, after finishing; best after committing the approved
+/// work, so the commit's review note goes too), or run `git pair push` yourself.
+///
 /// An approval is partial when some file of the change reached no reviewer (binary content,
 /// a file over pair.maxFileBytes): it opens no commit gate and passes no `verify`, and finish
 /// closes it only with --accept-partial (recorded, and shown in the PR body).
@@ -33,6 +37,16 @@ pub struct Args {
     /// Open the PR with `gh pr create --body-file …` (needs the GitHub CLI).
     #[arg(long)]
     pub open_pr: bool,
+    /// Then publish the run's records and notes as `git pair push [REMOTE]` does (default
+    /// origin); a refused push leaves the run finished.
+    #[arg(
+        long,
+        value_name = "remote",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = crate::sync::DEFAULT_REMOTE
+    )]
+    pub push: Option<String>,
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
@@ -49,10 +63,14 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             force: args.force,
             accept_partial: args.accept_partial,
             open_pr: args.open_pr,
+            push: args.push.clone(),
         },
         &|message| ui.progress(message),
     )?;
     let mut report = Report::rendered(&done, crate::render::finish::human);
+    if let Some(warning) = done.push.as_ref().and_then(|p| p.handoff_warning.clone()) {
+        report = report.note(warning);
+    }
     if done.finished_now && done.override_ {
         report = report.note("note: finished with --force; the PR body shows the override");
     }

@@ -160,24 +160,15 @@ fn with_read_only_hint(err: CommandError, cli: &Cli) -> CommandError {
             |p| p.display().to_string(),
         );
     let rerun = std::iter::once("git pair".to_owned())
-        .chain(std::env::args().skip(1).map(|a| shell_word(&a)))
+        .chain(
+            std::env::args()
+                .skip(1)
+                .map(|a| crate::render::common::shell_word(&a)),
+        )
         .collect::<Vec<_>>()
         .join(" ");
     let hint = error::read_only_hint(&git_dir, &rerun);
     err.with_hint(hint)
-}
-
-/// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {

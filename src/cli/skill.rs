@@ -9,9 +9,11 @@ use crate::ops;
 ///
 /// Writes skills/pair-loop (embedded in this binary) where Claude Code and Codex read skills:
 /// user-wide (${CLAUDE_CONFIG_DIR:-~/.claude}/skills/ and ~/.agents/skills/), or with
-/// --project into this repository's .claude/skills/ and .agents/skills/. Prints where. Running
-/// it again updates what an earlier git pair wrote; a skill file you edited is kept unless
-/// --force. Use the plugin or the skill, not both.
+/// --project into this repository's .claude/skills/ and .agents/skills/ (what git pair wrote
+/// is recorded in .git/pair/skills/, not in the work tree). Prints where. Running it again
+/// updates what an earlier git pair wrote; a skill file you edited is kept unless --force.
+/// Use the plugin or the skill, not both: an agent that has the git-pair plugin installed
+/// (its own configuration says so) is skipped, since the plugin carries the skill.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -31,7 +33,7 @@ pub enum Action {
         /// Into this repository (its work tree root) instead of your home directory.
         #[arg(long)]
         project: bool,
-        /// Replace skill files you edited.
+        /// Replace skill files you edited, and install for an agent that has the plugin too.
         #[arg(long)]
         force: bool,
     },

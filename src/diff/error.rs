@@ -6,7 +6,7 @@ use gix::ObjectId;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An object could not be read from the object database.
-    #[error("cannot read {what} {id}: {source:#}")]
+    #[error("cannot read {what} {id}: {}", crate::util::chain::error_chain(source))]
     ReadObject {
         what: &'static str,
         id: ObjectId,
@@ -17,7 +17,7 @@ pub enum Error {
     #[error("{id} is not a tree or a commit")]
     NotATree { id: ObjectId },
     /// `.gitattributes` could not be loaded.
-    #[error("cannot load attributes: {source:#}")]
+    #[error("cannot load attributes: {}", crate::util::chain::error_chain(source))]
     Attributes {
         #[source]
         source: gix::Error,

@@ -31,8 +31,10 @@ pub const FILES: &[SkillFile] = &[SkillFile {
     contents: include_str!("../../skills/pair-loop/SKILL.md"),
 }];
 
-/// Beside the skill's files: what git pair wrote there (file → SHA-1), so that a later
-/// install can tell its own older files from the user's edits.
+/// What git pair wrote (file → SHA-1), so that a later install can tell its own older files
+/// from the user's edits: beside the skill's files in a user install; for `--project`, in the
+/// repository's `.git/pair/skills/<agent>.json`, never in the work tree (an older git pair
+/// left it beside the files there: read once, then removed).
 const RECORD_FILE: &str = ".git-pair.json";
 const RECORD_VERSION: u32 = 1;
 /// The mode of every file the skill installer writes: ordinary, readable by the agents.
@@ -85,8 +87,9 @@ pub enum Location<'a> {
         /// of `~/.claude`.
         claude_config_dir: Option<&'a Path>,
     },
-    /// For one repository (`--project`): under its root, to be committed or not.
-    Project { root: &'a Path },
+    /// For one repository (`--project`): under its root, to be committed or not; what git
+    /// pair wrote is recorded in `records` (inside the git directory).
+    Project { root: &'a Path, records: &'a Path },
 }
 
 /// How to install.
@@ -111,11 +114,80 @@ pub fn skill_dir(agent: Agent, location: &Location) -> PathBuf {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| home.join(".claude"))
             .join("skills"),
-        (Agent::Claude, Location::Project { root }) => root.join(".claude").join("skills"),
+        (Agent::Claude, Location::Project { root, .. }) => root.join(".claude").join("skills"),
         (Agent::Codex, Location::User { home, .. }) => home.join(".agents").join("skills"),
-        (Agent::Codex, Location::Project { root }) => root.join(".agents").join("skills"),
+        (Agent::Codex, Location::Project { root, .. }) => root.join(".agents").join("skills"),
     };
     skills.join(SKILL_NAME)
+}
+
+/// Where the record of what git pair wrote for `agent` at `location` lives.
+fn record_path(agent: Agent, location: &Location) -> PathBuf {
+    match location {
+        Location::User { .. } => skill_dir(agent, location).join(RECORD_FILE),
+        Location::Project { records, .. } => records.join(format!("{}.json", agent.as_str())),
+    }
+}
+
+/// Where the agent's own configuration says the git-pair plugin is installed, if it does:
+/// Claude Code's `plugins/installed_plugins.json` or `settings.json` (`enabledPlugins`) under
+/// `${CLAUDE_CONFIG_DIR:-~/.claude}`, Codex's `config.toml` (`[plugins."git-pair@…"]`) under
+/// `${CODEX_HOME:-~/.codex}`. The plugin carries the skill (as `git-pair:pair-loop`): a second
+/// copy makes the agent list it twice.
+pub fn plugin_installed(
+    agent: Agent,
+    home: &Path,
+    claude_config_dir: Option<&Path>,
+    codex_home: Option<&Path>,
+) -> Option<PathBuf> {
+    match agent {
+        Agent::Claude => {
+            let dir = claude_config_dir
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| home.join(".claude"));
+            [
+                dir.join("plugins").join("installed_plugins.json"),
+                dir.join("settings.json"),
+            ]
+            .into_iter()
+            .find(|path| {
+                fs::read(path)
+                    .ok()
+                    .and_then(|json| serde_json::from_slice::<serde_json::Value>(&json).ok())
+                    .is_some_and(|v| names_plugin(&v))
+            })
+        }
+        Agent::Codex => {
+            let path = codex_home
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| home.join(".codex"))
+                .join("config.toml");
+            let text = fs::read_to_string(&path).ok()?;
+            text.lines()
+                .map(str::trim)
+                .any(|line| {
+                    line.strip_prefix("[plugins.\"")
+                        .is_some_and(|rest| rest.starts_with(PLUGIN_ID_PREFIX))
+                })
+                .then_some(path)
+        }
+    }
+}
+
+/// The plugin's id before its marketplace: `git-pair@<marketplace>`.
+const PLUGIN_ID_PREFIX: &str = "git-pair@";
+
+/// Whether Claude Code's `installed_plugins.json` (`plugins`) or `settings.json`
+/// (`enabledPlugins`, enabled) names the git-pair plugin.
+fn names_plugin(v: &serde_json::Value) -> bool {
+    let named = |map: Option<&serde_json::Value>, enabled_only: bool| {
+        map.and_then(serde_json::Value::as_object).is_some_and(|m| {
+            m.iter().any(|(id, value)| {
+                id.starts_with(PLUGIN_ID_PREFIX) && (!enabled_only || value.as_bool() == Some(true))
+            })
+        })
+    };
+    named(v.get("plugins"), false) || named(v.get("enabledPlugins"), true)
 }
 
 /// Installs the skill for each of `agents` at `location`. Idempotent; refuses, before
@@ -129,7 +201,13 @@ pub fn install(
     let mut edited = Vec::new();
     for &agent in agents {
         let dir = skill_dir(agent, location);
-        let record = Record::read(&dir);
+        let record_at = record_path(agent, location);
+        let legacy = dir.join(RECORD_FILE);
+        let record = match Record::read(&record_at) {
+            Some(record) => record,
+            None if legacy != record_at => Record::read(&legacy).unwrap_or_default(),
+            None => Record::default(),
+        };
         let mut files = Vec::new();
         for file in FILES {
             let path = dir.join(file.path);
@@ -146,14 +224,14 @@ pub fn install(
             };
             files.push((file, FileReport { path, outcome }));
         }
-        plans.push((agent, dir, record, files));
+        plans.push((agent, dir, record_at, record, files));
     }
     if !edited.is_empty() {
         return Err(Error::Edited { paths: edited });
     }
 
     let mut installed = Vec::new();
-    for (agent, dir, record, files) in plans {
+    for (agent, dir, record_at, _record, files) in plans {
         for (file, report) in &files {
             if report.outcome != FileOutcome::Unchanged {
                 InstalledFile::new(&report.path, SKILL_FILE_MODE)
@@ -161,11 +239,16 @@ pub fn install(
             }
         }
         let wanted = Record::of_files();
-        if record != wanted {
+        if Record::read(&record_at).as_ref() != Some(&wanted) {
             let mut json =
                 serde_json::to_vec_pretty(&wanted).expect("a map of strings always serializes");
             json.push(b'\n');
-            InstalledFile::new(&dir.join(RECORD_FILE), SKILL_FILE_MODE).write(&json)?;
+            InstalledFile::new(&record_at, SKILL_FILE_MODE).write(&json)?;
+        }
+        // The record an older git pair left in the work tree, once its content is kept above.
+        let legacy = dir.join(RECORD_FILE);
+        if legacy != record_at && Record::read(&legacy).is_some() {
+            fs::remove_file(&legacy).map_err(Error::io("remove", &legacy))?;
         }
         installed.push(Installed {
             agent,
@@ -185,13 +268,12 @@ struct Record {
 }
 
 impl Record {
-    /// The record in `dir`; an absent or unreadable one records nothing.
-    fn read(dir: &Path) -> Record {
-        fs::read(dir.join(RECORD_FILE))
+    /// The record at `path`; `None` when absent or unreadable (it records nothing).
+    fn read(path: &Path) -> Option<Record> {
+        fs::read(path)
             .ok()
             .and_then(|json| serde_json::from_slice::<Record>(&json).ok())
             .filter(|record| record.v == RECORD_VERSION)
-            .unwrap_or_default()
     }
 
     /// The record of this binary's files.
@@ -225,6 +307,7 @@ mod tests {
         _tmp: tempfile::TempDir,
         home: PathBuf,
         repo: PathBuf,
+        records: PathBuf,
     }
 
     impl Home {
@@ -234,10 +317,12 @@ mod tests {
             let repo = tmp.path().join("repo");
             fs::create_dir_all(&home).expect("home");
             fs::create_dir_all(&repo).expect("repo");
+            let records = tmp.path().join("repo/.git/pair/skills");
             Home {
                 _tmp: tmp,
                 home,
                 repo,
+                records,
             }
         }
 
@@ -249,7 +334,10 @@ mod tests {
         }
 
         fn project(&self) -> Location<'_> {
-            Location::Project { root: &self.repo }
+            Location::Project {
+                root: &self.repo,
+                records: &self.records,
+            }
         }
     }
 
@@ -447,7 +535,14 @@ mod tests {
             install(&[Agent::Claude], &h.project(), Options::default()).expect("install");
         assert_eq!(outcomes(&installed), [FileOutcome::Updated]);
         assert_eq!(skill_md(&dir), FILES[0].contents);
-        assert_eq!(Record::read(&dir), Record::of_files());
+        assert_eq!(
+            Record::read(&h.records.join("claude.json")),
+            Some(Record::of_files())
+        );
+        assert!(
+            !dir.join(RECORD_FILE).exists(),
+            "the record an older git pair left in the work tree is gone"
+        );
         assert_eq!(
             fs::read_to_string(dir.join("notes.md")).expect("extra"),
             "the user's own file"

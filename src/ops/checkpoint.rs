@@ -387,10 +387,12 @@ pub fn verify(ctx: &Context, request: &VerifyRequest) -> Result<report::Verified
                 id,
                 command,
                 restored: foreign.clone().unwrap_or_default(),
+                other_path: false,
             })
         }
         other => other,
-    }?;
+    }
+    .map_err(|refusal| refusal.at_other_path(packet.repo.path != path))?;
     if request.check.is_some() && foreign.is_some() {
         // Confirmed by hand: the user vouches for the tree as it is.
         ctx.repo.clear_foreign_restore()?;
@@ -610,6 +612,7 @@ pub fn archive(ctx: &Context, request: &ArchiveRequest) -> Result<report::Archiv
             .map(|(what, marker)| what.describe(marker))
             .collect(),
         source_changes,
+        other_path: packet.repo.path != path,
     };
     match rules::archive(&id, &facts) {
         rules::Archive::AlreadyArchived => Ok(report::Archived {
@@ -627,6 +630,7 @@ pub fn archive(ctx: &Context, request: &ArchiveRequest) -> Result<report::Archiv
             state,
             missing,
             changes,
+            other_path: facts.other_path,
         }),
         rules::Archive::Record => {
             let body = Body::CheckpointArchived(CheckpointArchived {

@@ -15,7 +15,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot {action}: {source:#}")]
+    #[error("cannot {action}: {}", crate::util::chain::error_chain(source))]
     Git {
         action: &'static str,
         #[source]

@@ -127,6 +127,16 @@ pub enum Error {
     },
     #[error("run {run_id} is already finished")]
     FinishedOnlyPr { run_id: String },
+    /// `finish --push`: the run is finished (recorded), publishing its records failed.
+    #[error(
+        "run {} is finished, but its review records were not published to '{remote}': {source}",
+        finished.run_id
+    )]
+    FinishPush {
+        finished: Box<crate::model::report::finish::Finished>,
+        remote: String,
+        source: Box<Error>,
+    },
     #[error(
         "no review records in this repository: refs/pair/runs/* is missing{}, so no commit can be verified",
         if *notes { "" } else { " (and refs/notes/pair)" }
@@ -230,6 +240,8 @@ pub enum Error {
         missing: Vec<String>,
         /// In the source: how it changed since the checkpoint.
         changes: Vec<crate::model::Mismatch>,
+        /// This work tree is not at the checkpoint's recorded path.
+        other_path: bool,
     },
 }
 

@@ -1,6 +1,7 @@
 //! Finishing a run (SPEC §4 `finish`): the finish record (an approval, or a recorded
-//! `--force` override), the PR body, the PR number (never a second PR), and the
-//! `refs/notes/pair` line on the commit that holds the reviewed work.
+//! `--force` override), the PR body, the PR number (never a second PR), the
+//! `refs/notes/pair` line on the commit that holds the reviewed work, and with `--push` the
+//! records published through [`super::sync::push`].
 
 use super::common::note::NoteState;
 use super::{Context, Error};
@@ -18,6 +19,8 @@ pub struct Request {
     /// `--accept-partial`: close on an approval some of whose change reached no reviewer.
     pub accept_partial: bool,
     pub open_pr: bool,
+    /// `--push[=REMOTE]`: publish the records (as `git pair push REMOTE`) once finished.
+    pub push: Option<String>,
 }
 
 /// The finished run: `finish`'s report.
@@ -97,7 +100,7 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         NoteState::AlreadyAttached(c) => (Some(c.to_string()), Note::AlreadyAttached),
         NoteState::NotYet | NoteState::NothingReviewed => (None, Note::NotYet),
     };
-    Ok(Report {
+    let mut report = Report {
         run_id,
         pr_body_path: path.display().to_string(),
         verdict: m.outcome.verdict.map(Verdict::as_str),
@@ -107,7 +110,23 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         finished_now,
         pr_already,
         note,
-    })
+        push: None,
+    };
+    // The run stays finished whatever the push does: a refused or failed push hands the
+    // finish report back with the error, and `git pair push` is the way on.
+    if let Some(remote) = &request.push {
+        match super::sync::push(ctx, remote, &super::sync::PushRequest::default(), progress) {
+            Ok(pushed) => report.push = Some(pushed),
+            Err(source) => {
+                return Err(Error::FinishPush {
+                    finished: Box::new(report),
+                    remote: remote.clone(),
+                    source: Box::new(source),
+                });
+            }
+        }
+    }
+    Ok(report)
 }
 
 /// Closes the active run with the outcome `abandoned` (`git pair abandon`).

@@ -63,3 +63,16 @@ pub fn next_step(next: NextAction) -> &'static str {
         NextAction::Done => "done — the run is finished",
     }
 }
+
+/// `word` as a POSIX shell reads it back: bare when it is plain, else single-quoted.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@+".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}

@@ -108,6 +108,16 @@ pub fn dry_run_notes(report: &DryRun) -> Vec<String> {
             report.members.join(", ")
         ));
     }
+    // The command line each bound reviewer would run (the prompt goes to it as the
+    // realization says; stdout above is that prompt).
+    for r in &report.reviewers {
+        let line = if r.reviewer == "builtin" {
+            "in-process (git pair's built-in checks; no program is started)".to_owned()
+        } else {
+            super::escape::line(&command_line(&r.argv)).into_owned()
+        };
+        notes.push(format!("dry run: {} would run: {line}", r.reviewer));
+    }
     for r in &report.unbound {
         notes.push(format!(
             "dry run: no reviewer realization binds for {} here (probed: {}); a real review would fail — see git pair probe",
@@ -120,6 +130,14 @@ pub fn dry_run_notes(report: &DryRun) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// `argv` as a POSIX shell reads it back.
+fn command_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|word| super::common::shell_word(word))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What was redacted from the packet: kinds and places, never a secret.

@@ -8,10 +8,7 @@ use crate::model::report::skill::{Agent, FileOutcome, SkillInstalled};
 /// `git pair skill install`'s text.
 pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()> {
     for skill in &report.installed {
-        let agent = match skill.agent {
-            Agent::Claude => "Claude Code",
-            Agent::Codex => "Codex",
-        };
+        let agent = name(skill.agent);
         let changed = skill
             .files
             .iter()
@@ -28,5 +25,29 @@ pub fn human(report: &SkillInstalled, out: &mut dyn Write) -> std::io::Result<()
             skill.dir.display()
         )?;
     }
+    for skip in &report.skipped {
+        let agent = name(skip.agent);
+        write!(
+            out,
+            "{agent}: the git-pair plugin is installed (named in {}) and carries the skill as git-pair:pair-loop; no second copy installed (--force installs one anyway)",
+            skip.plugin_seen_in.display()
+        )?;
+        match &skip.earlier_copy {
+            Some(dir) => writeln!(
+                out,
+                "; {agent} lists the copy an earlier install left twice: remove it with rm -r '{}'",
+                dir.display()
+            )?,
+            None => writeln!(out)?,
+        }
+    }
     Ok(())
+}
+
+/// The agent as people call it.
+fn name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "Claude Code",
+        Agent::Codex => "Codex",
+    }
 }

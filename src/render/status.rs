@@ -50,6 +50,12 @@ pub fn human(s: &Status, out: &mut dyn Write) -> Result<()> {
     for conflict in &s.conflicts {
         writeln!(out, "conflict: {}", line(conflict))?;
     }
+    if !s.conflicts.is_empty() {
+        writeln!(
+            out,
+            "  (two clones wrote this run at once, before either pulled the other's records; both are kept, in the same order everywhere, and nothing is lost. Read the merged story (git pair handoff), then go on from one clone only: the other runs git pair pull before it writes again)"
+        )?;
+    }
     writeln!(
         out,
         "reviewer: {}{}",

@@ -21,11 +21,20 @@ fn plural(n: usize) -> &'static str {
 pub fn human(report: &Verified, out: &mut dyn Write) -> Result<()> {
     let n = report.commits.len();
     if n == 0 {
-        return writeln!(
+        writeln!(
             out,
             "verify {}: no commits in the range, nothing to verify",
             report.range
-        );
+        )?;
+        // The default range is what this branch has not pushed yet: on a branch fetched to
+        // check someone's PR that is nothing, so say how to check the branch against its base.
+        if report.range.starts_with("@{upstream}..") {
+            writeln!(
+                out,
+                "(to check the whole branch against its base, name it: git pair verify origin/BASE..HEAD)"
+            )?;
+        }
+        return Ok(());
     }
     for c in &report.commits {
         writeln!(

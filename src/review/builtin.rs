@@ -80,13 +80,15 @@ pub fn review(
     }
     let mut raw: Vec<Finding> = Vec::new();
     let mut any_source = None;
+    let mut sources = 0usize;
     let mut any_test = false;
     for diff in files {
         let path = String::from_utf8_lossy(&diff.change.new_path).into_owned();
         let test_file = is_test_path(&path);
         any_test |= test_file;
-        if !test_file && is_source_path(&path) && any_source.is_none() {
-            any_source = Some(path.clone());
+        if !test_file && is_source_path(&path) {
+            sources += 1;
+            any_source.get_or_insert_with(|| path.clone());
         }
         let file = File {
             size: sizes.get(path.as_str()).copied(),
@@ -101,7 +103,13 @@ pub fn review(
             "missing-tests",
             Some(Severity::Low),
             "",
-            format!("source files changed ({source}, …) but no test file or test code changed"),
+            match sources {
+                1 => format!("a source file changed ({source}) but no test file or test code did"),
+                n => format!(
+                    "{n} source files changed ({source} and {} more) but no test file or test code did",
+                    n - 1
+                ),
+            },
         ));
     }
     let findings = cap_per_category(raw, options.max_per_category);
@@ -530,6 +538,33 @@ mod tests {
         );
         let debug = run(&[file("src/a.rs", &["dbg!(1);"])]);
         assert_eq!(debug.verdict, Verdict::ChangesRequested);
+    }
+
+    #[test]
+    fn the_missing_tests_finding_counts_the_source_files() {
+        let text = |r: &BuiltinReview| {
+            r.findings
+                .iter()
+                .find(|f| f.category == "missing-tests")
+                .map(|f| f.text.clone())
+                .unwrap_or_default()
+        };
+        let one = run(&[file("src/a.rs", &["fn a() {}"])]);
+        assert!(
+            text(&one).contains("a source file changed (src/a.rs) but no test"),
+            "{}",
+            text(&one)
+        );
+        let three = run(&[
+            file("src/a.rs", &["fn a() {}"]),
+            file("src/b.rs", &["fn b() {}"]),
+            file("src/c.rs", &["fn c() {}"]),
+        ]);
+        assert!(
+            text(&three).contains("3 source files changed (src/a.rs and 2 more)"),
+            "{}",
+            text(&three)
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub enum Error {
     BadOverrides { detail: String },
     #[error("cannot resolve revision '{rev}': {detail}")]
     BadRevision { rev: String, detail: String },
-    #[error("cannot {action}: {source:#}")]
+    #[error("cannot {action}: {}", crate::util::chain::error_chain(source))]
     Git {
         action: String,
         #[source]
@@ -78,7 +78,10 @@ impl Error {
         match self {
             Error::Git { action, source } => Error::CorruptRun {
                 run_id: run_id.to_string(),
-                detail: format!("cannot {action}: {source:#}"),
+                detail: format!(
+                    "cannot {action}: {}",
+                    crate::util::chain::error_chain(&source)
+                ),
             },
             other => other,
         }

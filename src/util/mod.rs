@@ -1,8 +1,9 @@
 //! Small pure helpers shared by every module: UTC time stamps, unique ids, the hunk-line
-//! reader.
+//! reader, an error's causes as one line.
 //!
 //! Nothing here touches a repository, the terminal or the network.
 
+pub mod chain;
 pub mod fs;
 pub mod git_value;
 pub mod hunk;

@@ -804,6 +804,19 @@ fn a_check_recorded_elsewhere_runs_only_once_confirmed() {
     b.pair_json(&["pull"]);
     let b_marker = b.repo.join("../check-ran");
     let before = b.pair_refs();
+    // Without --allow-other-path here, the hint still names it: following the hint verifies.
+    for args in [vec![], vec!["--allow-other-path"]] {
+        let mut all = vec!["checkpoint", "verify", &id];
+        all.extend(args);
+        let out = b.pair(&all);
+        assert_one_error_line(&out, 1, "never runs unconfirmed");
+        assert!(
+            out.stderr.contains(&format!(
+                "confirm it: git pair checkpoint verify {id} --allow-other-path --check '{check}'"
+            )),
+            "{out}"
+        );
+    }
     let out = b.pair(&["checkpoint", "verify", &id, "--allow-other-path", "--json"]);
     assert_one_error_line(&out, 1, "never runs unconfirmed");
     assert!(
@@ -850,9 +863,25 @@ fn a_trusted_check_does_not_run_on_files_restored_from_elsewhere() {
     b.pair_json(&["checkpoint", "restore", &id]);
     let marker = b.repo.join("../hostile-ran");
     let before = b.pair_refs();
+    // Archiving before verifying: the way on names the verify this other work tree needs.
+    let out = b.pair(&["checkpoint", "archive", &id, "--authorize-archive"]);
+    assert_one_error_line(&out, 1, "cannot be archived yet");
+    assert!(
+        out.stderr.contains(&format!(
+            "run git pair checkpoint verify {id} --allow-other-path where the task continues"
+        )) && out.stderr.contains(&format!(
+            "hint: verify it where the task continues first: git pair checkpoint verify {id} --allow-other-path\n"
+        )),
+        "{out}"
+    );
     let out = b.pair(&["checkpoint", "verify", &id, "--allow-other-path", "--json"]);
     assert_one_error_line(&out, 1, "laid down by restoring checkpoint");
-    assert!(out.stderr.contains(&format!("--check '{check}'")), "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "git pair checkpoint verify {id} --allow-other-path --check '{check}'"
+        )),
+        "{out}"
+    );
     assert_eq!(out.json()["ran"], false);
     assert!(
         !marker.exists(),

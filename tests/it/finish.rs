@@ -404,7 +404,7 @@ fn finish_says_what_is_left_by_where_things_stand() {
     assert_eq!(out.code, 0, "{out}");
     assert!(
         out.stdout
-            .contains("next: commit exactly the approved work, then push the branch (git push) and the review records (git pair push)"),
+            .contains("next: commit exactly the approved work, then git pair finish --push (it attaches the commit's review note and publishes the records) and push the branch (git push)"),
         "{out}"
     );
     // Committed and a PR recorded: only publishing is left.
@@ -418,4 +418,124 @@ fn finish_says_what_is_left_by_where_things_stand() {
         "{out}"
     );
     assert!(!out.stdout.contains("open the PR"), "{out}");
+    // Asking a finished run for another outcome: what still applies, and the way to new work.
+    let out = env.pair(&["finish", "--verdict", "CHANGES_REQUESTED"]);
+    assert_one_error_line(&out, 1, "is already finished");
+    assert!(
+        out.stderr.contains("(--pr N)")
+            && out.stderr.contains("publishes the records (--push)")
+            && out
+                .stderr
+                .contains("new work needs a new run: git pair start --task"),
+        "{out}"
+    );
+}
+
+#[test]
+fn finish_push_publishes_the_records_and_a_refused_push_leaves_the_run_finished() {
+    let net = crate::sync::Net::new(1);
+    let env = &net.clones[0];
+    let remote_refs = || {
+        env.git(&[
+            "--git-dir",
+            net.remote.to_str().expect("utf-8 path"),
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/pair",
+            "refs/notes",
+        ])
+    };
+    let run_id = env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() -> u8 { 1 }\n");
+    env.pair_json(&["coder-done", "--summary", "retry"]);
+    reviewed(env, "approve.sh");
+
+    // A remote that does not exist: the run is finished all the same, its text is printed,
+    // and the way on is git pair push.
+    let out = env.pair(&["finish", "--push=nowhere"]);
+    assert_one_error_line(
+        &out,
+        1,
+        "is finished, but its review records were not published",
+    );
+    assert!(
+        out.stdout.contains(&format!("Finished run {run_id}")),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains("the run stays finished;")
+            && out
+                .stderr
+                .contains("then publish the records with: git pair push 'nowhere'"),
+        "{out}"
+    );
+    assert_eq!(env.manifest(&run_id)["outcome"]["verdict"], "APPROVED");
+    assert_eq!(remote_refs(), "");
+    let out = env.pair(&["finish", "--push=nowhere", "--json"]);
+    assert_eq!(out.code, 1, "{out}");
+    let v = out.json();
+    assert_eq!(
+        (v["run_id"].as_str(), v["push"].is_null()),
+        (Some(run_id.as_str()), true),
+        "{v}"
+    );
+    assert!(
+        v["error"]
+            .as_str()
+            .expect("error")
+            .contains("not published"),
+        "{v}"
+    );
+
+    // Committed, then --push: the records and the commit's note reach the remote.
+    env.git(&["add", "-A"]);
+    env.git(&["commit", "-q", "-m", "retry"]);
+    let out = env.pair(&["finish", "--push"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.contains("Pushed 1 run and notes to origin"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("next: push the branch (git push), then open the PR"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("git pair push"), "{out}");
+    assert_eq!(
+        remote_refs(),
+        format!("refs/notes/pair\nrefs/pair/runs/{run_id}\n")
+    );
+    let head = env.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let note = env.git(&[
+        "--git-dir",
+        net.remote.to_str().expect("utf-8 path"),
+        "notes",
+        "--ref=pair",
+        "show",
+        &head,
+    ]);
+    assert!(note.contains(&run_id), "{note}");
+    let v = env.pair_json(&["finish", "--push"]);
+    assert_eq!(v["push"]["remote"], "origin", "{v}");
+    assert_eq!(v["push"]["pushed"], 0, "nothing new the second time: {v}");
+}
+
+#[test]
+fn finish_push_before_the_commit_says_to_finish_again_after_it() {
+    let net = crate::sync::Net::new(1);
+    let env = &net.clones[0];
+    env.start("Teach the fetcher to retry");
+    env.write("src/lib.rs", "pub fn fetch() -> u8 { 1 }\n");
+    env.pair_json(&["coder-done", "--summary", "retry"]);
+    reviewed(env, "approve.sh");
+    let out = env.pair(&["finish", "--push"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(out.stdout.contains("Pushed 1 run to origin"), "{out}");
+    assert!(
+        out.stdout.contains(
+            "next: commit exactly the approved work, then git pair finish --push=origin again (it attaches the commit's review note"
+        ),
+        "{out}"
+    );
 }

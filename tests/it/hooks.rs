@@ -1011,6 +1011,72 @@ fn the_stop_hook_blocks_an_interrupted_review() {
 // ---------------------------------------------------------------------------------------
 // skill install
 
+/// Writes `content` at `name` under the test's home, making its folders.
+fn put(env: &TestEnv, name: &str, content: &str) {
+    let path = env.home.join(name);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, content).expect("write");
+}
+
+#[test]
+fn skill_install_leaves_an_agent_with_the_plugin_alone() {
+    let env = TestEnv::new();
+    // Codex already installed the skill by hand, then the plugin: the copy is listed twice.
+    let codex_copy = env.home.join(".agents/skills/pair-loop");
+    let out = env.pair(&["skill", "install", "--codex"]);
+    assert_eq!(out.code, 0, "{out}");
+    put(
+        &env,
+        ".codex/config.toml",
+        "model = \"x\"\n\n[plugins.\"git-pair@git-pair\"]\nenabled = true\n",
+    );
+    put(
+        &env,
+        ".claude/plugins/installed_plugins.json",
+        r#"{"version":2,"plugins":{"git-pair@git-pair":[{"scope":"user"}]}}"#,
+    );
+    let out = env.pair(&["skill", "install"]);
+    assert_eq!(out.code, 0, "{out}");
+    for (agent, seen) in [
+        (
+            "Claude Code",
+            env.home.join(".claude/plugins/installed_plugins.json"),
+        ),
+        ("Codex", env.home.join(".codex/config.toml")),
+    ] {
+        assert!(
+            out.stdout.contains(&format!(
+                "{agent}: the git-pair plugin is installed (named in {})",
+                seen.display()
+            )),
+            "{out}"
+        );
+    }
+    assert!(
+        out.stdout.contains(&format!(
+            "Codex lists the copy an earlier install left twice: remove it with rm -r '{}'",
+            codex_copy.display()
+        )),
+        "{out}"
+    );
+    assert!(!env.home.join(".claude/skills").exists(), "no second copy");
+    let v = env.pair_json(&["skill", "install", "--claude"]);
+    assert_eq!(v["installed"], serde_json::json!([]), "{v}");
+    assert_eq!(v["skipped"][0]["agent"], "claude", "{v}");
+    // A plugin that is only known, not enabled, in settings.json does not count.
+    std::fs::remove_file(env.home.join(".claude/plugins/installed_plugins.json")).expect("rm");
+    put(
+        &env,
+        ".claude/settings.json",
+        r#"{"enabledPlugins":{"git-pair@git-pair":false}}"#,
+    );
+    let v = env.pair_json(&["skill", "install", "--claude"]);
+    assert_eq!(v["installed"][0]["agent"], "claude", "{v}");
+    // --force installs beside the plugin.
+    let v = env.pair_json(&["skill", "install", "--codex", "--force"]);
+    assert_eq!(v["installed"][0]["agent"], "codex", "{v}");
+}
+
 #[test]
 fn skill_install_writes_where_each_agent_reads_and_says_where() {
     let env = TestEnv::new();
@@ -1041,6 +1107,13 @@ fn skill_install_writes_where_each_agent_reads_and_says_where() {
     );
     let out = env.pair(&["skill", "install", "--project"]);
     assert!(out.stdout.contains("up to date"), "{out}");
+    // Only the skill's own files land in the work tree; what git pair wrote is recorded
+    // inside the git directory.
+    assert_eq!(
+        env.git(&["status", "--porcelain", "--untracked-files=all"]),
+        "?? .agents/skills/pair-loop/SKILL.md\n?? .claude/skills/pair-loop/SKILL.md\n"
+    );
+    assert!(env.repo.join(".git/pair/skills/codex.json").is_file());
 
     let out = env.pair(&["skill", "install", "--codex"]);
     assert_eq!(out.code, 0, "{out}");

@@ -470,7 +470,7 @@ fn skill_json_keys() {
         &env,
         &["skill", "install", "--project"],
         0,
-        "{project,installed:[{agent,dir,files}]}",
+        "{project,installed:[{agent,dir,files}],skipped}",
     );
 }
 
@@ -517,5 +517,28 @@ fn install_man_json_keys() {
         &["install-man", "--dir", dir.to_str().expect("utf-8")],
         0,
         "{dir,pages,beside_binary}",
+    );
+}
+
+#[test]
+fn finish_push_json_keys() {
+    let net = Net::new(1);
+    let env = &net.clones[0];
+    env.start("json contract");
+    env.write("src/lib.rs", "pub fn f() {}\n");
+    env.pair_json(&["coder-done", "--summary", "first"]);
+    let out = env.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    pin(
+        env,
+        &["finish", "--push"],
+        0,
+        "{run_id,pr_body_path,verdict,pr,override,note_commit,push:{remote,pushed,pushed_runs,pushed_notes,pushed_tombstones,removed_runs,attempts,runs,notes,removed,scanned,allowed,allowances_recorded,handoff_path}}",
+    );
+    pin(
+        env,
+        &["finish", "--push=nowhere"],
+        1,
+        "{run_id,pr_body_path,verdict,pr,override,note_commit,push,error,kind,hint}",
     );
 }

@@ -331,9 +331,25 @@ fn nothing_binding_is_an_error_naming_what_was_probed_and_stores_nothing() {
         out.stderr.contains("codex") && out.stderr.contains("claude"),
         "{out}"
     );
+    // The way on is a command to paste, the offline reviewer among them.
+    assert!(
+        out.stderr.contains(
+            "git config pair.reviewer builtin (this run only: git pair set reviewer builtin)"
+        ),
+        "{out}"
+    );
     assert_eq!(env.pair_refs(), before);
     let out = env.pair(&["probe"]);
     assert_one_error_line(&out, 1, "no reviewer realization binds");
+    assert!(
+        out.stderr.contains("git config pair.reviewer builtin"),
+        "{out}"
+    );
+    // Following it, the review runs.
+    let out = env.pair(&["set", "reviewer", "builtin"]);
+    assert_eq!(out.code, 0, "{out}");
+    let out = env.pair(&["review"]);
+    assert_eq!(out.code, 0, "{out}");
 }
 
 #[test]
@@ -493,6 +509,34 @@ fn when_the_dispatch_cannot_be_written_nothing_is_spawned() {
 }
 
 #[test]
+fn a_write_that_fails_inside_git_is_one_line_of_words_never_a_debug_dump() {
+    let (env, _) = env_ready_for_review();
+    // Every object packed, and a file where each loose-object directory must go: the next
+    // object written fails inside gix (for root too).
+    env.git(&["repack", "-adq"]);
+    env.git(&["prune-packed"]);
+    let objects = env.repo.join(".git/objects");
+    for i in 0..=255u8 {
+        let dir = objects.join(format!("{i:02x}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::write(&dir, "in the way").expect("write");
+    }
+    let before = env.pair_refs();
+    let spawned = env.home.join("spawned.md");
+    let command = cmd("approve.sh");
+    let out = env.pair_env(
+        &["review", "--reviewer-cmd", &command],
+        &[("STUB_PROMPT_COPY", spawned.to_str().expect("utf8"))],
+    );
+    assert_one_error_line(&out, 1, "Not a directory (os error 20)");
+    for debug in ["Message {", "Os {", "Caused by", "PersistError(", "kind:"] {
+        assert!(!out.stderr.contains(debug), "a Debug dump ({debug}): {out}");
+    }
+    assert!(!spawned.exists(), "a reviewer was spawned");
+    assert_eq!(env.pair_refs(), before);
+}
+
+#[test]
 #[ignore = "root ignores file modes: run as a non-root user with --ignored (the test above covers the same path for root)"]
 fn a_read_only_object_store_spawns_nothing() {
     assert!(
@@ -575,6 +619,27 @@ fn dry_run_prints_the_packet_and_stores_nothing() {
         "the contract is in the packet"
     );
     assert!(!spawned.exists());
+    assert_eq!(env.pair_refs(), before);
+    // The reviewer command line its help promises, on stderr (stdout is the prompt).
+    let script = fixtures().join("reviewers").join("approve.sh");
+    let with_space = format!("[\"{}\", \"--mode\", \"two words\"]", script.display());
+    let out = env.pair(&["review", "--reviewer-cmd", &with_space, "--dry-run"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "dry run: command:approve.sh would run: {} --mode 'two words'\n",
+            script.display()
+        )),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("would run"), "{out}");
+    env.git(&["config", "pair.reviewer", "builtin"]);
+    let out = env.pair(&["review", "--dry-run"]);
+    assert!(
+        out.stderr
+            .contains("dry run: builtin would run: in-process (git pair's built-in checks"),
+        "{out}"
+    );
     assert_eq!(env.pair_refs(), before);
 }
 

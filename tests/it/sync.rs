@@ -256,6 +256,17 @@ fn concurrent_rounds_are_both_kept_ordered_and_flagged_in_status() {
         status.stdout.contains("conflict: ") && status.stdout.contains("concurrently"),
         "{status}"
     );
+    // What happened, and the way on.
+    assert!(
+        status.stdout.contains("two clones wrote this run at once")
+            && status
+                .stdout
+                .contains("Read the merged story (git pair handoff)")
+            && status
+                .stdout
+                .contains("the other runs git pair pull before it writes again"),
+        "{status}"
+    );
     assert_eq!(a.pair_json(&["status"])["conflicts"], m["conflicts"]);
     // Both summaries are in the transcript, in the same order on both machines.
     let (ha, hb) = (a.read("HANDOFF.md"), b.read("HANDOFF.md"));

@@ -515,24 +515,64 @@ fn summary_appends_a_markdown_table() {
 
 /// Runs `fixtures/ci/verify.sh` in `env` with `git-pair` on `PATH`, as a CI job would.
 fn ci_script(env: &TestEnv, summary: &Path) -> crate::common::Output {
+    let bin_dir = Path::new(crate::common::bin())
+        .parent()
+        .expect("the binary's directory");
+    ci_script_with_path(env, summary, &format!("{}:", bin_dir.display()))
+}
+
+/// `fixtures/ci/verify.sh` with `extra` before the system's tools on `PATH`.
+fn ci_script_with_path(env: &TestEnv, summary: &Path, extra: &str) -> crate::common::Output {
     let script = fixtures().join("ci/verify.sh");
     let mut cmd = std::process::Command::new("bash");
     cmd.arg(&script)
         .current_dir(&env.repo)
         .stdin(std::process::Stdio::null());
     env.configure(&mut cmd);
-    let bin_dir = Path::new(crate::common::bin())
-        .parent()
-        .expect("the binary's directory");
     cmd.env(
         "PATH",
-        format!(
-            "{}:{}",
-            bin_dir.display(),
-            crate::common::system_bin().display()
-        ),
+        format!("{extra}{}", crate::common::system_bin().display()),
     )
-    .env("SUMMARY", summary);
+    .env("SUMMARY", summary)
+    .env_remove("GIT_PAIR_REPO")
+    .env_remove("GIT_PAIR_REV");
+    crate::common::run(cmd)
+}
+
+/// The `run: |` script of the workflow step named `name`, unindented.
+fn workflow_step(workflow: &str, name: &str) -> String {
+    let mut lines = workflow.lines();
+    lines
+        .by_ref()
+        .find(|l| l.trim_start() == format!("- name: {name}"))
+        .unwrap_or_else(|| panic!("no step {name}"));
+    let run = lines
+        .by_ref()
+        .find(|l| l.trim_start().starts_with("run: |"))
+        .unwrap_or_else(|| panic!("step {name} has no run: | script"));
+    let key_indent = run.len() - run.trim_start().len();
+    let mut script = String::new();
+    for line in lines {
+        let indent = line.len() - line.trim_start().len();
+        if !line.trim().is_empty() && indent <= key_indent {
+            break;
+        }
+        script.push_str(line.get(key_indent + 2..).unwrap_or(""));
+        script.push('\n');
+    }
+    script
+}
+
+/// Runs a workflow step's script with bash (`-e`, as GitHub runs it) and `env`.
+fn run_step(script: &str, env: &[(&str, &str)]) -> crate::common::Output {
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-e", "-c", script])
+        .env_clear()
+        .env("PATH", crate::common::system_bin())
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     crate::common::run(cmd)
 }
 
@@ -567,6 +607,135 @@ fn the_ci_script_fetches_the_records_and_gates_the_branch() {
     let out = ci_script(&ci, &summary);
     assert_eq!(out.code, 1, "{out}");
     assert!(out.stdout.contains("unreviewed"), "{out}");
+}
+
+#[test]
+fn a_checked_out_pr_branch_with_nothing_unpushed_says_how_to_check_it_against_its_base() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    // A second clone checks the branch out to look at the PR: it tracks origin/feature.
+    let second = clone_of(&team.remote);
+    second.git(&["checkout", "-q", "feature"]);
+    second.git(&FETCH);
+    let out = second.pair(&["verify"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("verify @{upstream}..HEAD: no commits in the range")
+            && out
+                .stdout
+                .contains("name it: git pair verify origin/BASE..HEAD"),
+        "{out}"
+    );
+    let out = second.pair(&["verify", "origin/main..HEAD"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("ok: 1 commit in origin/main..HEAD reviewed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_ci_script_says_what_to_set_when_git_pair_is_not_installed() {
+    let team = Team::new();
+    approved_commit(&team.dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    let ci = team.ci_without_records();
+    let summary = ci.home.join("summary.md");
+    let out = ci_script_with_path(&ci, &summary, "");
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains(
+            "error: git-pair is not on PATH and GIT_PAIR_REPO is not set: set GIT_PAIR_REPO to the git URL"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("cargo"), "{out}");
+}
+
+#[test]
+fn the_github_workflow_explains_forks_missing_settings_and_the_re_run() {
+    let workflow =
+        std::fs::read_to_string(fixtures().join("ci/github-pull-request.yml")).expect("workflow");
+    let fork = workflow_step(&workflow, "Refuse records from a fork");
+    let same = run_step(
+        &fork,
+        &[("HEAD_REPO", "team/app"), ("THIS_REPO", "team/app")],
+    );
+    assert_eq!((same.code, same.stdout.as_str()), (0, ""), "{same}");
+    let out = run_step(
+        &fork,
+        &[("HEAD_REPO", "alice/app"), ("THIS_REPO", "team/app")],
+    );
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stdout.starts_with("::error::this pull request comes from the fork 'alice/app': its review records (refs/pair/*) live in the fork")
+            && out.stdout.contains("git pair pull https://github.com/alice/app, then git pair push"),
+        "{out}"
+    );
+
+    let settings = workflow_step(&workflow, "Check the git pair install settings");
+    let rev = "0123456789abcdef0123456789abcdef01234567";
+    let out = run_step(&settings, &[("GIT_PAIR_REPO", ""), ("GIT_PAIR_REV", rev)]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stdout
+            .starts_with("::error::the repository variable GIT_PAIR_REPO is not set"),
+        "{out}"
+    );
+    let repo = "https://example.com/git-pair.git";
+    let out = run_step(
+        &settings,
+        &[("GIT_PAIR_REPO", repo), ("GIT_PAIR_REV", "v1.0")],
+    );
+    assert!(
+        out.code == 1 && out.stdout.contains("GIT_PAIR_REV"),
+        "{out}"
+    );
+    let out = run_step(&settings, &[("GIT_PAIR_REPO", repo), ("GIT_PAIR_REV", rev)]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out}");
+
+    // A failed verify says how to re-run once the records are published, and keeps its exit.
+    let verify = workflow_step(&workflow, "Verify every commit was reviewed");
+    let fake = tempfile::tempdir().expect("temp dir");
+    let git = fake.path().join("git");
+    std::fs::write(&git, "#!/bin/sh\necho \"verify $*\"\nexit 1\n").expect("fake git");
+    std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["-e", "-c", &verify])
+        .env_clear()
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                fake.path().display(),
+                crate::common::system_bin().display()
+            ),
+        )
+        .env("BASE_REF", "master")
+        .env("GITHUB_STEP_SUMMARY", "/dev/null")
+        .env("GITHUB_RUN_ID", "4242")
+        .env("GITHUB_REPOSITORY", "team/app");
+    let out = crate::common::run(cmd);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stdout
+            .contains("verify pair verify origin/master..HEAD --summary /dev/null"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("re-run this check with gh run rerun 4242 --failed --repo team/app"),
+        "{out}"
+    );
+
+    // The build is cached by the commit installed; the cached binary skips cargo.
+    assert!(workflow.contains("path: ~/.cargo/bin/git-pair"));
+    assert!(workflow.contains("key: git-pair-${{ runner.os }}-${{ vars.GIT_PAIR_REV }}"));
+    assert!(workflow.contains("if: steps.cache.outputs.cache-hit != 'true'"));
 }
 
 #[test]
@@ -609,6 +778,12 @@ fn the_github_workflow_runs_the_same_steps() {
             assert!(
                 rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
                 "an action not pinned to a commit: {line}"
+            );
+            // The release the commit is, beside it: `# vX.Y.Z`.
+            let tag = action.split_once(" # v").map(|(_, t)| t).unwrap_or("");
+            assert!(
+                tag.split('.').count() == 3 && tag.split('.').all(|n| n.parse::<u32>().is_ok()),
+                "an action pin without its release tag beside it: {line}"
             );
         }
     }

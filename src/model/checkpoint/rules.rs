@@ -461,6 +461,9 @@ pub enum CheckRefusal {
         command: String,
         host: String,
         path: String,
+        /// Verify runs in a work tree at another path ([`CheckRefusal::at_other_path`]): the
+        /// hint's command needs `--allow-other-path`.
+        other_path: bool,
     },
     /// `--check` names another command than the recorded one.
     #[error("--check `{given}` is not the check checkpoint {id} records (`{recorded}`)")]
@@ -482,7 +485,22 @@ pub enum CheckRefusal {
         id: String,
         command: String,
         restored: String,
+        /// As for [`CheckRefusal::NotConfirmed`].
+        other_path: bool,
     },
+}
+
+impl CheckRefusal {
+    /// The refusal as met in a work tree at another path than the checkpoint's (or not): the
+    /// way on it names then carries `--allow-other-path`.
+    pub fn at_other_path(mut self, other: bool) -> Self {
+        if let CheckRefusal::NotConfirmed { other_path, .. }
+        | CheckRefusal::TrustedOnForeignTree { other_path, .. } = &mut self
+        {
+            *other_path = other;
+        }
+        self
+    }
 }
 
 /// Whether `verify` may run the checkpoint's check: the command to run (`None`: there is
@@ -519,6 +537,7 @@ pub fn check_to_run(
             command: recorded.to_owned(),
             host: packet.repo.host.clone(),
             path: packet.repo.path.clone(),
+            other_path: false,
         }),
     }
 }
@@ -632,6 +651,22 @@ pub struct ArchiveFacts {
     /// When this work tree is the checkpoint's source (same host and path), how it differs
     /// from the checkpoint now (HEAD and status); `None` elsewhere.
     pub source_changes: Option<Vec<Mismatch>>,
+    /// This work tree is not at the checkpoint's recorded path (another clone or work tree):
+    /// verifying here needs `--allow-other-path`.
+    pub other_path: bool,
+}
+
+/// The `checkpoint verify` command to run here: with `--allow-other-path` where the work
+/// tree is not the checkpoint's recorded path (without it, the path alone is a REGRESSION).
+pub fn verify_command(id: &str, other_path: bool) -> String {
+    format!(
+        "git pair checkpoint verify {id}{}",
+        if other_path {
+            " --allow-other-path"
+        } else {
+            ""
+        }
+    )
 }
 
 /// What a source left active risks, said with every refusal.
@@ -648,10 +683,12 @@ pub fn archive(id: &CheckpointId, facts: &ArchiveFacts) -> Archive {
     let mut missing = Vec::new();
     match facts.state {
         CheckpointState::Unverified => missing.push(format!(
-            "a passing verification: none is recorded (run git pair checkpoint verify {id} in the destination)"
+            "a passing verification: none is recorded (run {} where the task continues)",
+            verify_command(id.as_str(), facts.other_path)
         )),
         CheckpointState::Regression => missing.push(format!(
-            "a passing verification: the latest one found a HANDOFF REGRESSION (fix it, then git pair checkpoint verify {id} again)"
+            "a passing verification: the latest one found a HANDOFF REGRESSION (fix it, then {} again)",
+            verify_command(id.as_str(), facts.other_path)
         )),
         CheckpointState::VerifiedSourceActive | CheckpointState::Archived => {}
     }
@@ -1054,6 +1091,7 @@ mod tests {
             authorized: true,
             in_progress: vec![],
             source_changes: None,
+            other_path: false,
         };
         let refused = |a: Archive| match a {
             Archive::Refused { state, missing, .. } => (state, missing),
@@ -1096,6 +1134,7 @@ mod tests {
                 authorized: false,
                 in_progress: vec!["a rebase (or git am) is in progress (rebase-merge)".into()],
                 source_changes: Some(changed.clone()),
+                other_path: false,
             },
         );
         let Archive::Refused {

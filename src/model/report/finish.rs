@@ -24,6 +24,9 @@ pub struct Finished {
     /// Where the review note stands.
     #[serde(skip)]
     pub note: Note,
+    /// `--push`: what publishing the records did (absent without `--push`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub push: Option<crate::model::report::sync::Push>,
 }
 
 /// Where the run's review note stands after `finish`.

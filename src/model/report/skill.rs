@@ -11,6 +11,19 @@ pub struct SkillInstalled {
     /// Into this repository (`--project`) rather than the user's home.
     pub project: bool,
     pub installed: Vec<Installed>,
+    /// Agents that have the git-pair plugin installed: the plugin carries the skill, so no
+    /// second copy was written (`--force` writes one anyway).
+    pub skipped: Vec<Skipped>,
+}
+
+/// An agent `skill install` left alone because its plugin is installed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub agent: Agent,
+    /// The agent's file that names the plugin.
+    pub plugin_seen_in: PathBuf,
+    /// A copy an earlier `skill install` left where the agent reads skills (listed twice).
+    pub earlier_copy: Option<PathBuf>,
 }
 
 /// An agent that reads skills.
@@ -24,6 +37,14 @@ pub enum Agent {
 impl Agent {
     /// Both agents: what `skill install` without `--claude`/`--codex` means.
     pub const ALL: [Agent; 2] = [Agent::Claude, Agent::Codex];
+
+    /// The agent as `--json` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
 }
 
 /// What happened to one file.

@@ -24,26 +24,35 @@ pub enum Error {
     #[error("{git_dir} is a bare repository: there is no work tree to snapshot")]
     Bare { git_dir: PathBuf },
     /// The index could not be read.
-    #[error("cannot read the index: {source:#}")]
+    #[error("cannot read the index: {}", crate::util::chain::error_chain(source))]
     Index {
         #[source]
         source: gix::Error,
     },
     /// Comparing the index with the work tree failed.
-    #[error("cannot compare the index with the work tree: {source:#}")]
+    #[error(
+        "cannot compare the index with the work tree: {}",
+        crate::util::chain::error_chain(source)
+    )]
     Status {
         #[source]
         source: gix::Error,
     },
     /// A work-tree file could not be read, filtered or stored.
-    #[error("cannot store {path} from the work tree: {source:#}")]
+    #[error(
+        "cannot store {path} from the work tree: {}",
+        crate::util::chain::error_chain(source)
+    )]
     WriteBlob {
         path: String,
         #[source]
         source: gix::Error,
     },
     /// A tree object could not be written.
-    #[error("cannot write the tree for '{path}': {source:#}")]
+    #[error(
+        "cannot write the tree for '{path}': {}",
+        crate::util::chain::error_chain(source)
+    )]
     WriteTree {
         path: String,
         #[source]
@@ -53,14 +62,20 @@ pub enum Error {
     #[error(transparent)]
     WritePack(#[from] pack::Error),
     /// A snapshot blob could not be read back.
-    #[error("cannot read blob {id} of the snapshot: {source:#}")]
+    #[error(
+        "cannot read blob {id} of the snapshot: {}",
+        crate::util::chain::error_chain(source)
+    )]
     ReadBlob {
         id: String,
         #[source]
         source: gix::Error,
     },
     /// A new object could not be written loose.
-    #[error("cannot write object {id}: {source:#}")]
+    #[error(
+        "cannot write object {id}: {}",
+        crate::util::chain::error_chain(source)
+    )]
     WriteLoose {
         id: String,
         #[source]
