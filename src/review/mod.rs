@@ -115,6 +115,10 @@ pub struct RunOptions {
     /// The directory holding only the reviewed snapshot, where a realization whose `workdir`
     /// is `snapshot` runs (`cwd` when `None`).
     pub snapshot_dir: Option<PathBuf>,
+    /// The directory holding only the reviewed snapshot at the run's stable path, where a
+    /// realization whose `workdir` is `run-snapshot` runs (`snapshot_dir`, then `cwd`, when
+    /// `None`).
+    pub run_snapshot_dir: Option<PathBuf>,
     /// Variables added to the reviewer's environment.
     pub env: Vec<(OsString, OsString)>,
     /// Names the reviewer inherits besides the realization's own `env` list
@@ -148,6 +152,7 @@ impl Default for RunOptions {
             stderr_tail: limits.stderr_tail,
             cwd: None,
             snapshot_dir: None,
+            run_snapshot_dir: None,
             env: Vec::new(),
             env_allow: Vec::new(),
             structured_output: true,
@@ -445,6 +450,11 @@ fn spawn_reviewer(
                 surface::Workdir::Snapshot => {
                     options.snapshot_dir.clone().or_else(|| options.cwd.clone())
                 }
+                surface::Workdir::RunSnapshot => options
+                    .run_snapshot_dir
+                    .clone()
+                    .or_else(|| options.snapshot_dir.clone())
+                    .or_else(|| options.cwd.clone()),
                 surface::Workdir::WorkTree => options.cwd.clone(),
             },
             stdin: (bound.realization.prompt == PromptVia::Stdin)

@@ -105,8 +105,12 @@ pub enum Workdir {
     /// removed after the round.
     #[default]
     Snapshot,
-    /// The live work tree (a vendor whose sessions are tied to the directory they ran in, so
-    /// that a later round can resume): ignored files there are readable by the reviewer.
+    /// A directory holding only the reviewed snapshot at a path that stays the same for the
+    /// whole run (`$GIT_DIR/pair/reviewers/<run>`), laid down afresh each round and removed
+    /// when the round ends: for a vendor whose sessions belong to the directory they ran in,
+    /// so that a later round can resume them there.
+    RunSnapshot,
+    /// The live work tree: ignored files there are readable by the reviewer.
     WorkTree,
 }
 
@@ -136,7 +140,8 @@ pub struct Realization {
     /// was given one); `pair.reviewerEnv` adds names.
     #[serde(default)]
     pub env: Vec<String>,
-    /// Where the reviewer runs: the reviewed snapshot alone (the default), or the work tree.
+    /// Where the reviewer runs: the reviewed snapshot alone (the default; at a path stable for
+    /// the run with `run-snapshot`), or the work tree.
     #[serde(default)]
     pub workdir: Workdir,
     /// Extra arguments asking for answers that follow the review JSON Schema.
