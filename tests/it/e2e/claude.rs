@@ -465,7 +465,6 @@ fn claude_reviewer_cannot_read_ignored_files_and_still_resumes_its_session() {
     assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
     let first = E2e::session_of(&v);
     let results = tool_results(&e);
-    eprintln!("DEBUG tool results: {results:?}");
     assert!(results.len() >= 2, "claude ran both tools: {results:?}");
     assert!(
         results.iter().all(|r| !r.contains(SECRET)),
