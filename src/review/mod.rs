@@ -16,6 +16,7 @@ pub mod prompt;
 pub mod schema;
 pub mod session;
 pub mod surface;
+pub mod vendor_config;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -596,6 +597,19 @@ fn prepare(
         capabilities: bound.capabilities.clone(),
         ..ArgvValues::default()
     };
+    // Tables of the vendor's own config an isolation group is repeated for (its MCP
+    // servers), read as the reviewer will see its environment.
+    for each in bound.realization.each_tables(template, &bound.capabilities) {
+        let env = |name: &str| reviewer_env_var(bound, options, name);
+        let names = match (
+            vendor_config::resolve(&each.file, &env),
+            regex::Regex::new(&each.name_shape),
+        ) {
+            (Some(path), Ok(shape)) => vendor_config::table_names(&path, &each.table, &shape),
+            _ => Vec::new(),
+        };
+        values.table_names.insert(each.clone(), names);
+    }
     let output_file = scratch.path().join("last-message.txt");
     values
         .scalars
@@ -642,6 +656,24 @@ fn prepare(
         resumed: resume.is_some(),
         structured,
     })
+}
+
+/// The value the reviewer's environment will hold for `name`: what git pair adds, else
+/// what it inherits through the realization's allow-list (and `pair.reviewerEnv`).
+fn reviewer_env_var(bound: &BoundRealization, options: &RunOptions, name: &str) -> Option<String> {
+    if let Some((_, value)) = options.env.iter().rev().find(|(k, _)| k == name) {
+        return value.to_str().map(str::to_owned);
+    }
+    let allow: Vec<String> = bound
+        .realization
+        .env
+        .iter()
+        .chain(&options.env_allow)
+        .cloned()
+        .collect();
+    process::env_allowed(std::ffi::OsStr::new(name), &allow)
+        .then(|| std::env::var(name).ok())
+        .flatten()
 }
 
 /// The attempt's outcome and message from how its process ended and what it printed. A

@@ -50,6 +50,17 @@ const SCALAR_PLACEHOLDERS: &[&str] = &[
     "prompt_file",
     "session_id",
 ];
+/// The placeholder an isolation group with `each` is repeated for: one table's name.
+const EACH_NAME: &str = "{name}";
+
+/// An anchored regex (`^…$`) that compiles.
+fn anchored(shape: &str) -> Result<Regex, String> {
+    if !(shape.starts_with('^') && shape.ends_with('$')) {
+        return Err(format!("{shape:?} must be anchored (^…$)"));
+    }
+    Regex::new(shape).map_err(|e| format!("{shape:?}: {e}"))
+}
+
 /// Placeholders that must be a whole argv element and expand to zero or more elements.
 const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args", "isolation"];
 
@@ -251,8 +262,25 @@ pub struct StructuredOutputSpec {
 pub struct GatedArgs {
     /// Probe capability that must be proven for these arguments to be used.
     pub capability: String,
+    /// Repeat the elements once per table the vendor's own config file defines (`{name}` is
+    /// the table's name); none there: the group adds nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub each: Option<EachTable>,
     /// The elements, in order (scalar placeholders allowed).
     pub args: Vec<String>,
+}
+
+/// The tables `[<table>.NAME]` of a vendor's own TOML config file, found by a line scan.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct EachTable {
+    /// The file: `${VAR:-fallback}` at its start reads the reviewer's environment, a leading
+    /// `~/` is its `HOME`.
+    pub file: String,
+    /// The key whose sub-tables are named (`mcp_servers`).
+    pub table: String,
+    /// An anchored regex every name fits before it is put in an argv (others are left out).
+    pub name_shape: String,
 }
 
 /// How a later round continues the reviewer's earlier session.
@@ -512,6 +540,8 @@ pub struct ArgvValues {
     pub structured_output: bool,
     /// The capabilities the probe proved: `{isolation}` expands to the groups they allow.
     pub capabilities: std::collections::BTreeSet<String>,
+    /// The names each `each` table has (what an isolation group is repeated for).
+    pub table_names: BTreeMap<EachTable, Vec<String>>,
 }
 
 impl Surfaces {
@@ -690,7 +720,32 @@ impl Surfaces {
             }) {
                 return Err(bad("isolation args may not nest list placeholders".into()));
             }
-            templates.push(("isolation.args", &group.args));
+            let names = group.args.iter().any(|a| a.contains(EACH_NAME));
+            match &group.each {
+                Some(each) => {
+                    if !names {
+                        return Err(bad(format!("isolation `each` args lack {EACH_NAME}")));
+                    }
+                    anchored(&each.name_shape)
+                        .map_err(|e| bad(format!("isolation `each` name_shape: {e}")))?;
+                    if each.table.is_empty() || each.file.is_empty() {
+                        return Err(bad("isolation `each` needs a file and a table".into()));
+                    }
+                    // `{name}` is this group's own: checked here, not with the templates.
+                    let rest: Vec<String> = group
+                        .args
+                        .iter()
+                        .map(|a| a.replace(EACH_NAME, ""))
+                        .collect();
+                    check_template(&rest).map_err(|e| bad(format!("isolation.args: {e}")))?;
+                }
+                None if names => {
+                    return Err(bad(format!(
+                        "isolation args use {EACH_NAME} without `each`"
+                    )));
+                }
+                None => templates.push(("isolation.args", &group.args)),
+            }
         }
         if let Some(res) = &r.resume {
             if let Some(cap) = &res.capability
@@ -879,9 +934,25 @@ impl Realization {
                 }
                 "{isolation}" => {
                     for group in &self.isolation {
-                        if values.capabilities.contains(&group.capability) {
+                        if !values.capabilities.contains(&group.capability) {
+                            continue;
+                        }
+                        let Some(each) = &group.each else {
                             for arg in &group.args {
                                 out.push(substitute(arg, values)?);
+                            }
+                            continue;
+                        };
+                        let shape = anchored(&each.name_shape)?;
+                        for name in values.table_names.get(each).into_iter().flatten() {
+                            // Checked again here: a name reaches the argv in its shape only.
+                            if !shape.is_match(name) {
+                                continue;
+                            }
+                            let mut with_name = values.clone();
+                            with_name.scalars.insert("name", name.clone());
+                            for arg in &group.args {
+                                out.push(substitute(arg, &with_name)?);
                             }
                         }
                     }
@@ -890,6 +961,23 @@ impl Realization {
             }
         }
         Ok(out)
+    }
+
+    /// The `each` tables of the isolation groups `template` would use with these
+    /// capabilities: what the caller reads from the vendor's config before rendering.
+    pub fn each_tables(
+        &self,
+        template: &[String],
+        capabilities: &BTreeSet<String>,
+    ) -> Vec<&EachTable> {
+        if !template.iter().any(|a| a == "{isolation}") {
+            return Vec::new();
+        }
+        self.isolation
+            .iter()
+            .filter(|g| capabilities.contains(&g.capability))
+            .filter_map(|g| g.each.as_ref())
+            .collect()
     }
 
     /// Whether `id` may be kept as this realization's session id and put in its argv: a plain
@@ -1233,6 +1321,83 @@ mod tests {
                 argv[at..at + 4],
                 ["--disable", "hooks", "--disable", "plugins"]
             );
+        }
+    }
+
+    #[test]
+    fn an_each_group_repeats_once_per_table_name_that_fits_its_shape() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        let mut v = values(false);
+        v.capabilities = ["config_override"].map(String::from).into();
+        let tables = codex.each_tables(&codex.argv, &v.capabilities);
+        assert_eq!(tables.len(), 1, "{tables:?}");
+        let each = tables[0].clone();
+        assert_eq!(each.table, "mcp_servers");
+        // No names read: the group adds nothing.
+        let argv = codex.render_argv(&codex.argv, &v).expect("render");
+        assert!(!argv.iter().any(|a| a.contains("mcp_servers")), "{argv:?}");
+        v.table_names.insert(
+            each,
+            vec!["one".into(), "two-b".into(), "x.command=evil".into()],
+        );
+        for template in [&codex.argv, &codex.resume.as_ref().expect("resume").argv] {
+            let argv = codex.render_argv(template, &v).expect("render");
+            let overrides: Vec<&str> = argv
+                .windows(2)
+                .filter(|w| w[0] == "-c")
+                .map(|w| w[1].as_str())
+                .collect();
+            assert_eq!(
+                overrides,
+                [
+                    "mcp_servers.one.enabled=false",
+                    "mcp_servers.two-b.enabled=false"
+                ],
+                "{argv:?}"
+            );
+        }
+        v.capabilities.clear();
+        assert!(codex.each_tables(&codex.argv, &v.capabilities).is_empty());
+    }
+
+    #[test]
+    fn an_each_group_is_validated() {
+        let with = |group: &str| {
+            let text = SHIPPED_SURFACES.replace(
+                r#"{"capability": "disable_features", "args": ["--disable", "hooks", "--disable", "plugins"]}"#,
+                group,
+            );
+            Surfaces::from_json(&text, "test")
+                .err()
+                .map(|e| e.to_string())
+        };
+        let each = r#""each": {"file": "~/c.toml", "table": "t", "name_shape": "^[a-z]+$"}"#;
+        assert_eq!(
+            with(&format!(
+                r#"{{"capability": "disable_features", {each}, "args": ["{{name}}"]}}"#
+            )),
+            None
+        );
+        for (group, says) in [
+            (
+                format!(r#"{{"capability": "disable_features", {each}, "args": ["-c"]}}"#),
+                "lack {name}",
+            ),
+            (
+                r#"{"capability": "disable_features", "args": ["{name}"]}"#.to_owned(),
+                "without `each`",
+            ),
+            (
+                format!(
+                    r#"{{"capability": "disable_features", {}, "args": ["{{name}}"]}}"#,
+                    each.replace("^[a-z]+$", "[a-z]+")
+                ),
+                "anchored",
+            ),
+        ] {
+            let error = with(&group).expect("refused");
+            assert!(error.contains(says), "{error}");
         }
     }
 
