@@ -523,6 +523,7 @@ fn finish_attempt(
     attempt.cli_retried = matches!(finished.end, End::GaveUp { .. })
         || (attempt.outcome == Outcome::Died
             && seen.fatal.is_some()
+            && !seen.before_request
             && bound.realization.failure.fatal_after_own_retries);
     attempt.stdout = finished.stdout;
     attempt.stderr_tail = finished.stderr_tail;

@@ -368,6 +368,10 @@ pub struct FailureSpec {
     /// not retry on top of it.
     #[serde(default)]
     pub fatal_after_own_retries: bool,
+    /// Fatal events the vendor prints before it sent any request (a resumed session it
+    /// cannot find): its own retries never ran, so `fatal_after_own_retries` does not hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unretried_events: Vec<EventRule>,
     /// How the vendor's own retries are bounded so the whole review fits its timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_retries: Option<OwnRetriesSpec>,
@@ -482,7 +486,12 @@ pub struct EventRule {
     #[serde(rename = "match")]
     pub matches: BTreeMap<String, Value>,
     /// Dotted paths tried in order for the message; the first non-empty one is used.
+    #[serde(default)]
     pub message: Vec<String>,
+    /// The message built from the event instead: each `{dotted.path}` is replaced by that
+    /// field's value (`?` when the event lacks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// A regex the message must match for the rule to apply (any message when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
@@ -494,15 +503,46 @@ impl EventRule {
         if !event_matches(event, &self.matches) {
             return None;
         }
-        let text = self
-            .message
-            .iter()
-            .find_map(|p| lookup(event, p).and_then(value_text))?;
+        let text = match &self.format {
+            Some(format) => fill(format, event),
+            None => self
+                .message
+                .iter()
+                .find_map(|p| lookup(event, p).and_then(value_text))?,
+        };
         match &self.pattern {
             Some(p) => Regex::new(p).ok()?.is_match(&text).then_some(text),
             None => Some(text),
         }
     }
+}
+
+/// `format` with each `{dotted.path}` replaced by the event's value there (`?` without one).
+fn fill(format: &str, event: &Value) -> String {
+    let mut out = String::with_capacity(format.len());
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let path = after.find('}').map(|close| &after[..close]).filter(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        });
+        match path {
+            Some(path) => {
+                let value = lookup(event, path).and_then(value_text);
+                out.push_str(value.as_deref().unwrap_or("?"));
+                rest = &after[path.len() + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What a finished reviewer's output says, read through its realization's selectors.
@@ -527,6 +567,10 @@ pub struct Interpretation {
     /// What kind of failure the vendor reported (its status, else its words).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
+    /// The vendor's failure came before it sent any request (`unretried_events`): its own
+    /// retries never ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_request: bool,
 }
 
 /// Values for the argv placeholders of one attempt.
@@ -794,9 +838,12 @@ impl Surfaces {
             .chain(&f.warning_events)
             .chain(&f.retry_events)
             .chain(&f.status_events)
+            .chain(&f.unretried_events)
         {
-            if rule.message.is_empty() {
-                return Err(bad("failure event rule without a message path".into()));
+            if rule.message.is_empty() && rule.format.is_none() {
+                return Err(bad(
+                    "failure event rule without a message path or format".into()
+                ));
             }
             if let Some(p) = &rule.pattern {
                 Regex::new(p).map_err(|e| bad(format!("event pattern {p:?}: {e}")))?;
@@ -1073,6 +1120,12 @@ impl Realization {
             warnings,
             status,
             kind,
+            before_request: events.iter().any(|e| {
+                self.failure
+                    .unretried_events
+                    .iter()
+                    .any(|r| r.message_in(e).is_some())
+            }),
         }
     }
 

@@ -502,3 +502,33 @@ fn claude_reviewer_cannot_read_ignored_files_and_still_resumes_its_session() {
         "the reviewer's directory is removed after the round"
     );
 }
+
+#[test]
+fn claude_own_retries_show_as_progress_on_a_terminal() {
+    let script = vec![
+        Reply::Status(429).into(),
+        Reply::Status(500).into(),
+        changes(),
+    ];
+    let Some((mut e, _run)) = round_one(script, None) else {
+        return;
+    };
+    e.set_env("CLAUDE_CODE_MAX_RETRIES", "2");
+    let Some(out) = e.pair_on_terminal(&["review"]) else {
+        eprintln!("e2e: no util-linux script for a terminal; skipped");
+        return;
+    };
+    assert_eq!(out.code, 0, "{out}");
+    let shown = format!("{}{}", out.stdout, out.stderr);
+    for line in [
+        "claude: retrying (1 of 2) after rate_limit (HTTP 429)",
+        "claude: retrying (2 of 2) after server_error (HTTP 500)",
+    ] {
+        assert!(shown.contains(line), "{line:?} not shown:\n{shown}");
+    }
+    assert!(
+        shown.contains(FINDING),
+        "the answer is read from the result: {shown}"
+    );
+    assert_eq!(e.server.model_calls().len(), 3, "claude's own chain only");
+}
