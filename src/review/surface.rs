@@ -1713,6 +1713,40 @@ mod tests {
     }
 
     #[test]
+    fn claudes_stream_events_give_its_retries_and_a_failure_before_any_request() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        // Real `claude -p --output-format stream-json --verbose` lines (Claude Code 2.1.197).
+        let retry = br#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":616.6,"error_status":429,"error":"rate_limit","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8"}"#;
+        assert_eq!(
+            claude.retry_event(retry).as_deref(),
+            Some("retrying (1 of 10) after rate_limit (HTTP 429)")
+        );
+        let init = br#"{"type":"system","subtype":"init","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8"}"#;
+        assert_eq!(claude.retry_event(init), None);
+        let missing = br#"{"type":"result","subtype":"error_during_execution","duration_ms":0,"is_error":true,"num_turns":0,"session_id":"52c1f17a-7824-430c-a22c-719370e4d594","total_cost_usd":0,"errors":["No conversation found with session ID: 52c1f17a-7824-430c-a22c-719370e4d594"]}"#;
+        let got = claude.interpret(missing, b"", None);
+        assert!(got.before_request, "{got:?}");
+        assert!(
+            got.fatal
+                .is_some_and(|f| f.contains("No conversation found"))
+        );
+        let offline =
+            include_bytes!("../../fixtures/reviewers/samples/claude-api-unreachable.json");
+        assert!(!claude.interpret(offline, b"", None).before_request);
+        // The answer of a stream: the last result event's, whatever came before it.
+        let stream = [&init[..], b"\n", retry, b"\n", br#"{"type":"result","subtype":"success","is_error":false,"result":"VERDICT: APPROVED","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8","total_cost_usd":0.0075}"#].concat();
+        let got = claude.interpret(&stream, b"", None);
+        assert_eq!(got.answer.as_deref(), Some("VERDICT: APPROVED"));
+        assert_eq!(
+            got.session_id.as_deref(),
+            Some("68b11f8c-8aa9-47f5-aed2-ec0c40612dc8")
+        );
+        assert_eq!(got.cost_usd.as_deref(), Some("0.0075"));
+        assert_eq!(got.fatal, None);
+    }
+
+    #[test]
     fn claudes_own_retries_fit_half_the_time_left() {
         let s = shipped();
         let spec = s
