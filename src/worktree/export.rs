@@ -166,7 +166,29 @@ fn io(action: &'static str, path: &Path, source: std::io::Error) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::safe_name;
+    use super::{remove, safe_name};
+
+    #[test]
+    fn removing_a_link_never_touches_what_it_points_at() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("target");
+        std::fs::create_dir(&target).expect("mkdir");
+        std::fs::write(target.join("keep"), "x").expect("write");
+        let link = dir.path().join("reviewers-run");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        remove(&link);
+        assert!(
+            std::fs::symlink_metadata(&link).is_err(),
+            "the link is gone"
+        );
+        assert!(target.join("keep").exists(), "its target is untouched");
+        let tree = dir.path().join("tree");
+        std::fs::create_dir_all(tree.join("a/b")).expect("mkdir");
+        std::os::unix::fs::symlink(&target, tree.join("a/out")).expect("symlink");
+        remove(&tree);
+        assert!(!tree.exists() && target.join("keep").exists());
+        remove(&dir.path().join("absent"));
+    }
 
     #[test]
     fn names_that_could_leave_the_directory_are_unsafe() {
