@@ -96,8 +96,10 @@ struct Captured {
     files: Vec<(usize, PathBuf)>,
     /// The index of the argument naming where codex writes its last message.
     output_file: Option<usize>,
-    /// Whether it ran in the work tree (claude) rather than an exported snapshot (codex).
-    in_work_tree: bool,
+    /// Where it ran, relative to the repository when inside it: the work tree itself (an
+    /// empty path), or the run's snapshot directory under `.git/pair/reviewers/` (claude);
+    /// `None` for a temporary snapshot outside any repository (codex).
+    in_repo: Option<PathBuf>,
 }
 
 struct Figures {
@@ -326,14 +328,26 @@ impl Bench {
             prompt,
             files,
             output_file,
-            in_work_tree: Path::new(pwd.trim()) == repo,
+            in_repo: Path::new(pwd.trim())
+                .strip_prefix(&repo)
+                .ok()
+                .map(Path::to_path_buf),
         }
     }
 
     /// The CLI alone, as git pair ran it, on a repository in the same state; its wall time.
     fn direct(&self, vendor: &str, c: &Captured, repo: &Path) -> Duration {
-        let dir = if c.in_work_tree {
-            repo.to_owned()
+        let dir = if let Some(relative) = &c.in_repo {
+            // Where git pair ran it, in this repository: the CLI's own work there (claude
+            // runs git where it starts) is the CLI's, not git pair's.
+            let dir = repo.join(relative);
+            if dir != repo {
+                std::fs::create_dir_all(&dir).expect("snapshot dir");
+                for f in ["README", "greet.txt"] {
+                    std::fs::copy(repo.join(f), dir.join(f)).expect("copy");
+                }
+            }
+            dir
         } else {
             // What git pair exports for codex: the snapshot's files, outside any repository.
             let dir = repo.with_extension("snapshot");

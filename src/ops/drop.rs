@@ -96,6 +96,7 @@ pub fn drop(
     // The tombstone's blob is not reported: its ref names it.
     let (_blob, tombstone_created) = repo.write_tombstone(&run_id, &text)?;
     let removed = crate::sync::remove_locally(repo, std::slice::from_ref(&run_id))?;
+    super::review::forget_reviewer_dir(repo, &run_id);
     let mut files = crate::ops::common::view::forget(repo, &run_id)?;
     let pr_body = super::common::pr::body_path(ctx, &run_id);
     if std::fs::remove_file(&pr_body).is_ok() {

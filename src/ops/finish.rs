@@ -75,6 +75,8 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         })?;
         finished_now = true;
     }
+    // No later round resumes a reviewer session now: what an interrupted round left goes.
+    super::review::forget_reviewer_dir(&ctx.repo, &run_id);
     if let Some(number) = request.pr {
         super::common::pr::record_number(ctx, &run_id, number)?;
     }
@@ -159,5 +161,6 @@ pub fn abandon_run(ctx: &Context, run_id: &RunId, reason: Option<String>) -> Res
             "abandon",
         ))
     })?;
+    super::review::forget_reviewer_dir(&ctx.repo, run_id);
     Ok(())
 }

@@ -16,6 +16,7 @@ pub mod prompt;
 pub mod schema;
 pub mod session;
 pub mod surface;
+pub mod vendor_config;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -115,6 +116,10 @@ pub struct RunOptions {
     /// The directory holding only the reviewed snapshot, where a realization whose `workdir`
     /// is `snapshot` runs (`cwd` when `None`).
     pub snapshot_dir: Option<PathBuf>,
+    /// The directory holding only the reviewed snapshot at the run's stable path, where a
+    /// realization whose `workdir` is `run-snapshot` runs (`snapshot_dir`, then `cwd`, when
+    /// `None`).
+    pub run_snapshot_dir: Option<PathBuf>,
     /// Variables added to the reviewer's environment.
     pub env: Vec<(OsString, OsString)>,
     /// Names the reviewer inherits besides the realization's own `env` list
@@ -148,6 +153,7 @@ impl Default for RunOptions {
             stderr_tail: limits.stderr_tail,
             cwd: None,
             snapshot_dir: None,
+            run_snapshot_dir: None,
             env: Vec::new(),
             env_allow: Vec::new(),
             structured_output: true,
@@ -445,6 +451,11 @@ fn spawn_reviewer(
                 surface::Workdir::Snapshot => {
                     options.snapshot_dir.clone().or_else(|| options.cwd.clone())
                 }
+                surface::Workdir::RunSnapshot => options
+                    .run_snapshot_dir
+                    .clone()
+                    .or_else(|| options.snapshot_dir.clone())
+                    .or_else(|| options.cwd.clone()),
                 surface::Workdir::WorkTree => options.cwd.clone(),
             },
             stdin: (bound.realization.prompt == PromptVia::Stdin)
@@ -512,6 +523,7 @@ fn finish_attempt(
     attempt.cli_retried = matches!(finished.end, End::GaveUp { .. })
         || (attempt.outcome == Outcome::Died
             && seen.fatal.is_some()
+            && !seen.before_request
             && bound.realization.failure.fatal_after_own_retries);
     attempt.stdout = finished.stdout;
     attempt.stderr_tail = finished.stderr_tail;
@@ -586,6 +598,19 @@ fn prepare(
         capabilities: bound.capabilities.clone(),
         ..ArgvValues::default()
     };
+    // Tables of the vendor's own config an isolation group is repeated for (its MCP
+    // servers), read as the reviewer will see its environment.
+    for each in bound.realization.each_tables(template, &bound.capabilities) {
+        let env = |name: &str| reviewer_env_var(bound, options, name);
+        let names = match (
+            vendor_config::resolve(&each.file, &env),
+            regex::Regex::new(&each.name_shape),
+        ) {
+            (Some(path), Ok(shape)) => vendor_config::table_names(&path, &each.table, &shape),
+            _ => Vec::new(),
+        };
+        values.table_names.insert(each.clone(), names);
+    }
     let output_file = scratch.path().join("last-message.txt");
     values
         .scalars
@@ -632,6 +657,24 @@ fn prepare(
         resumed: resume.is_some(),
         structured,
     })
+}
+
+/// The value the reviewer's environment will hold for `name`: what git pair adds, else
+/// what it inherits through the realization's allow-list (and `pair.reviewerEnv`).
+fn reviewer_env_var(bound: &BoundRealization, options: &RunOptions, name: &str) -> Option<String> {
+    if let Some((_, value)) = options.env.iter().rev().find(|(k, _)| k == name) {
+        return value.to_str().map(str::to_owned);
+    }
+    let allow: Vec<String> = bound
+        .realization
+        .env
+        .iter()
+        .chain(&options.env_allow)
+        .cloned()
+        .collect();
+    process::env_allowed(std::ffi::OsStr::new(name), &allow)
+        .then(|| std::env::var(name).ok())
+        .flatten()
 }
 
 /// The attempt's outcome and message from how its process ended and what it printed. A

@@ -50,6 +50,17 @@ const SCALAR_PLACEHOLDERS: &[&str] = &[
     "prompt_file",
     "session_id",
 ];
+/// The placeholder an isolation group with `each` is repeated for: one table's name.
+const EACH_NAME: &str = "{name}";
+
+/// An anchored regex (`^…$`) that compiles.
+fn anchored(shape: &str) -> Result<Regex, String> {
+    if !(shape.starts_with('^') && shape.ends_with('$')) {
+        return Err(format!("{shape:?} must be anchored (^…$)"));
+    }
+    Regex::new(shape).map_err(|e| format!("{shape:?}: {e}"))
+}
+
 /// Placeholders that must be a whole argv element and expand to zero or more elements.
 const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args", "isolation"];
 
@@ -105,8 +116,12 @@ pub enum Workdir {
     /// removed after the round.
     #[default]
     Snapshot,
-    /// The live work tree (a vendor whose sessions are tied to the directory they ran in, so
-    /// that a later round can resume): ignored files there are readable by the reviewer.
+    /// A directory holding only the reviewed snapshot at a path that stays the same for the
+    /// whole run (`$GIT_DIR/pair/reviewers/<run>`), laid down afresh each round and removed
+    /// when the round ends: for a vendor whose sessions belong to the directory they ran in,
+    /// so that a later round can resume them there.
+    RunSnapshot,
+    /// The live work tree: ignored files there are readable by the reviewer.
     WorkTree,
 }
 
@@ -136,7 +151,8 @@ pub struct Realization {
     /// was given one); `pair.reviewerEnv` adds names.
     #[serde(default)]
     pub env: Vec<String>,
-    /// Where the reviewer runs: the reviewed snapshot alone (the default), or the work tree.
+    /// Where the reviewer runs: the reviewed snapshot alone (the default; at a path stable for
+    /// the run with `run-snapshot`), or the work tree.
     #[serde(default)]
     pub workdir: Workdir,
     /// Extra arguments asking for answers that follow the review JSON Schema.
@@ -246,8 +262,25 @@ pub struct StructuredOutputSpec {
 pub struct GatedArgs {
     /// Probe capability that must be proven for these arguments to be used.
     pub capability: String,
+    /// Repeat the elements once per table the vendor's own config file defines (`{name}` is
+    /// the table's name); none there: the group adds nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub each: Option<EachTable>,
     /// The elements, in order (scalar placeholders allowed).
     pub args: Vec<String>,
+}
+
+/// The tables `[<table>.NAME]` of a vendor's own TOML config file, found by a line scan.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct EachTable {
+    /// The file: `${VAR:-fallback}` at its start reads the reviewer's environment, a leading
+    /// `~/` is its `HOME`.
+    pub file: String,
+    /// The key whose sub-tables are named (`mcp_servers`).
+    pub table: String,
+    /// An anchored regex every name fits before it is put in an argv (others are left out).
+    pub name_shape: String,
 }
 
 /// How a later round continues the reviewer's earlier session.
@@ -335,6 +368,10 @@ pub struct FailureSpec {
     /// not retry on top of it.
     #[serde(default)]
     pub fatal_after_own_retries: bool,
+    /// Fatal events the vendor prints before it sent any request (a resumed session it
+    /// cannot find): its own retries never ran, so `fatal_after_own_retries` does not hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unretried_events: Vec<EventRule>,
     /// How the vendor's own retries are bounded so the whole review fits its timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_retries: Option<OwnRetriesSpec>,
@@ -449,7 +486,12 @@ pub struct EventRule {
     #[serde(rename = "match")]
     pub matches: BTreeMap<String, Value>,
     /// Dotted paths tried in order for the message; the first non-empty one is used.
+    #[serde(default)]
     pub message: Vec<String>,
+    /// The message built from the event instead: each `{dotted.path}` is replaced by that
+    /// field's value (`?` when the event lacks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// A regex the message must match for the rule to apply (any message when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
@@ -461,15 +503,46 @@ impl EventRule {
         if !event_matches(event, &self.matches) {
             return None;
         }
-        let text = self
-            .message
-            .iter()
-            .find_map(|p| lookup(event, p).and_then(value_text))?;
+        let text = match &self.format {
+            Some(format) => fill(format, event),
+            None => self
+                .message
+                .iter()
+                .find_map(|p| lookup(event, p).and_then(value_text))?,
+        };
         match &self.pattern {
             Some(p) => Regex::new(p).ok()?.is_match(&text).then_some(text),
             None => Some(text),
         }
     }
+}
+
+/// `format` with each `{dotted.path}` replaced by the event's value there (`?` without one).
+fn fill(format: &str, event: &Value) -> String {
+    let mut out = String::with_capacity(format.len());
+    let mut rest = format;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let path = after.find('}').map(|close| &after[..close]).filter(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        });
+        match path {
+            Some(path) => {
+                let value = lookup(event, path).and_then(value_text);
+                out.push_str(value.as_deref().unwrap_or("?"));
+                rest = &after[path.len() + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What a finished reviewer's output says, read through its realization's selectors.
@@ -494,6 +567,10 @@ pub struct Interpretation {
     /// What kind of failure the vendor reported (its status, else its words).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
+    /// The vendor's failure came before it sent any request (`unretried_events`): its own
+    /// retries never ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_request: bool,
 }
 
 /// Values for the argv placeholders of one attempt.
@@ -507,6 +584,8 @@ pub struct ArgvValues {
     pub structured_output: bool,
     /// The capabilities the probe proved: `{isolation}` expands to the groups they allow.
     pub capabilities: std::collections::BTreeSet<String>,
+    /// The names each `each` table has (what an isolation group is repeated for).
+    pub table_names: BTreeMap<EachTable, Vec<String>>,
 }
 
 impl Surfaces {
@@ -685,7 +764,32 @@ impl Surfaces {
             }) {
                 return Err(bad("isolation args may not nest list placeholders".into()));
             }
-            templates.push(("isolation.args", &group.args));
+            let names = group.args.iter().any(|a| a.contains(EACH_NAME));
+            match &group.each {
+                Some(each) => {
+                    if !names {
+                        return Err(bad(format!("isolation `each` args lack {EACH_NAME}")));
+                    }
+                    anchored(&each.name_shape)
+                        .map_err(|e| bad(format!("isolation `each` name_shape: {e}")))?;
+                    if each.table.is_empty() || each.file.is_empty() {
+                        return Err(bad("isolation `each` needs a file and a table".into()));
+                    }
+                    // `{name}` is this group's own: checked here, not with the templates.
+                    let rest: Vec<String> = group
+                        .args
+                        .iter()
+                        .map(|a| a.replace(EACH_NAME, ""))
+                        .collect();
+                    check_template(&rest).map_err(|e| bad(format!("isolation.args: {e}")))?;
+                }
+                None if names => {
+                    return Err(bad(format!(
+                        "isolation args use {EACH_NAME} without `each`"
+                    )));
+                }
+                None => templates.push(("isolation.args", &group.args)),
+            }
         }
         if let Some(res) = &r.resume {
             if let Some(cap) = &res.capability
@@ -734,9 +838,12 @@ impl Surfaces {
             .chain(&f.warning_events)
             .chain(&f.retry_events)
             .chain(&f.status_events)
+            .chain(&f.unretried_events)
         {
-            if rule.message.is_empty() {
-                return Err(bad("failure event rule without a message path".into()));
+            if rule.message.is_empty() && rule.format.is_none() {
+                return Err(bad(
+                    "failure event rule without a message path or format".into()
+                ));
             }
             if let Some(p) = &rule.pattern {
                 Regex::new(p).map_err(|e| bad(format!("event pattern {p:?}: {e}")))?;
@@ -874,9 +981,25 @@ impl Realization {
                 }
                 "{isolation}" => {
                     for group in &self.isolation {
-                        if values.capabilities.contains(&group.capability) {
+                        if !values.capabilities.contains(&group.capability) {
+                            continue;
+                        }
+                        let Some(each) = &group.each else {
                             for arg in &group.args {
                                 out.push(substitute(arg, values)?);
+                            }
+                            continue;
+                        };
+                        let shape = anchored(&each.name_shape)?;
+                        for name in values.table_names.get(each).into_iter().flatten() {
+                            // Checked again here: a name reaches the argv in its shape only.
+                            if !shape.is_match(name) {
+                                continue;
+                            }
+                            let mut with_name = values.clone();
+                            with_name.scalars.insert("name", name.clone());
+                            for arg in &group.args {
+                                out.push(substitute(arg, &with_name)?);
                             }
                         }
                     }
@@ -885,6 +1008,23 @@ impl Realization {
             }
         }
         Ok(out)
+    }
+
+    /// The `each` tables of the isolation groups `template` would use with these
+    /// capabilities: what the caller reads from the vendor's config before rendering.
+    pub fn each_tables(
+        &self,
+        template: &[String],
+        capabilities: &BTreeSet<String>,
+    ) -> Vec<&EachTable> {
+        if !template.iter().any(|a| a == "{isolation}") {
+            return Vec::new();
+        }
+        self.isolation
+            .iter()
+            .filter(|g| capabilities.contains(&g.capability))
+            .filter_map(|g| g.each.as_ref())
+            .collect()
     }
 
     /// Whether `id` may be kept as this realization's session id and put in its argv: a plain
@@ -980,6 +1120,12 @@ impl Realization {
             warnings,
             status,
             kind,
+            before_request: events.iter().any(|e| {
+                self.failure
+                    .unretried_events
+                    .iter()
+                    .any(|r| r.message_in(e).is_some())
+            }),
         }
     }
 
@@ -1228,6 +1374,83 @@ mod tests {
                 argv[at..at + 4],
                 ["--disable", "hooks", "--disable", "plugins"]
             );
+        }
+    }
+
+    #[test]
+    fn an_each_group_repeats_once_per_table_name_that_fits_its_shape() {
+        let s = shipped();
+        let codex = s.get("codex").expect("codex");
+        let mut v = values(false);
+        v.capabilities = ["config_override"].map(String::from).into();
+        let tables = codex.each_tables(&codex.argv, &v.capabilities);
+        assert_eq!(tables.len(), 1, "{tables:?}");
+        let each = tables[0].clone();
+        assert_eq!(each.table, "mcp_servers");
+        // No names read: the group adds nothing.
+        let argv = codex.render_argv(&codex.argv, &v).expect("render");
+        assert!(!argv.iter().any(|a| a.contains("mcp_servers")), "{argv:?}");
+        v.table_names.insert(
+            each,
+            vec!["one".into(), "two-b".into(), "x.command=evil".into()],
+        );
+        for template in [&codex.argv, &codex.resume.as_ref().expect("resume").argv] {
+            let argv = codex.render_argv(template, &v).expect("render");
+            let overrides: Vec<&str> = argv
+                .windows(2)
+                .filter(|w| w[0] == "-c")
+                .map(|w| w[1].as_str())
+                .collect();
+            assert_eq!(
+                overrides,
+                [
+                    "mcp_servers.one.enabled=false",
+                    "mcp_servers.two-b.enabled=false"
+                ],
+                "{argv:?}"
+            );
+        }
+        v.capabilities.clear();
+        assert!(codex.each_tables(&codex.argv, &v.capabilities).is_empty());
+    }
+
+    #[test]
+    fn an_each_group_is_validated() {
+        let with = |group: &str| {
+            let text = SHIPPED_SURFACES.replace(
+                r#"{"capability": "disable_features", "args": ["--disable", "hooks", "--disable", "plugins"]}"#,
+                group,
+            );
+            Surfaces::from_json(&text, "test")
+                .err()
+                .map(|e| e.to_string())
+        };
+        let each = r#""each": {"file": "~/c.toml", "table": "t", "name_shape": "^[a-z]+$"}"#;
+        assert_eq!(
+            with(&format!(
+                r#"{{"capability": "disable_features", {each}, "args": ["{{name}}"]}}"#
+            )),
+            None
+        );
+        for (group, says) in [
+            (
+                format!(r#"{{"capability": "disable_features", {each}, "args": ["-c"]}}"#),
+                "lack {name}",
+            ),
+            (
+                r#"{"capability": "disable_features", "args": ["{name}"]}"#.to_owned(),
+                "without `each`",
+            ),
+            (
+                format!(
+                    r#"{{"capability": "disable_features", {}, "args": ["{{name}}"]}}"#,
+                    each.replace("^[a-z]+$", "[a-z]+")
+                ),
+                "anchored",
+            ),
+        ] {
+            let error = with(&group).expect("refused");
+            assert!(error.contains(says), "{error}");
         }
     }
 
@@ -1487,6 +1710,40 @@ mod tests {
                 .retry_event(br#"{"type":"error","message":"Reconnecting... 1/5"}"#),
             None
         );
+    }
+
+    #[test]
+    fn claudes_stream_events_give_its_retries_and_a_failure_before_any_request() {
+        let s = shipped();
+        let claude = s.get("claude").expect("claude");
+        // Real `claude -p --output-format stream-json --verbose` lines (Claude Code 2.1.197).
+        let retry = br#"{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":616.6,"error_status":429,"error":"rate_limit","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8"}"#;
+        assert_eq!(
+            claude.retry_event(retry).as_deref(),
+            Some("retrying (1 of 10) after rate_limit (HTTP 429)")
+        );
+        let init = br#"{"type":"system","subtype":"init","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8"}"#;
+        assert_eq!(claude.retry_event(init), None);
+        let missing = br#"{"type":"result","subtype":"error_during_execution","duration_ms":0,"is_error":true,"num_turns":0,"session_id":"52c1f17a-7824-430c-a22c-719370e4d594","total_cost_usd":0,"errors":["No conversation found with session ID: 52c1f17a-7824-430c-a22c-719370e4d594"]}"#;
+        let got = claude.interpret(missing, b"", None);
+        assert!(got.before_request, "{got:?}");
+        assert!(
+            got.fatal
+                .is_some_and(|f| f.contains("No conversation found"))
+        );
+        let offline =
+            include_bytes!("../../fixtures/reviewers/samples/claude-api-unreachable.json");
+        assert!(!claude.interpret(offline, b"", None).before_request);
+        // The answer of a stream: the last result event's, whatever came before it.
+        let stream = [&init[..], b"\n", retry, b"\n", br#"{"type":"result","subtype":"success","is_error":false,"result":"VERDICT: APPROVED","session_id":"68b11f8c-8aa9-47f5-aed2-ec0c40612dc8","total_cost_usd":0.0075}"#].concat();
+        let got = claude.interpret(&stream, b"", None);
+        assert_eq!(got.answer.as_deref(), Some("VERDICT: APPROVED"));
+        assert_eq!(
+            got.session_id.as_deref(),
+            Some("68b11f8c-8aa9-47f5-aed2-ec0c40612dc8")
+        );
+        assert_eq!(got.cost_usd.as_deref(), Some("0.0075"));
+        assert_eq!(got.fatal, None);
     }
 
     #[test]

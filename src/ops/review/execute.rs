@@ -15,20 +15,22 @@ use crate::review::{self, Attempt, Outcome, prompt};
 /// Runs every member that has not finished yet (in parallel, at most
 /// `plan.parallelism.limit` at once: the next starts as soon as one ends) and returns every
 /// member's result in the dispatch's order, the ones carried over from an interrupted
-/// dispatch included. A realization whose `workdir` is `snapshot` runs in `snapshot_dir`. `on_done` is told of each member the moment it finishes, on the
-/// calling thread (to store it while its siblings still run). Never fails: each member ends
-/// with an outcome.
+/// dispatch included. A realization whose `workdir` is `snapshot` runs in `dirs.snapshot`,
+/// one whose `workdir` is `run-snapshot` in `dirs.run_snapshot`. `on_done` is told of each
+/// member the moment it finishes, on the calling thread (to store it while its siblings still
+/// run). Never fails: each member ends with an outcome.
 pub fn execute(
     plan: &Plan,
     settings: &Settings,
-    snapshot_dir: Option<&std::path::Path>,
+    dirs: &SnapshotDirs<'_>,
     on_start: Option<crate::process::OnStart>,
     progress: &(dyn Fn(&str) + Sync),
     on_done: &mut dyn FnMut(usize, &MemberResult),
 ) -> Vec<MemberResult> {
     let mut options = run_options(settings);
     options.on_start = on_start;
-    options.snapshot_dir = snapshot_dir.map(std::path::Path::to_path_buf);
+    options.snapshot_dir = dirs.snapshot.map(std::path::Path::to_path_buf);
+    options.run_snapshot_dir = dirs.run_snapshot.map(std::path::Path::to_path_buf);
     let limit = plan.parallelism.limit.max(1);
     let mut results: Vec<(usize, MemberResult)> = plan
         .carried
@@ -69,6 +71,15 @@ pub fn execute(
     });
     results.sort_by_key(|(slot, _)| *slot);
     results.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Where the round's reviewed snapshot lies for the reviewers that run in it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SnapshotDirs<'a> {
+    /// A temporary directory (`workdir: snapshot`).
+    pub snapshot: Option<&'a std::path::Path>,
+    /// The run's stable directory (`workdir: run-snapshot`).
+    pub run_snapshot: Option<&'a std::path::Path>,
 }
 
 /// Attempt numbers one member may use in one dispatch: the per-round calls, plus the fresh

@@ -11,7 +11,7 @@ mod prepare;
 mod record;
 pub(crate) use record::SCANNER_SECRET_TEXT;
 
-pub use execute::{ATTEMPTS_PER_MEMBER, execute};
+pub use execute::{ATTEMPTS_PER_MEMBER, SnapshotDirs, execute};
 pub use plan::{
     Carried, Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior,
 };
@@ -179,19 +179,36 @@ pub fn review(
         }
     };
     // A reviewer that runs in the snapshot sees the reviewed tree alone, laid down afresh
-    // (removed when the round ends), never the live work tree and its ignored files.
-    let snapshot_dir = if plan.members.iter().any(|m| {
-        m.bound.realization.kind != crate::review::RealizationKind::Builtin
-            && m.bound.realization.workdir == crate::review::surface::Workdir::Snapshot
-    }) {
+    // (removed when the round ends), never the live work tree and its ignored files; one
+    // whose sessions belong to their directory gets it at the run's own stable path.
+    let runs_in = |workdir| {
+        plan.members.iter().any(|m| {
+            m.bound.realization.kind != crate::review::RealizationKind::Builtin
+                && m.bound.realization.workdir == workdir
+        })
+    };
+    let snapshot_dir = if runs_in(crate::review::surface::Workdir::Snapshot) {
         Some(crate::worktree::export::export(&ctx.repo, plan.snapshot)?)
     } else {
         None
     };
+    let run_snapshot_dir = if runs_in(crate::review::surface::Workdir::RunSnapshot) {
+        Some(crate::worktree::export::export_at(
+            &ctx.repo,
+            plan.snapshot,
+            &reviewer_dir(&ctx.repo, &run_id),
+        )?)
+    } else {
+        None
+    };
+    let dirs = SnapshotDirs {
+        snapshot: snapshot_dir.as_ref().map(|d| d.path()),
+        run_snapshot: run_snapshot_dir.as_ref().map(|d| d.path()),
+    };
     let results = execute(
         &plan,
         settings,
-        snapshot_dir.as_ref().map(|d| d.path()),
+        &dirs,
         Some(live.recorder()),
         progress,
         &mut store_member,
@@ -211,6 +228,18 @@ pub fn review(
     Ok(report::Review::Round(Box::new(round_report(
         outcome, plan, next,
     ))))
+}
+
+/// Where the reviewed snapshot lies, at a path stable for the run, for a reviewer whose
+/// sessions belong to the directory they ran in (`workdir: run-snapshot`): local, never
+/// shared, removed when the round ends and again when the run ends or is dropped.
+pub fn reviewer_dir(repo: &crate::store::Repo, run_id: &crate::model::RunId) -> std::path::PathBuf {
+    repo.pair_dir().join("reviewers").join(run_id.as_str())
+}
+
+/// Removes what an interrupted round left in the run's reviewer directory.
+pub fn forget_reviewer_dir(repo: &crate::store::Repo, run_id: &crate::model::RunId) {
+    crate::worktree::export::remove(&reviewer_dir(repo, run_id));
 }
 
 /// The recorded round's report.

@@ -422,3 +422,113 @@ fn claude_reviewer_session_is_never_taken_for_the_coders() {
         "coder-done without --session recorded the reviewer's session as the coder's: {cost:#}"
     );
 }
+
+/// The text of every tool result claude sent back to the model, in order.
+fn tool_results(e: &E2e) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in e.server.model_calls() {
+        for message in call.body["messages"].as_array().into_iter().flatten() {
+            for block in message["content"].as_array().into_iter().flatten() {
+                if block["type"] == "tool_result" {
+                    out.push(block["content"].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn claude_reviewer_cannot_read_ignored_files_and_still_resumes_its_session() {
+    const SECRET: &str = "e2e-ignored-secret-4711";
+    let Some(e) = E2e::new(Vendor::Claude, Vec::new(), None) else {
+        return;
+    };
+    let run = e.start();
+    e.env.write(".gitignore", ".env\n");
+    e.env.write(".env", &format!("TOKEN={SECRET}\n"));
+    e.code("greet.txt", "hello\n", "add a greeting");
+    let env_file = e.env.repo.join(".env");
+    let read_env = || -> Step {
+        Reply::Tool(
+            "Read".to_owned(),
+            json!({"file_path": env_file.display().to_string()}),
+        )
+        .into()
+    };
+    let glob = || -> Step { Reply::Tool("Glob".to_owned(), json!({"pattern": "**/*"})).into() };
+    e.server
+        .push_script(vec![read_env(), glob(), changes(), read_env(), approve()]);
+
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
+    let first = E2e::session_of(&v);
+    let results = tool_results(&e);
+    assert!(results.len() >= 2, "claude ran both tools: {results:?}");
+    assert!(
+        results.iter().all(|r| !r.contains(SECRET)),
+        "the reviewer read the ignored .env: {results:?}"
+    );
+    let listing = results.last().cloned().unwrap_or_default();
+    assert!(
+        listing.contains("greet.txt") && !listing.contains(".env"),
+        "the reviewer's directory holds the reviewed snapshot only: {listing}"
+    );
+
+    e.code("greet.txt", "hello, name\n", "name the greeting");
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(
+        E2e::session_of(&v),
+        first,
+        "round 2 resumed round 1's session"
+    );
+    let texts = e.call_texts();
+    assert!(
+        texts
+            .last()
+            .is_some_and(|t| t.contains(FINDING) && t.contains(&format!("git-pair: {run}/1/"))),
+        "the resumed turn resends round 1's prompt and answer"
+    );
+    assert!(
+        tool_results(&e).iter().all(|r| !r.contains(SECRET)),
+        "the resumed reviewer read the ignored .env"
+    );
+    let left = e.env.repo.join(".git/pair/reviewers");
+    assert!(
+        std::fs::read_dir(&left).map_or(true, |mut d| d.next().is_none()),
+        "the reviewer's directory is removed after the round"
+    );
+}
+
+#[test]
+fn claude_own_retries_show_as_progress_on_a_terminal() {
+    let script = vec![
+        Reply::Status(429).into(),
+        Reply::Status(500).into(),
+        changes(),
+    ];
+    let Some((mut e, _run)) = round_one(script, None) else {
+        return;
+    };
+    e.set_env("CLAUDE_CODE_MAX_RETRIES", "2");
+    let Some(out) = e.pair_on_terminal(&["review"]) else {
+        eprintln!("e2e: no util-linux script for a terminal; skipped");
+        return;
+    };
+    assert_eq!(out.code, 0, "{out}");
+    let shown = format!("{}{}", out.stdout, out.stderr);
+    for line in [
+        "claude: retrying (1 of 2) after rate_limit (HTTP 429)",
+        "claude: retrying (2 of 2) after server_error (HTTP 500)",
+    ] {
+        assert!(shown.contains(line), "{line:?} not shown:\n{shown}");
+    }
+    assert!(
+        shown.contains(FINDING),
+        "the answer is read from the result: {shown}"
+    );
+    assert_eq!(e.server.model_calls().len(), 3, "claude's own chain only");
+}

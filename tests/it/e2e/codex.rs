@@ -356,3 +356,32 @@ fn codex_runs_the_shell_command_a_function_call_asks_for() {
     assert_eq!(e.env.read("marker.txt"), "ran\n", "{out}");
     assert_eq!(calls.len(), 2, "the tool output went back to the model");
 }
+
+#[test]
+fn codex_reviewer_starts_none_of_the_users_mcp_servers() {
+    let Some((e, _run)) = round_one(vec![changes()], None) else {
+        return;
+    };
+    let markers = [
+        e.env.home.join("mcp-one-ran"),
+        e.env.home.join("mcp-two-ran"),
+    ];
+    let config = e.env.home.join(".codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config.toml");
+    text.push_str(&format!(
+        "\n[mcp_servers.one]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"touch {}\"]\n\n[mcp_servers.\"two-b\"]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"touch {}\"]\n\n[mcp_servers.\"two-b\".env]\nX = \"1\"\n",
+        markers[0].display(),
+        markers[1].display()
+    ));
+    std::fs::write(&config, text).expect("config.toml");
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
+    for marker in &markers {
+        assert!(
+            !marker.exists(),
+            "the user's MCP server {} started inside the reviewer",
+            marker.display()
+        );
+    }
+}

@@ -123,6 +123,33 @@ impl E2e {
     /// Runs `git pair args` with the pinned CLIs and the server's environment.
     pub fn pair(&self, args: &[&str]) -> Output {
         let mut cmd = self.env.pair_cmd(args);
+        self.server_env(&mut cmd);
+        run(cmd)
+    }
+
+    /// [`Self::pair`] with stdin, stdout and stderr on a terminal (util-linux `script`, its
+    /// output both streams together); `None` when `script` is not installed.
+    pub fn pair_on_terminal(&self, args: &[&str]) -> Option<Output> {
+        let script = ["/usr/bin/script", "/bin/script"]
+            .into_iter()
+            .map(Path::new)
+            .find(|p| p.exists())?;
+        let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+        let mut line = quote(crate::common::bin());
+        for arg in args {
+            line.push(' ');
+            line.push_str(&quote(arg));
+        }
+        let mut cmd = std::process::Command::new(script);
+        cmd.args(["-qefc", &line, "/dev/null"])
+            .current_dir(&self.env.repo)
+            .stdin(std::process::Stdio::null());
+        self.env.configure(&mut cmd);
+        self.server_env(&mut cmd);
+        Some(run(cmd))
+    }
+
+    fn server_env(&self, cmd: &mut std::process::Command) {
         cmd.env("PATH", &self.path)
             .env("ANTHROPIC_BASE_URL", self.server.url())
             .env("ANTHROPIC_API_KEY", "test")
@@ -133,7 +160,6 @@ impl E2e {
         for (k, v) in &self.extra {
             cmd.env(k, v);
         }
-        run(cmd)
     }
 
     /// `git pair args --json`, any exit status, stdout parsed.

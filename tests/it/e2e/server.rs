@@ -221,6 +221,11 @@ impl ModelServer {
         }
     }
 
+    /// Appends `steps` to the script (a test that knows a path only once the server runs).
+    pub fn push_script(&self, steps: Vec<Step>) {
+        self.shared.lock().script.extend(steps);
+    }
+
     /// `http://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
