@@ -1,7 +1,7 @@
-//! Benchmark: `git pair verify` over COMMITS commits against `git log --notes=pair` over the
-//! same range, side by side in one run, in a CI-like clone holding RUNS runs.
+//! Benchmark: `git pair verify` over COMMITS commits against `git log` over the same range,
+//! side by side in one run, in a CI-like clone holding RUNS runs.
 //!
-//! Run: `cargo bench --bench verify` (optionally `COMMITS=100 RUNS=1000 ITERATIONS=15`), or
+//! Run: `cargo bench --bench verify` (optionally `COMMITS=1000 RUNS=1000 ITERATIONS=9`), or
 //! `tests/bench/verify.sh`. The fixture is generated once through the library (real runs:
 //! `create_run` + `append`, one commit per record, reviewed snapshots stored as subtrees)
 //! under target/bench-fixtures/, then cloned the way CI gets it: `git clone` of a gc'ed
@@ -10,13 +10,15 @@
 //! trees after a round of requested changes. Generation time is not measured.
 //!
 //! Two cases, interleaved so machine load hits both alike:
-//!   notes:    every commit has its note: verify confirms each in the named run's records;
+//!   notes:    every commit has its note: verify confirms each in the named run's records,
+//!             against `git log --notes=pair` (which reads the same notes);
 //!   no notes: the clone fetched the runs but not the notes (or a rebase dropped them):
-//!             verify indexes every run's approved snapshots once, then looks trees up.
-//! Wall-clock and CPU medians are both printed (CPU time is not inflated by other load on
-//! the machine). Target: verify ≤ 3× `git log --notes=pair` with notes, on both measures;
-//! exit status 1 when missed. The no-notes index reads every run (≈ 30 µs each) where git
-//! log reads none, so it is reported, not held to the ratio.
+//!             verify indexes every run's approved snapshots once, then looks trees up,
+//!             against plain `git log`.
+//! Wall-clock and CPU medians are both printed, each as a ratio (CPU time is not inflated by
+//! other load on the machine; verify reads runs on up to two threads, so its wall clock can
+//! be below its CPU time). Targets (issue "Scale"): ≤ 1.5× with notes, ≤ 2× without, on the
+//! wall clock; exit status 1 when either is missed.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark's output is its purpose
 
@@ -32,7 +34,10 @@ use git_pair::model::{
 };
 use git_pair::store::{Append, Content, Material, Repo, notes};
 
-const TARGET: f64 = 3.0;
+/// verify / `git log --notes=pair`, notes fetched.
+const TARGET_NOTES: f64 = 1.5;
+/// verify / `git log`, no notes (every commit found by its tree).
+const TARGET_NO_NOTES: f64 = 2.0;
 
 fn env_usize(key: &str, default: usize) -> usize {
     std::env::var(key)
@@ -45,9 +50,9 @@ fn main() -> ExitCode {
     if std::env::args().any(|a| a == "--list") {
         return ExitCode::SUCCESS;
     }
-    let commits = env_usize("COMMITS", 100);
+    let commits = env_usize("COMMITS", 1000);
     let runs = env_usize("RUNS", 1000).max(commits);
-    let iterations = env_usize("ITERATIONS", 15);
+    let iterations = env_usize("ITERATIONS", 9);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target/bench-fixtures")
         .join(format!("verify-{commits}c-{runs}r"));
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
     let range = "origin/main..HEAD";
     let verify_args = ["verify", range, "--json"];
     let log_args = ["log", "--notes=pair", range];
+    let plain_log_args = ["log", range];
 
     // Correctness first: every commit approved, through the note and through the index.
     for (dir, via) in [(&with_notes, "note"), (&without_notes, "tree")] {
@@ -109,7 +115,7 @@ fn main() -> ExitCode {
         samples[0].push(timed(&home, &with_notes, bin(), &verify_args));
         samples[1].push(timed(&home, &with_notes, "git", &log_args));
         samples[2].push(timed(&home, &without_notes, bin(), &verify_args));
-        samples[3].push(timed(&home, &without_notes, "git", &log_args));
+        samples[3].push(timed(&home, &without_notes, "git", &plain_log_args));
     }
     let wall: Vec<Duration> = samples
         .iter()
@@ -126,28 +132,36 @@ fn main() -> ExitCode {
          (wall clock, and CPU time that machine load does not inflate):"
     );
     let mut met = true;
-    for (case, i, target) in [
-        ("notes fetched (the CI setup)", 0, true),
-        ("no notes: the index of every run", 2, false),
+    for (case, i, git, target) in [
+        (
+            "notes fetched (the CI setup)",
+            0,
+            "git log --notes=pair",
+            TARGET_NOTES,
+        ),
+        (
+            "no notes: every commit found by its tree",
+            2,
+            "git log",
+            TARGET_NO_NOTES,
+        ),
     ] {
         let (w, c) = (ratio(wall[i], wall[i + 1]), ratio(cpu[i], cpu[i + 1]));
         println!("  {case}:");
         println!(
-            "    wall  git pair verify {:>7.1} ms   git log --notes=pair {:>6.1} ms   ratio {w:>5.2}",
+            "    wall  git pair verify {:>7.1} ms   {git:<20} {:>6.1} ms   ratio {w:>5.2}   (target <= {target})",
             ms(wall[i]),
             ms(wall[i + 1])
         );
         println!(
-            "    cpu   git pair verify {:>7.1} ms   git log --notes=pair {:>6.1} ms   ratio {c:>5.2}",
+            "    cpu   git pair verify {:>7.1} ms   {git:<20} {:>6.1} ms   ratio {c:>5.2}",
             ms(cpu[i]),
             ms(cpu[i + 1])
         );
-        if target {
-            met &= w <= TARGET && c <= TARGET;
-        }
+        met &= w <= target;
     }
     println!(
-        "  target: ratio <= {TARGET} with notes fetched; the no-notes index is reported, not held to it"
+        "  targets: wall ratio <= {TARGET_NOTES} with notes, <= {TARGET_NO_NOTES} without (CPU ratios reported)"
     );
     if met {
         println!("  target met");

@@ -41,7 +41,7 @@ run budget       bash tests/bench/budget.sh
 run sync-1000    env RUNS=1000 RECORDS=10 ITERATIONS=5 cargo bench --locked --quiet --bench sync
 run sync-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=3 cargo bench --locked --quiet --bench sync
 run runs-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=11 cargo bench --locked --quiet --bench runs
-run verify       bash tests/bench/verify.sh 100 1000 11
+run verify       bash tests/bench/verify.sh 1000 1000 9
 run reviewer     bash tests/bench/reviewer.sh 11
 
 echo
