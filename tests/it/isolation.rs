@@ -45,13 +45,25 @@ fn the_claude_reviewer_runs_without_the_users_plugins_hooks_and_mcp_servers() {
         .expect("--settings");
     let settings: serde_json::Value = serde_json::from_str(&first[at + 1]).expect("json");
     assert_eq!(settings["disableAllHooks"], true, "{first:?}");
+    // Settings come from the user's own files only: the snapshot's `.claude/` is the
+    // coder's work, never the reviewer's configuration.
+    let sources = first
+        .iter()
+        .position(|a| a == "--setting-sources")
+        .expect("--setting-sources");
+    assert_eq!(first[sources + 1], "user", "{first:?}");
     // The resumed session of the next round is isolated the same way.
     env.pair_json(&["coder-done", "--summary", "fixed"]);
     let out = env.pair_with_vendors(&["review", "--json"], &[("FAKE_ARGV_FILE", argv)]);
     assert_eq!(out.code, 0, "{out}");
     let second = argv_of(&argv_file);
     assert!(second.iter().any(|a| a == "--resume"), "{second:?}");
-    for flag in ["--safe-mode", "--strict-mcp-config", "--settings"] {
+    for flag in [
+        "--safe-mode",
+        "--strict-mcp-config",
+        "--settings",
+        "--setting-sources",
+    ] {
         assert!(second.iter().any(|a| a == flag), "{flag}: {second:?}");
     }
 }
