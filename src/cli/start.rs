@@ -72,5 +72,11 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             "note: HANDOFF.md here is not git pair's; the transcript view is at {path}"
         ));
     }
+    if let Some(program) = ops::settings::missing_reviewer_program(ctx, &started.reviewer) {
+        report = report.note(format!(
+            "warning: the reviewer {} runs `{program}`, which is not on PATH: install it, or pick another with git pair set reviewer <name> (git pair probe lists what is installed)",
+            started.reviewer
+        ));
+    }
     Ok(report)
 }

@@ -139,6 +139,18 @@ pub fn known_reviewer(ctx: &Context, name: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// The program a named reviewer runs when it is not on `PATH` (`None` when it is, or when the
+/// reviewer runs no program of its own: builtin, a reviewer command): what `start` warns about
+/// before the first review would fail or fall back.
+pub fn missing_reviewer_program(ctx: &Context, name: &str) -> Option<String> {
+    let surfaces = crate::review::Surfaces::load(ctx.options.surface_file.as_deref()).ok()?;
+    let binary = surfaces.get(name).ok()?.binary.clone()?;
+    let path = std::env::var_os("PATH");
+    crate::process::find_executable(&binary, path.as_deref())
+        .is_none()
+        .then_some(binary)
+}
+
 /// Records `git pair set key value` (or `--unset`: `None`) on the active run; returns the
 /// setting as in force afterwards.
 pub fn set(ctx: &Context, key: &str, value: Option<&str>) -> Result<SettingSet, Error> {

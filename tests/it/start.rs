@@ -361,3 +361,24 @@ fn an_unusable_git_dash_c_override_is_one_error_line() {
     assert!(out.stderr.contains("bogus"), "{out}");
     assert_eq!(env.pair_refs(), before);
 }
+
+#[test]
+fn start_warns_when_the_reviewer_program_is_not_installed() {
+    let env = TestEnv::new();
+    // The hermetic PATH holds no real AI CLI: the default reviewer (codex) is missing.
+    let out = env.pair(&["start", "--task", "t"]);
+    assert_eq!(out.code, 0, "{out}");
+    let stderr = &out.stderr;
+    assert!(
+        stderr.contains("the reviewer codex runs `codex`, which is not on PATH")
+            && stderr.contains("git pair set reviewer"),
+        "{stderr}"
+    );
+    env.pair(&["abandon"]);
+    // With the vendor's CLI on PATH, and for the built-in reviewer, nothing to warn about.
+    let out = env.pair_with_vendors(&["start", "--task", "t", "--replace"], &[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!out.stderr.contains("not on PATH"), "{out}");
+    let out = env.pair(&["start", "--task", "t", "--replace", "--reviewer", "builtin"]);
+    assert!(!out.stderr.contains("not on PATH"), "{out}");
+}
