@@ -57,6 +57,10 @@ pub fn post_commit_note(report: &PostCommit) -> Option<String> {
                 commit.get(..12).unwrap_or(commit)
             ))
         }
+        (Some(NoteStatus::NotApprovedWork), Some(on)) => Some(format!(
+            "git pair: this commit is not the work run {} approved, so it carries no review note and `git pair verify` (the team gate) will call it unreviewed; `git pair gate` names the paths that differ",
+            on.run_id
+        )),
         _ => None,
     }
 }

@@ -1158,3 +1158,27 @@ fn installing_into_a_tracked_hooks_path_says_so_and_how_to_go_on() {
     assert!(out.json().get("tracked_hooks_dir").is_none(), "{out}");
     assert!(!out.stderr.contains("warning"), "{out}");
 }
+
+#[test]
+fn without_the_gate_a_commit_of_other_work_says_verify_will_refuse_it() {
+    let env = TestEnv::new();
+    install(&env, false);
+    let run_id = approved_run(&env);
+    env.write("extra.txt", "not reviewed\n");
+    env.git(&["add", "-A"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "More"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "this commit is not the work run {run_id} approved"
+        )) && out.stderr.contains("git pair verify"),
+        "{out}"
+    );
+    assert!(!env.git(&["log", "-1", "--format=%B"]).contains("Pair-Run:"));
+    // The approved tree itself commits without the warning, with its note.
+    env.git(&["rm", "-q", "extra.txt"]);
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!out.stderr.contains("not the work"), "{out}");
+    assert!(note(&env, "HEAD").starts_with(&format!("pair-run={run_id} ")));
+}
