@@ -207,6 +207,32 @@ fn summary(
         cell(&m.coder),
         markdown(&super::common::spend(spent_usd, unpriced, 2))
     );
+    // The model and effort each review asked for, where one did (recorded on the review).
+    let mut asked: Vec<(String, Vec<String>)> = Vec::new();
+    for r in records {
+        if let Body::Review(review) = &r.body
+            && review.verdict.is_some()
+            && (review.model.is_some() || review.effort.is_some())
+        {
+            let what: Vec<String> = [("model", &review.model), ("effort", &review.effort)]
+                .into_iter()
+                .filter_map(|(k, v)| Some(format!("{k} `{}`", code_span(v.as_deref()?))))
+                .collect();
+            let what = what.join(", ");
+            match asked.iter_mut().find(|(w, _)| *w == what) {
+                Some((_, rounds)) => rounds.push(review.round.to_string()),
+                None => asked.push((what, vec![review.round.to_string()])),
+            }
+        }
+    }
+    for (what, rounds) in &asked {
+        let _ = writeln!(
+            out,
+            "\n> **Reviewer choice:** {what} (round{} {}).",
+            if rounds.len() == 1 { "" } else { "s" },
+            rounds.join(", ")
+        );
+    }
     if m.outcome.override_ {
         let _ = writeln!(
             out,

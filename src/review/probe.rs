@@ -112,6 +112,7 @@ fn probe_one(
         capabilities: Vec::new(),
         binds: false,
         reason: String::new(),
+        install: None,
     };
     let binding = match realization.kind {
         RealizationKind::Builtin => Some(bind_builtin(&mut candidate)),
@@ -178,7 +179,11 @@ fn bind_external(
         return None;
     };
     let Some(path) = find_executable(binary, path_env) else {
-        candidate.reason = format!("`{binary}` is not on PATH");
+        candidate.reason = match &realization.install {
+            Some(install) => format!("`{binary}` is not on PATH; install it with {install}"),
+            None => format!("`{binary}` is not on PATH"),
+        };
+        candidate.install = realization.install.clone();
         return None;
     };
     candidate.path = Some(path.clone());

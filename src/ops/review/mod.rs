@@ -7,6 +7,7 @@
 mod execute;
 mod live;
 mod plan;
+mod pr;
 mod prepare;
 mod record;
 pub(crate) use record::SCANNER_SECRET_TEXT;
@@ -15,7 +16,8 @@ pub use execute::{ATTEMPTS_PER_MEMBER, SnapshotDirs, execute};
 pub use plan::{
     Carried, Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior,
 };
-pub use prepare::prepare;
+pub use pr::review_pr;
+pub use prepare::{prepare, prepare_change};
 pub use record::{dispatch, member, record};
 
 use std::time::Duration;
@@ -38,6 +40,10 @@ pub struct Request {
     /// `--over-budget`: review with a reviewer that costs money although the budget is spent
     /// (recorded on the dispatch, shown in the PR body).
     pub over_budget: bool,
+    /// `--model`, validated: replaces `pair.reviewerModel`.
+    pub model: Option<String>,
+    /// `--effort`, validated: replaces `pair.reviewerEffort`.
+    pub effort: Option<String>,
 }
 
 /// The round's settings: the run's own, then `git config`, then the flags; and the secret
@@ -80,6 +86,12 @@ pub fn settings(
         path_env: None,
         reviewer_env: o.reviewer_env.clone(),
         scanner: ctx.scanner()?,
+        model: request.model.clone().or_else(|| {
+            crate::model::settings::text(Some(manifest), o, crate::model::settings::Setting::ReviewerModel)
+        }),
+        effort: request.effort.clone().or_else(|| {
+            crate::model::settings::text(Some(manifest), o, crate::model::settings::Setting::ReviewerEffort)
+        }),
     })
 }
 
@@ -225,9 +237,10 @@ pub fn review(
     live.clear();
     ctx.refresh_handoff(&run_id)?;
     let next = super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
-    Ok(report::Review::Round(Box::new(round_report(
-        outcome, plan, next,
-    ))))
+    let mut round = round_report(outcome, plan, next);
+    round.model = settings.model.clone();
+    round.effort = settings.effort.clone();
+    Ok(report::Review::Round(Box::new(round)))
 }
 
 /// Where the reviewed snapshot lies, at a path stable for the run, for a reviewer whose
@@ -281,6 +294,8 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
             bound_by: plan.parallelism.bound_by.clone(),
         },
         coverage: coverage_summary(&plan.coverage),
+        model: None,
+        effort: None,
         next_action: next.as_str(),
         next,
         error: outcome.error,

@@ -48,6 +48,20 @@ pub struct Settings {
     pub reviewer_env: Vec<String>,
     /// The secret scanner: what it finds never reaches a reviewer or the store.
     pub scanner: crate::secrets::Scanner,
+    /// The reviewer's model (`review --model`, else `pair.reviewerModel`), if chosen.
+    pub model: Option<String>,
+    /// The reviewer's reasoning effort (`review --effort`, else `pair.reviewerEffort`).
+    pub effort: Option<String>,
+}
+
+impl Settings {
+    /// The reviewer choices set, by the placeholder each realization declares for it.
+    pub fn choices(&self) -> std::collections::BTreeMap<&'static str, String> {
+        [("model", &self.model), ("effort", &self.effort)]
+            .into_iter()
+            .filter_map(|(choice, value)| Some((choice, value.clone()?)))
+            .collect()
+    }
 }
 
 /// The prompt's parts, owned, so a retry can render it again with a new attempt marker
@@ -293,5 +307,6 @@ pub(super) fn run_options(settings: &Settings) -> review::RunOptions {
         options.env.push(("PATH".into(), path.clone()));
     }
     options.env_allow = settings.reviewer_env.clone();
+    options.choices = settings.choices();
     options
 }

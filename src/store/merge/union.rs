@@ -161,7 +161,10 @@ mod tests {
                     accept_partial: false,
                 })
             ),
-            (1u64..3).prop_map(|number| Body::Pr { number }),
+            (1u64..3).prop_map(|number| Body::Pr {
+                number,
+                final_round: false,
+            }),
             (0u8..3, proptest::option::of(1u32..6)).prop_map(|(k, value)| Body::Set(SetSetting {
                 key: ["reviewer", "max-rounds", "review-timeout"][usize::from(k)].into(),
                 value: value.map(|v| {
