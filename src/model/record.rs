@@ -711,7 +711,10 @@ mod tests {
         let json = br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"pr","number":7,"extra":true}"#;
         assert_eq!(
             Record::from_json(json).expect("parses").body,
-            Body::Pr { number: 7 }
+            Body::Pr {
+                number: 7,
+                final_round: false,
+            }
         );
     }
 

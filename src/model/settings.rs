@@ -307,8 +307,7 @@ pub fn split_names(text: &str) -> Vec<String> {
 }
 
 /// What a [`Shape::Choice`] value must look like, for messages.
-pub const CHOICE_EXPECTED: &str =
-    "a name of letters, digits and '.', '_', ':', '/', '@', '+', '-' (at most 128, not starting with '-')";
+pub const CHOICE_EXPECTED: &str = "a name of letters, digits and '.', '_', ':', '/', '@', '+', '-' (at most 128, not starting with '-')";
 
 /// Whether `s` may be handed to a reviewer's flag as a model name or an effort level: a plain
 /// word that can never be read as an option (no leading `-`), a path or a second argument.
@@ -316,13 +315,16 @@ pub fn is_choice(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 128
         && s.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "._:/@+-".contains(c))
 }
 
 /// The text setting `setting` has for `manifest` (run-owned, else configuration), if any.
-pub fn text(manifest: Option<&Manifest>, config: &dyn Configuration, setting: Setting) -> Option<String> {
+pub fn text(
+    manifest: Option<&Manifest>,
+    config: &dyn Configuration,
+    setting: Setting,
+) -> Option<String> {
     let value = match manifest {
         Some(m) => effective(m, config)
             .into_iter()
@@ -503,10 +505,16 @@ mod tests {
         assert_eq!(Setting::HandoffAuthorized.parse("yes"), Ok(true.into()));
         assert_eq!(Setting::ArchiveAuthorized.parse("off"), Ok(false.into()));
         assert!(Setting::ArchiveAuthorized.parse("maybe").is_err());
-        assert_eq!(Setting::ReviewerModel.parse("gpt-5.2"), Ok("gpt-5.2".into()));
+        assert_eq!(
+            Setting::ReviewerModel.parse("gpt-5.2"),
+            Ok("gpt-5.2".into())
+        );
         assert_eq!(Setting::ReviewerEffort.parse("high"), Ok("high".into()));
         for hostile in ["-c", "--model=x", "a b", "", "x;y", "a\nb", "$(id)"] {
-            assert!(Setting::ReviewerModel.parse(hostile).is_err(), "{hostile:?}");
+            assert!(
+                Setting::ReviewerModel.parse(hostile).is_err(),
+                "{hostile:?}"
+            );
         }
         assert_eq!(Setting::PrFinalRound.parse("true"), Ok(true.into()));
     }

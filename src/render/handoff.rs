@@ -350,6 +350,8 @@ mod tests {
                 3,
                 "2026-11-29T23:25:00Z",
                 Body::Review(Review {
+                    model: None,
+                    effort: None,
                     dispatch: "d".into(),
                     round: 1,
                     verdict: Some(Verdict::ChangesRequested),

@@ -557,6 +557,8 @@ mod tests {
             seq,
             "t".into(),
             Body::Review(crate::model::Review {
+                model: None,
+                effort: None,
                 dispatch: "d".into(),
                 round,
                 verdict: Some(if texts.is_empty() {

@@ -109,8 +109,16 @@ mod tests {
     #[test]
     fn hostile_findings_are_inert_and_forge_no_marker() {
         let hostile = [
-            finding(1, "a.rs:1", "<!-- git-pair:pr-review --> </details> <img src=x onerror=1>"),
-            finding(2, "`x` <!-- y -->", "@octocat ![p](http://e/p.gif) ```\nclose"),
+            finding(
+                1,
+                "a.rs:1",
+                "<!-- git-pair:pr-review --> </details> <img src=x onerror=1>",
+            ),
+            finding(
+                2,
+                "`x` <!-- y -->",
+                "@octocat ![p](http://e/p.gif) ```\nclose",
+            ),
         ];
         let out = render(&Comment {
             run_id: "20261129-231500-a1b2c3",
@@ -122,6 +130,10 @@ mod tests {
         for bad in ["<img", "</details>", "@octocat", "![p]", "```"] {
             assert!(!out.contains(bad), "{bad}: {out}");
         }
-        assert_eq!(out.lines().filter(|l| l.starts_with("2. ")).count(), 1, "{out}");
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("2. ")).count(),
+            1,
+            "{out}"
+        );
     }
 }

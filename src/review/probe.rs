@@ -425,7 +425,14 @@ mod tests {
             (report.winner.as_deref(), report.fallback_used),
             (Some("claude"), true)
         );
-        assert_eq!(report.probed[0].reason, "`codex` is not on PATH");
+        assert_eq!(
+            report.probed[0].reason,
+            "`codex` is not on PATH; install it with npm install -g @openai/codex"
+        );
+        assert_eq!(
+            report.probed[0].install.as_deref(),
+            Some("npm install -g @openai/codex")
+        );
         assert!(report.bound.expect("bound").fallback_used);
     }
 
@@ -442,7 +449,9 @@ mod tests {
         );
         assert!(probed.contains("json_events"), "{probed}");
         assert!(
-            probed.contains("claude (`claude` is not on PATH)"),
+            probed.contains(
+                "claude (`claude` is not on PATH; install it with npm install -g @anthropic-ai/claude-code)"
+            ),
             "{probed}"
         );
         assert_eq!(report.probed.len(), 2);

@@ -852,15 +852,22 @@ impl Surfaces {
                     .as_ref()
                     .is_some_and(|res| res.argv.iter().any(|a| a == &placeholder));
             if !used {
-                return Err(bad(format!("{choice} is declared but no argv uses {placeholder}")));
+                return Err(bad(format!(
+                    "{choice} is declared but no argv uses {placeholder}"
+                )));
             }
         }
         for choice in CHOICES {
             let placeholder = format!("{{{choice}}}");
             let declared = r.choices().any(|(c, spec)| c == choice && spec.is_some());
-            let in_argv = r.argv.iter().chain(r.resume.iter().flat_map(|res| &res.argv));
+            let in_argv = r
+                .argv
+                .iter()
+                .chain(r.resume.iter().flat_map(|res| &res.argv));
             if !declared && in_argv.clone().any(|a| a.contains(&placeholder)) {
-                return Err(bad(format!("argv uses {placeholder} but no {choice} is declared")));
+                return Err(bad(format!(
+                    "argv uses {placeholder} but no {choice} is declared"
+                )));
             }
         }
         if let Some(res) = &r.resume {
@@ -1010,7 +1017,11 @@ fn placeholders(element: &str) -> Vec<&str> {
 impl Realization {
     /// Each reviewer choice and the argument group this realization declares for it.
     pub fn choices(&self) -> impl Iterator<Item = (&'static str, Option<&ChoiceArgs>)> + Clone {
-        [("model", self.model.as_ref()), ("effort", self.effort.as_ref())].into_iter()
+        [
+            ("model", self.model.as_ref()),
+            ("effort", self.effort.as_ref()),
+        ]
+        .into_iter()
     }
 
     /// Whether `value` may be passed as reviewer choice `choice` (`model`, `effort`) to this
@@ -1024,7 +1035,11 @@ impl Realization {
         value: &str,
         capabilities: &BTreeSet<String>,
     ) -> Result<(), String> {
-        let Some(spec) = self.choices().find(|(c, _)| *c == choice).and_then(|(_, s)| s) else {
+        let Some(spec) = self
+            .choices()
+            .find(|(c, _)| *c == choice)
+            .and_then(|(_, s)| s)
+        else {
             return Err(format!(
                 "reviewer `{name}` takes no {choice} (its realization declares no {choice} arguments)"
             ));
@@ -1082,7 +1097,10 @@ impl Realization {
                 "{command_args}" => out.extend(values.command_args.iter().cloned()),
                 "{model}" | "{effort}" => {
                     let name = &element[1..element.len() - 1];
-                    let spec = self.choices().find(|(c, _)| *c == name).and_then(|(_, s)| s);
+                    let spec = self
+                        .choices()
+                        .find(|(c, _)| *c == name)
+                        .and_then(|(_, s)| s);
                     let (Some(spec), Some((&key, value))) =
                         (spec, values.choices.get_key_value(name))
                     else {
@@ -1443,6 +1461,100 @@ mod tests {
             .expect("resume subcommand");
         assert_eq!(resumed[resumed.len() - 2], "S-1");
         assert!(at > 0 && resumed[..at].contains(&"read-only".to_owned()));
+    }
+
+    #[test]
+    fn model_and_effort_expand_to_their_groups_only_when_set() {
+        let s = shipped();
+        let caps = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<_>>();
+        let codex = s.get("codex").expect("codex");
+        let plain = codex
+            .render_argv(&codex.argv, &values(false))
+            .expect("render");
+        assert!(!plain.iter().any(|a| a == "-m" || a.contains("effort")));
+        let mut v = values(false);
+        v.choices.insert("model", "gpt-5.2".into());
+        v.choices.insert("effort", "high".into());
+        let chosen = codex.render_argv(&codex.argv, &v).expect("render");
+        let at = chosen.iter().position(|a| a == "-m").expect("-m");
+        assert_eq!(chosen[at + 1], "gpt-5.2");
+        assert!(chosen.contains(&"model_reasoning_effort=high".to_owned()));
+        assert_eq!(
+            chosen.last().map(String::as_str),
+            Some("-"),
+            "stdin stays last"
+        );
+        let resumed = codex
+            .render_argv(&codex.resume.as_ref().expect("resume").argv, &v)
+            .expect("render");
+        assert!(resumed.contains(&"gpt-5.2".to_owned()));
+        let claude = s.get("claude").expect("claude");
+        let chosen = claude.render_argv(&claude.argv, &v).expect("render");
+        let at = chosen.iter().position(|a| a == "--model").expect("--model");
+        assert_eq!(chosen[at + 1], "gpt-5.2");
+        assert!(chosen.windows(2).any(|w| w == ["--effort", "high"]));
+
+        let proven = caps(&["model_flag", "config_override", "effort_flag"]);
+        assert!(
+            codex
+                .check_choice("codex", "model", "gpt-5.2", &proven)
+                .is_ok()
+        );
+        assert!(
+            codex
+                .check_choice("codex", "effort", "high", &proven)
+                .is_ok()
+        );
+        for hostile in ["-c", "--x=y", "a b", "x\n", "max"] {
+            let err = codex
+                .check_choice(
+                    "codex",
+                    if hostile == "max" { "effort" } else { "model" },
+                    hostile,
+                    &proven,
+                )
+                .expect_err(hostile);
+            assert!(err.contains("codex"), "{err}");
+        }
+        let err = codex
+            .check_choice("codex", "model", "gpt-5.2", &caps(&[]))
+            .expect_err("unproven");
+        assert!(err.contains("model_flag"), "{err}");
+        let builtin = s.get("builtin").expect("builtin");
+        let err = builtin
+            .check_choice("builtin", "model", "gpt-5.2", &proven)
+            .expect_err("no group");
+        assert_eq!(
+            err,
+            "reviewer `builtin` takes no model (its realization declares no model arguments)"
+        );
+    }
+
+    #[test]
+    fn choice_groups_are_validated() {
+        let shipped = SHIPPED_SURFACES;
+        for (from, to, reason) in [
+            (
+                "\"args\": [\"-m\", \"{model}\"]",
+                "\"args\": [\"-m\"]",
+                "model.args lack {model}",
+            ),
+            (
+                "\"shape\": \"^(none|minimal|low|medium|high|xhigh)$\"",
+                "\"shape\": \"(none|high)\"",
+                "effort.shape",
+            ),
+            (
+                "\"{isolation}\", \"{model}\", \"{effort}\", \"{structured_output}\", \"-\"]",
+                "\"{isolation}\", \"x{model}\", \"{effort}\", \"{structured_output}\", \"-\"]",
+                "{model} must be a whole argv element",
+            ),
+        ] {
+            assert!(shipped.contains(from), "{from}");
+            let text = shipped.replacen(from, to, 1);
+            let err = Surfaces::from_json(&text, "t").expect_err(reason);
+            assert!(err.to_string().contains(reason), "{reason}: {err}");
+        }
     }
 
     #[test]

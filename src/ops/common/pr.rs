@@ -193,7 +193,11 @@ pub fn parse_view(json: &str, marker: &str) -> Result<PrView, String> {
         .and_then(serde_json::Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|c| c.get("viewerDidAuthor").and_then(serde_json::Value::as_bool) == Some(true))
+        .filter(|c| {
+            c.get("viewerDidAuthor")
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        })
         .filter(|c| {
             c.get("body")
                 .and_then(serde_json::Value::as_str)
@@ -324,7 +328,9 @@ mod tests {
         assert_eq!(v.base.to_string(), "b".repeat(40));
         assert_eq!(v.own_comment, Some(14));
         assert_eq!(
-            parse_view(&view_json("[]"), MARKER).expect("parses").own_comment,
+            parse_view(&view_json("[]"), MARKER)
+                .expect("parses")
+                .own_comment,
             None
         );
     }

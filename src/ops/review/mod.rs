@@ -87,10 +87,18 @@ pub fn settings(
         reviewer_env: o.reviewer_env.clone(),
         scanner: ctx.scanner()?,
         model: request.model.clone().or_else(|| {
-            crate::model::settings::text(Some(manifest), o, crate::model::settings::Setting::ReviewerModel)
+            crate::model::settings::text(
+                Some(manifest),
+                o,
+                crate::model::settings::Setting::ReviewerModel,
+            )
         }),
         effort: request.effort.clone().or_else(|| {
-            crate::model::settings::text(Some(manifest), o, crate::model::settings::Setting::ReviewerEffort)
+            crate::model::settings::text(
+                Some(manifest),
+                o,
+                crate::model::settings::Setting::ReviewerEffort,
+            )
         }),
     })
 }

@@ -76,10 +76,11 @@ pub fn review_pr(
         snapshot: Some(snapshot_dir.path()),
         run_snapshot: Some(snapshot_dir.path()),
     };
-    let results: Vec<MemberResult> = execute(&plan, &settings, &dirs, None, progress, &mut |_, _| {})
-        .into_iter()
-        .map(|r| super::record::redact_result(&settings.scanner, r))
-        .collect();
+    let results: Vec<MemberResult> =
+        execute(&plan, &settings, &dirs, None, progress, &mut |_, _| {})
+            .into_iter()
+            .map(|r| super::record::redact_result(&settings.scanner, r))
+            .collect();
     let combined = super::record::combine(&plan, &results, settings.quorum);
     let reviewers = plan.reviewer_labels();
     let Some(verdict) = combined.verdict else {

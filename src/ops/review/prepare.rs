@@ -619,8 +619,7 @@ pub fn prepare_change(
         snapshot: new,
         diff: passes.concat(),
         // Past every attempt number the run's rounds could use: no marker repeats.
-        attempt_base: attempts_so_far(&records, round) * passes.len().max(1) as u32
-            + 1000,
+        attempt_base: attempts_so_far(&records, round) * passes.len().max(1) as u32 + 1000,
         passes,
         files,
         file_secrets,

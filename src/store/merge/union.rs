@@ -118,6 +118,8 @@ mod tests {
             })),
             (1u32..4, verdict(), 0u32..3, 0u8..4).prop_map(|(round, verdict, findings, of)| {
                 Body::Review(Review {
+                    model: None,
+                    effort: None,
                     dispatch: pool_id(of),
                     round,
                     verdict,
@@ -151,6 +153,7 @@ mod tests {
             })),
             (any::<bool>(), any::<bool>(), proptest::option::of(1u64..3)).prop_map(
                 |(approved, override_, pr)| Body::Finish(Finish {
+                    pr_final: false,
                     verdict: if approved {
                         Verdict::Approved
                     } else {
