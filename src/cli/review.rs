@@ -60,6 +60,62 @@ pub struct Args {
     pub pr: Option<u64>,
 }
 
+/// `review` where a repository may be missing: `--plan FILE` outside a repository, or with
+/// no active run, reviews the plan alone and stores nothing; everything else needs the run.
+pub fn run_anywhere(
+    opened: Result<Context, ops::Error>,
+    ui: &Ui,
+    args: &Args,
+) -> Result<Report, CommandError> {
+    let plan_alone = args.plan.is_some() && args.pr.is_none() && !args.dry_run;
+    let ctx = match opened {
+        Ok(ctx) => ctx,
+        Err(ops::Error::Store(crate::store::Error::NotARepository { .. })) if plan_alone => {
+            let global = crate::store::GlobalConfig::load();
+            let options = crate::config::Options::from_lookup(|key| global.occurrences(key))?;
+            return plan_alone_report(&options, ui, args);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if plan_alone
+        && matches!(
+            ops::common::select::active(&ctx, None),
+            Err(ops::Error::NoActiveRun { .. })
+        )
+    {
+        return plan_alone_report(&ctx.options, ui, args);
+    }
+    run(&ctx, ui, args)
+}
+
+/// The plan reviewed with no run: its verdict and findings, stored nowhere.
+fn plan_alone_report(
+    options: &crate::config::Options,
+    ui: &Ui,
+    args: &Args,
+) -> Result<Report, CommandError> {
+    let request = request(args)?;
+    let reviewed = ops::review::review_plan_alone(options, &request, &|m| ui.progress(m))?;
+    let report = Report::rendered(&reviewed, render::plan_review);
+    if reviewed.verdict.is_none() {
+        let mut err = CommandError::failed(format!(
+            "the plan review got no verdict ({}){}",
+            reviewed.outcome,
+            reviewed
+                .error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ))
+        .with_hint("nothing was stored; run git pair review --plan again (see git pair probe)");
+        for (k, v) in report.json {
+            err = err.with_partial(&k, v);
+        }
+        return Err(err);
+    }
+    Ok(report)
+}
+
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = request(args)?;
     if let Some(number) = args.pr {

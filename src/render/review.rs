@@ -187,3 +187,28 @@ pub fn pr_round(
     }
     writeln!(out, "next: {}", super::common::next_step(report.next))
 }
+
+/// `review --plan FILE` with no run: the verdict and findings, and that nothing was stored.
+pub fn plan_review(
+    report: &crate::model::report::review::PlanReview,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Plan review ({}): {}",
+        report.reviewers.join(", "),
+        report.verdict.map_or("no verdict", |v| v.as_str())
+    )?;
+    for f in &report.findings {
+        let location = if f.location.is_empty() {
+            String::new()
+        } else {
+            format!("{} — ", f.location)
+        };
+        writeln!(out, "{}. [{}] {location}{}", f.n, f.category, f.text)?;
+    }
+    writeln!(
+        out,
+        "not stored: there is no run here (git pair start --task \"…\" makes one, and review --plan then reviews into it)"
+    )
+}

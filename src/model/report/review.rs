@@ -164,3 +164,22 @@ pub struct PrRound {
     #[serde(skip)]
     pub next: NextAction,
 }
+
+/// `review --plan FILE` with no run (outside a repository, or with no active run): the
+/// verdict and findings, stored nowhere.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanReview {
+    /// Always false: no run holds this review.
+    pub stored: bool,
+    /// Always `plan`.
+    pub mode: &'static str,
+    /// Null when no reviewer gave a verdict (the command fails).
+    pub verdict: Option<Verdict>,
+    pub findings: Vec<Finding>,
+    pub outcome: String,
+    pub reviewers: Vec<String>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    #[serde(skip)]
+    pub error: Option<String>,
+}

@@ -10,6 +10,7 @@ mod plan;
 mod pr;
 mod prepare;
 mod record;
+mod standalone;
 pub(crate) use record::SCANNER_SECRET_TEXT;
 
 pub use execute::{ATTEMPTS_PER_MEMBER, SnapshotDirs, execute};
@@ -19,6 +20,7 @@ pub use plan::{
 pub use pr::review_pr;
 pub use prepare::{prepare, prepare_change};
 pub use record::{dispatch, member, record};
+pub use standalone::review_plan_alone;
 
 use std::time::Duration;
 
@@ -53,7 +55,16 @@ pub fn settings(
     request: &Request,
     manifest: &crate::model::Manifest,
 ) -> Result<Settings, Error> {
-    let o = &ctx.options;
+    settings_from(&ctx.options, ctx.scanner()?, request, manifest)
+}
+
+/// [`settings`] from configuration and a scanner (no repository needed).
+pub fn settings_from(
+    o: &crate::config::Options,
+    scanner: crate::secrets::Scanner,
+    request: &Request,
+    manifest: &crate::model::Manifest,
+) -> Result<Settings, Error> {
     let effective = super::settings::apply(manifest, o);
     let (panel, timeout) = super::settings::review_settings(manifest, o);
     // One reviewer, chosen in one order (SPEC §6.1; `settings::reviewer`).
@@ -85,7 +96,7 @@ pub fn settings(
         prompt_template: o.prompt_template.clone(),
         path_env: None,
         reviewer_env: o.reviewer_env.clone(),
-        scanner: ctx.scanner()?,
+        scanner,
         model: request.model.clone().or_else(|| {
             crate::model::settings::text(
                 Some(manifest),

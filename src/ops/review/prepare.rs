@@ -635,3 +635,66 @@ pub fn prepare_change(
         reask,
     })
 }
+
+/// Prepares a review of the plan in `settings` alone, with no run and no repository: the
+/// plan (redacted), the bound reviewers (probed without a cache). Stores nothing.
+pub fn prepare_plan_alone(run_id: &RunId, settings: &Settings) -> Result<Plan, Error> {
+    let surfaces =
+        Surfaces::load(settings.surface_file.as_deref()).map_err(crate::review::Error::from)?;
+    let templates = Templates::with_override(settings.prompt_template.as_deref())?;
+    let reask = surfaces.reask_instruction();
+    let parts = redact_parts(
+        &settings.scanner,
+        PromptParts {
+            v: 1,
+            mode: Mode::Plan.as_str().to_owned(),
+            task: String::new(),
+            summaries: Vec::new(),
+            coverage: None,
+            since: None,
+            prior: Vec::new(),
+            plan: settings.plan.clone(),
+            file_sizes: Vec::new(),
+            pass_starts: Vec::new(),
+        },
+    );
+    let cache = review::ProbeCache::in_memory();
+    let (members, unbound) = bind_members(&surfaces, &[], settings, &cache, None, &[])?;
+    check_choices(&members, settings)?;
+    let parallelism = parallelism(&members, settings);
+    Ok(Plan {
+        run_id: run_id.clone(),
+        round: 1,
+        mode: Mode::Plan,
+        snapshot: ObjectId::empty_tree(gix::hash::Kind::Sha1),
+        diff: String::new(),
+        attempt_base: 0,
+        passes: Vec::new(),
+        files: Vec::new(),
+        file_secrets: Vec::new(),
+        coverage: packet::Coverage {
+            v: 1,
+            files_total: 0,
+            full: Default::default(),
+            clipped: Default::default(),
+            names_only: Default::default(),
+            not_included: Default::default(),
+            binary: 0,
+            bytes_included: 0,
+            bytes_total: Some(0),
+            budget_bytes: settings.budget_bytes as u64,
+            summary: None,
+            passes: 1,
+            unreviewed: Default::default(),
+        },
+        parts,
+        members,
+        parallelism,
+        carried: Vec::new(),
+        resumes: None,
+        unbound,
+        secrets: Vec::new(),
+        templates,
+        reask,
+    })
+}
