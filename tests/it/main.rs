@@ -21,6 +21,7 @@ mod man;
 mod naming;
 mod packet;
 mod plugin;
+mod pr_round;
 mod retry_policy;
 mod review;
 mod reviewers;
