@@ -24,6 +24,7 @@ mod plugin;
 mod pr_round;
 mod retry_policy;
 mod review;
+mod reviewer_choice;
 mod reviewers;
 mod secrets;
 mod security;
