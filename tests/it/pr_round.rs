@@ -145,6 +145,28 @@ fn the_prs_final_review_posts_inert_findings_then_updates_its_own_comment() {
         &["review", "--pr", "7", "--reviewer-cmd", &hostile_changes()],
         &[("STUB_PROMPT_COPY", &copy_s)],
     );
+    let keys: Vec<&str> = v
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        [
+            "run_id",
+            "pr",
+            "verdict",
+            "findings",
+            "comment",
+            "head",
+            "base",
+            "merge_base",
+            "reviewers",
+            "model",
+            "effort",
+            "next_action"
+        ],
+        "the --json contract of review --pr"
+    );
     assert_eq!(v["pr"], 7);
     assert_eq!(v["verdict"], "CHANGES_REQUESTED");
     assert_eq!(v["comment"], "posted");
