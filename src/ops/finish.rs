@@ -167,11 +167,12 @@ fn open_for_final_round(
     }
     let path = super::common::pr::write_body(ctx, run_id)?;
     let mut pr = ctx.load(run_id)?.manifest.pr;
-    if request.open_pr && pr.is_none() {
-        if let Some(n) = super::common::pr::open(ctx, run_id, &path, progress)? {
-            super::common::pr::record_pr(ctx, run_id, n, true)?;
-            pr = Some(n);
-        }
+    if request.open_pr
+        && pr.is_none()
+        && let Some(n) = super::common::pr::open(ctx, run_id, &path, progress)?
+    {
+        super::common::pr::record_pr(ctx, run_id, n, true)?;
+        pr = Some(n);
     }
     ctx.refresh_handoff(run_id)?;
     Ok(Report {
