@@ -225,6 +225,27 @@ fn summary(
             }
         }
     }
+    // The PR's final review, as the remote had the PR (the last one recorded).
+    if let Some(pr) = records.iter().rev().find_map(|r| match &r.body {
+        Body::PrReview(pr) => Some(pr),
+        _ => None,
+    }) {
+        let _ = writeln!(
+            out,
+            "\n> **PR final review:** #{} as the remote had it (head `{}`, reviewed from its merge base with `{}`): {} finding{}, {} on the PR{}.",
+            pr.number,
+            code_span(pr.head.to_string().get(..12).unwrap_or_default()),
+            code_span(&pr.base_ref),
+            pr.findings.len(),
+            if pr.findings.len() == 1 { "" } else { "s" },
+            markdown(&pr.comment),
+            if m.outcome.verdict.is_some() && !pr.findings.is_empty() {
+                format!(", addressed in round {}", pr.round + 1)
+            } else {
+                String::new()
+            }
+        );
+    }
     for (what, rounds) in &asked {
         let _ = writeln!(
             out,

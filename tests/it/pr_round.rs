@@ -268,7 +268,7 @@ fn findings_get_exactly_one_more_coder_round_before_finish() {
         &[],
     );
     let out = pr.pair(&["finish"], &[]);
-    assert_one_error_line(&out, 1, "no coder round addressed yet");
+    assert_one_error_line(&out, 1, "no reviewed coder round addressed yet");
     // The extra round, past the cap when the cap is reached.
     pr.env.git(&["config", "pair.maxRounds", "1"]);
     pr.env.write("greet.txt", "hello from the PR, fixed\n");
@@ -280,6 +280,8 @@ fn findings_get_exactly_one_more_coder_round_before_finish() {
     );
     assert_one_error_line(&out, 1, "the one more coder round it gives has begun");
     assert_eq!(pr.status()["next_action"], "review");
+    let out = pr.pair(&["finish"], &[]);
+    assert_one_error_line(&out, 1, "no reviewed coder round addressed yet");
     let approve = cmd_json(&[&reviewer("approve.sh")]);
     pr.env.pair_json(&["review", "--reviewer-cmd", &approve]);
     assert_eq!(pr.status()["next_action"], "finish");
@@ -287,6 +289,12 @@ fn findings_get_exactly_one_more_coder_round_before_finish() {
     assert_eq!(v["verdict"], "APPROVED");
     assert!(finish_record(&pr).contains("\"pr_final\":true"));
     assert_eq!(pr.status()["next_action"], "done");
+    let body = pr.env.pair(&["pr-body"]).stdout;
+    assert!(
+        body.contains("**PR final review:** #7 as the remote had it")
+            && body.contains("2 findings, posted on the PR, addressed in round 2"),
+        "{body}"
+    );
 }
 
 #[test]

@@ -61,7 +61,7 @@ pub enum Refusal {
     #[error("run {run_id}'s PR #{number} is not reviewed in its final round yet")]
     PrReviewDue { run_id: String, number: u64 },
     #[error(
-        "the final review of run {run_id}'s PR #{number} has {findings} finding(s) no coder round addressed yet"
+        "the final review of run {run_id}'s PR #{number} has {findings} finding(s) no reviewed coder round addressed yet"
     )]
     PrFindingsOpen {
         run_id: String,
@@ -150,7 +150,14 @@ pub fn check_finish(
                     number: pr.number,
                 });
             }
-            Some(r) if r.findings > 0 && !manifest.in_pr_round() => {
+            // Its findings need the one more coder round, reviewed.
+            Some(r)
+                if r.findings > 0
+                    && (!manifest.in_pr_round()
+                        || manifest
+                            .current_coder_round()
+                            .is_some_and(|n| !manifest.is_reviewed(n))) =>
+            {
                 return Err(Refusal::PrFindingsOpen {
                     run_id,
                     number: pr.number,

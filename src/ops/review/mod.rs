@@ -15,38 +15,17 @@ pub(crate) use record::SCANNER_SECRET_TEXT;
 
 pub use execute::{ATTEMPTS_PER_MEMBER, SnapshotDirs, execute};
 pub use plan::{
-    Carried, Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior,
+    Carried, Member, MemberResult, Plan, PromptParts, Request, RoundOutcome, Settings, StoredPrior,
+    settings_from,
 };
 pub use pr::review_pr;
 pub use prepare::{prepare, prepare_change};
 pub use record::{dispatch, member, record};
 pub use standalone::review_plan_alone;
 
-use std::time::Duration;
-
 use super::{Context, Error};
 use crate::model::NextAction;
 use crate::model::report::review as report;
-
-/// What `review` was asked for on the command line.
-#[derive(Debug, Clone, Default)]
-pub struct Request {
-    /// `--reviewer-cmd`, validated; replaces the configured reviewer and panel.
-    pub reviewer_command: Option<Vec<String>>,
-    /// `--timeout` in seconds.
-    pub timeout_secs: Option<u64>,
-    /// `--plan FILE`'s content.
-    pub plan: Option<String>,
-    pub again: bool,
-    pub dry_run: bool,
-    /// `--over-budget`: review with a reviewer that costs money although the budget is spent
-    /// (recorded on the dispatch, shown in the PR body).
-    pub over_budget: bool,
-    /// `--model`, validated: replaces `pair.reviewerModel`.
-    pub model: Option<String>,
-    /// `--effort`, validated: replaces `pair.reviewerEffort`.
-    pub effort: Option<String>,
-}
 
 /// The round's settings: the run's own, then `git config`, then the flags; and the secret
 /// scanner (`pair.secretsFile`).
@@ -56,62 +35,6 @@ pub fn settings(
     manifest: &crate::model::Manifest,
 ) -> Result<Settings, Error> {
     settings_from(&ctx.options, ctx.scanner()?, request, manifest)
-}
-
-/// [`settings`] from configuration and a scanner (no repository needed).
-pub fn settings_from(
-    o: &crate::config::Options,
-    scanner: crate::secrets::Scanner,
-    request: &Request,
-    manifest: &crate::model::Manifest,
-) -> Result<Settings, Error> {
-    let effective = super::settings::apply(manifest, o);
-    let (panel, timeout) = super::settings::review_settings(manifest, o);
-    // One reviewer, chosen in one order (SPEC §6.1; `settings::reviewer`).
-    let chosen = super::settings::reviewer(Some(manifest), o, request.reviewer_command.as_deref());
-    Ok(Settings {
-        command_reviews: chosen.command.is_some(),
-        reviewer: effective.reviewer,
-        over_budget: false,
-        dry_run: request.dry_run,
-        reviewer_command: request
-            .reviewer_command
-            .clone()
-            .or_else(|| o.reviewer_command.clone()),
-        // A reviewer command given on the command line replaces the panel.
-        panel: if request.reviewer_command.is_some() {
-            Vec::new()
-        } else {
-            panel
-        },
-        timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
-        plan: request.plan.clone(),
-        again: request.again,
-        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
-        max_file_bytes: o.max_file_bytes,
-        exclude: o.review_exclude.clone(),
-        max_parallel: o.max_parallel.map(|n| n as usize),
-        quorum: o.quorum.map(|n| n as usize),
-        surface_file: o.surface_file.clone(),
-        prompt_template: o.prompt_template.clone(),
-        path_env: None,
-        reviewer_env: o.reviewer_env.clone(),
-        scanner,
-        model: request.model.clone().or_else(|| {
-            crate::model::settings::text(
-                Some(manifest),
-                o,
-                crate::model::settings::Setting::ReviewerModel,
-            )
-        }),
-        effort: request.effort.clone().or_else(|| {
-            crate::model::settings::text(
-                Some(manifest),
-                o,
-                crate::model::settings::Setting::ReviewerEffort,
-            )
-        }),
-    })
 }
 
 /// Runs the review round of the active run: prepare, record the dispatch, run the reviewers,

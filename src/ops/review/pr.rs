@@ -4,8 +4,9 @@
 //! updated in place), and the review recorded. The run then gets exactly one more coder
 //! round to address them before `finish` records the PR as final. Never merges.
 
-use super::plan::{MemberResult, Settings};
-use super::{Request, SnapshotDirs, execute, prepare_change};
+use super::execute::{SnapshotDirs, execute};
+use super::plan::{MemberResult, Request, Settings, settings_from};
+use super::prepare::prepare_change;
 use crate::model::report::review::PrRound;
 use crate::model::settings::{self, Setting};
 use crate::model::{self, Body, PrReview};
@@ -38,7 +39,7 @@ pub fn review_pr(
     let settings: Settings = Settings {
         // Review what the PR holds, as a first review of it.
         again: true,
-        ..super::settings(ctx, request, &stored)?
+        ..settings_from(&ctx.options, ctx.scanner()?, request, &stored)?
     };
     progress(&format!("reading PR #{number} with gh…"));
     let pr = crate::ops::common::pr::view(ctx, number, crate::render::pr_comment::MARKER)?;

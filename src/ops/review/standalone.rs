@@ -2,8 +2,8 @@
 //! run): the plan alone is reviewed by the configured reviewer in an empty directory, and the
 //! verdict and findings are printed. Nothing is stored anywhere.
 
-use super::plan::{MemberResult, Settings};
-use super::{Request, SnapshotDirs, execute, settings_from};
+use super::execute::{SnapshotDirs, execute};
+use super::plan::{MemberResult, Request, Settings, settings_from};
 use crate::config::Options;
 use crate::model::report::review::PlanReview;
 use crate::model::{Manifest, RunId};
