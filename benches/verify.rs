@@ -314,6 +314,8 @@ fn write_run(
         let dispatched = append(dispatch);
         let mut review = Append::record(
             Body::Review(Review {
+                model: None,
+                effort: None,
                 dispatch: dispatched.id,
                 round,
                 verdict: Some(verdict),
@@ -359,6 +361,7 @@ fn write_run(
     repo.append(run_id, |_| {
         Ok(Append::record(
             Body::Finish(Finish {
+                pr_final: false,
                 verdict: Verdict::Approved,
                 override_: false,
                 pr: None,

@@ -275,6 +275,10 @@ fn run_error(err: OpsError) -> CommandError {
             .with_hint(format!(
                 "install gh, or open the PR yourself with the body in {body}"
             )),
+        OpsError::ReviewerChoice { key, .. } => CommandError::failed(message).with_hint(format!(
+            "drop it for this review (git config --unset {key}; or git pair set --unset {}), or choose a reviewer whose realization declares it (git pair probe)",
+            if key == "pair.reviewerModel" { "reviewer-model" } else { "reviewer-effort" }
+        )),
         OpsError::FinishedOnlyPr { ref run_id } => CommandError::failed(message).with_hint(format!(
             "its outcome stands (git pair show {run_id}); on a finished run, finish only records a PR number (--pr N), attaches the review note to HEAD and publishes the records (--push); new work needs a new run: git pair start --task \"…\""
         )),
@@ -758,6 +762,25 @@ impl From<Refusal> for CommandError {
             Refusal::NotApproved { .. } => Some(
                 "record the round (git pair coder-done --summary \"…\") and run git pair review; a human may override with git pair finish --force",
             ),
+            Refusal::PrFinalRoundOff => Some(
+                "turn it on with git config pair.prFinalRound true (this run only: git pair set pr-final-round true)",
+            ),
+            Refusal::NoPr { .. } => Some(
+                "open the PR with git pair finish --open-pr, or record one with git pair finish --pr N",
+            ),
+            Refusal::OtherPr { .. } => Some("git pair status shows the run's PR"),
+            Refusal::PrWithoutFinalRound { .. } => Some(
+                "the run goes on without the PR's final round: git pair finish (or start a new run for the PR)",
+            ),
+            Refusal::PrRoundUsed { .. } => Some(
+                "finish the round: git pair coder-done --summary \"…\", git pair review, then git pair finish",
+            ),
+            Refusal::PrReviewDue { .. } => Some(
+                "review the PR first: git pair review --pr N (a human may skip it with git pair finish --force)",
+            ),
+            Refusal::PrFindingsOpen { .. } => Some(
+                "address them in one more round: git pair coder-done --summary \"…\", then git pair review",
+            ),
             Refusal::PartialApproval { .. } => Some(
                 "the review's output lists what no reviewer saw (unreviewed; stored in the round's coverage.json); split the change (or raise pair.maxFileBytes) and review again, or accept it deliberately with git pair finish --accept-partial",
             ),
@@ -788,9 +811,22 @@ impl From<crate::review::Error> for CommandError {
                     "the reviewer command's program is not on PATH or not executable: fix the first element of --reviewer-cmd / pair.reviewerCommand (an absolute path works); see git pair probe",
                 )
             }
-            E::NothingBinds { .. } => CommandError::failed(message).with_hint(
-                "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin (this run only: git pair set reviewer builtin); or pass --reviewer-cmd; see git pair probe",
-            ),
+            E::NothingBinds { ref report, .. } => {
+                // The missing CLIs by their install commands, as the realization data gives them.
+                let installs: Vec<String> = report
+                    .probed
+                    .iter()
+                    .filter_map(|c| Some(format!("{} ({})", c.name, c.install.as_deref()?)))
+                    .collect();
+                let install = if installs.is_empty() {
+                    "install codex or claude".to_owned()
+                } else {
+                    format!("install {}", installs.join(" or "))
+                };
+                CommandError::failed(message).with_hint(format!(
+                    "{install}; or review offline with the built-in checks: git config pair.reviewer builtin (this run only: git pair set reviewer builtin); or pass --reviewer-cmd; see git pair probe",
+                ))
+            }
             E::Surface(crate::review::surface::SurfaceError::UnknownRealization { .. }) => CommandError::failed(message)
                 .with_hint("git pair probe lists the reviewers; set one with git config pair.reviewer NAME"),
             E::InvalidReviewerCommand { .. } => CommandError::usage(message),

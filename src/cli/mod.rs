@@ -182,7 +182,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),
         Command::CoderDone(args) => coder_done::run(&ctx()?, args),
-        Command::Review(args) => review::run(&ctx()?, ui, args),
+        Command::Review(args) => review::run_anywhere(open_anywhere(cli)?, ui, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
         Command::Finish(args) => finish::run(&ctx()?, ui, args),
         Command::PrBody(args) => pr_body::run(&ctx()?, args),
@@ -211,6 +211,17 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Drop(args) => drop::run(&ctx()?, ui, args),
         Command::Scrub(args) => scrub::run(&ctx()?, args),
     }
+}
+
+/// [`open`], handing back why no repository opened (a command that also works outside one
+/// decides what that means).
+fn open_anywhere(cli: &Cli) -> Result<Result<Context, crate::ops::Error>, CommandError> {
+    let mut dir = std::env::current_dir()
+        .map_err(|e| CommandError::failed(format!("cannot read the current directory: {e}")))?;
+    for d in &cli.directory {
+        dir = dir.join(d);
+    }
+    Ok(Context::open(&dir, cli.run.clone()))
 }
 
 /// Opens the repository at `-C` (or the current directory) with its configuration.

@@ -43,10 +43,91 @@ pub struct Args {
     /// Review again although this coder round was already reviewed.
     #[arg(long)]
     pub again: bool,
+    /// Ask the reviewer for this model (default: pair.reviewerModel, else the CLI's own),
+    /// through the model arguments its realization declares (codex -m, claude --model);
+    /// recorded on the review. A reviewer that takes no model refuses it.
+    #[arg(long, value_name = "name")]
+    pub model: Option<String>,
+    /// Ask the reviewer for this reasoning effort (default: pair.reviewerEffort): codex
+    /// none|minimal|low|medium|high|xhigh, claude low|medium|high|xhigh|max.
+    #[arg(long, value_name = "level")]
+    pub effort: Option<String>,
+    /// The PR's final review (pair.prFinalRound): review PR N's diff as the remote has it
+    /// (its base...head, fetched from origin; not the local work tree), post the findings as
+    /// one PR comment through gh (updating git pair's own earlier one), and record it; the run
+    /// then gets one more coder round to address them before `finish`. Never merges.
+    #[arg(long, value_name = "n", conflicts_with_all = ["plan", "dry_run"])]
+    pub pr: Option<u64>,
+}
+
+/// `review` where a repository may be missing: `--plan FILE` outside a repository, or with
+/// no active run, reviews the plan alone and stores nothing; everything else needs the run.
+pub fn run_anywhere(
+    opened: Result<Context, ops::Error>,
+    ui: &Ui,
+    args: &Args,
+) -> Result<Report, CommandError> {
+    let plan_alone = args.plan.is_some() && args.pr.is_none() && !args.dry_run;
+    let ctx = match opened {
+        Ok(ctx) => ctx,
+        Err(ops::Error::Store(crate::store::Error::NotARepository { .. })) if plan_alone => {
+            let global = crate::store::GlobalConfig::load();
+            let options = crate::config::Options::from_lookup(|key| global.occurrences(key))?;
+            return plan_alone_report(&options, ui, args);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if plan_alone
+        && matches!(
+            ops::common::select::active(&ctx, None),
+            Err(ops::Error::NoActiveRun { .. })
+        )
+    {
+        return plan_alone_report(&ctx.options, ui, args);
+    }
+    run(&ctx, ui, args)
+}
+
+/// The plan reviewed with no run: its verdict and findings, stored nowhere.
+fn plan_alone_report(
+    options: &crate::config::Options,
+    ui: &Ui,
+    args: &Args,
+) -> Result<Report, CommandError> {
+    let request = request(args)?;
+    let reviewed = ops::review::review_plan_alone(options, &request, &|m| ui.progress(m))?;
+    let report = Report::rendered(&reviewed, render::plan_review);
+    if reviewed.verdict.is_none() {
+        let mut err = CommandError::failed(format!(
+            "the plan review got no verdict ({}){}",
+            reviewed.outcome,
+            reviewed
+                .error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ))
+        .with_hint("nothing was stored; run git pair review --plan again (see git pair probe)");
+        for (k, v) in report.json {
+            err = err.with_partial(&k, v);
+        }
+        return Err(err);
+    }
+    Ok(report)
 }
 
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = request(args)?;
+    if let Some(number) = args.pr {
+        let reviewed = ops::review::review_pr(
+            ctx,
+            &request,
+            number,
+            crate::sync::DEFAULT_REMOTE,
+            &|message| ui.progress(message),
+        )?;
+        return Ok(Report::rendered(&reviewed, render::pr_round));
+    }
     let reviewed = ops::review::review(ctx, &request, &|message| ui.progress(message))?;
     let ignored_key = (!ctx.options.redact_secrets).then(|| render::REDACTION_ALWAYS_ON.to_owned());
     let round = match reviewed {
@@ -107,7 +188,26 @@ fn request(args: &Args) -> Result<ops::review::Request, CommandError> {
         }
         None => None,
     };
+    let choice = |flag: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map(|v| {
+                if crate::model::settings::is_choice(v) {
+                    Ok(v.to_owned())
+                } else {
+                    Err(CommandError::usage(format!(
+                        "{flag} {v:?}: expected {}",
+                        crate::model::settings::CHOICE_EXPECTED
+                    )))
+                }
+            })
+            .transpose()
+    };
+    let model = choice("--model", &args.model)?;
+    let effort = choice("--effort", &args.effort)?;
     Ok(ops::review::Request {
+        model,
+        effort,
         reviewer_command,
         timeout_secs: args.timeout,
         plan,

@@ -5,9 +5,10 @@ use crate::ops;
 
 /// Show the run's state and `next_action`, the one thing to do next.
 ///
-/// next_action is one of: code, review, finish, stop:round-cap, stop:budget, stop:stalled,
-/// stop:partial, resume:review, wait:review, done. Agents follow it; `stop:*` means ask the
-/// human.
+/// next_action is one of: code, review, finish, review:pr, stop:round-cap, stop:budget,
+/// stop:stalled, stop:partial, resume:review, wait:review, done. Agents follow it; `stop:*`
+/// means ask the human. review:pr: the run's PR awaits its final review
+/// (pair.prFinalRound): git pair review --pr N.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 

@@ -56,13 +56,20 @@ pub struct Options {
     /// `pair.secretsFile`: a secret pattern table replacing the shipped one
     /// (`data/secrets.json` format).
     pub secrets_file: Option<PathBuf>,
+    /// `pair.reviewerModel`: the model reviewers are asked to use (their CLI's own default
+    /// when unset), through their realization's `model` arguments.
+    pub reviewer_model: Option<String>,
+    /// `pair.reviewerEffort`: the reasoning effort reviewers are asked for.
+    pub reviewer_effort: Option<String>,
+    /// `pair.prFinalRound`: once the run's PR exists, its final review (`review --pr N`).
+    pub pr_final_round: bool,
     /// The `pair.*` keys that have a value in git config (the rest are defaults), so a
     /// command can say where each setting came from.
     pub configured: Vec<&'static str>,
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 25] = [
+pub const KEYS: [&str; 28] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -88,6 +95,9 @@ pub const KEYS: [&str; 25] = [
     "pair.reviewerEnv",
     "pair.handoffAuthorized",
     "pair.archiveAuthorized",
+    "pair.reviewerModel",
+    "pair.reviewerEffort",
+    "pair.prFinalRound",
 ];
 
 /// A configuration value that does not parse.
@@ -131,6 +141,9 @@ impl Default for Options {
             reviewer_env: Vec::new(),
             redact_secrets: true,
             secrets_file: None,
+            reviewer_model: None,
+            reviewer_effort: None,
+            pr_final_round: false,
             configured: Vec::new(),
         };
         for setting in Setting::ALL {
@@ -229,6 +242,9 @@ impl Options {
         if let Some(v) = last("pair.maxFileBytes") {
             o.max_file_bytes = u64::from(positive_u32("pair.maxFileBytes", v)?);
         }
+        o.read_setting(Setting::ReviewerModel, &values)?;
+        o.read_setting(Setting::ReviewerEffort, &values)?;
+        o.read_setting(Setting::PrFinalRound, &values)?;
         Ok(o)
     }
 
@@ -290,6 +306,12 @@ impl Options {
                 .transpose()?
                 .map(Value::from),
             Shape::Flag => last.map(|v| boolean(key, v)).transpose()?.map(Value::from),
+            Shape::Choice => match text.map(|v| v.trim().to_owned()) {
+                None => None,
+                Some(v) if v.is_empty() => None,
+                Some(v) if settings::is_choice(&v) => Some(v.into()),
+                Some(v) => return Err(bad(key, &v, settings::CHOICE_EXPECTED)),
+            },
         };
         if let Some(value) = value {
             self.put_setting(setting, &value);
@@ -333,6 +355,9 @@ impl Options {
             }
             Setting::HandoffAuthorized => self.handoff_authorized = value.as_bool() == Some(true),
             Setting::ArchiveAuthorized => self.archive_authorized = value.as_bool() == Some(true),
+            Setting::ReviewerModel => self.reviewer_model = value.as_str().map(str::to_owned),
+            Setting::ReviewerEffort => self.reviewer_effort = value.as_str().map(str::to_owned),
+            Setting::PrFinalRound => self.pr_final_round = value.as_bool() == Some(true),
         }
     }
 }
@@ -348,6 +373,9 @@ impl Configuration for Options {
             Setting::ReviewTimeout => self.review_timeout_secs.into(),
             Setting::HandoffAuthorized => self.handoff_authorized.into(),
             Setting::ArchiveAuthorized => self.archive_authorized.into(),
+            Setting::ReviewerModel => self.reviewer_model.clone().into(),
+            Setting::ReviewerEffort => self.reviewer_effort.clone().into(),
+            Setting::PrFinalRound => self.pr_final_round.into(),
         }
     }
 

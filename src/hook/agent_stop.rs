@@ -12,6 +12,7 @@
 //! - `code` blocks only when the work tree differs from the last reviewed snapshot (or the
 //!   base, before any review): with no change there is nothing to review.
 //! - `review` and `resume:review` always block: a coder round is waiting for its review.
+//! - `review:pr` blocks: the run's PR is waiting for its final review (`pair.prFinalRound`).
 //! - `finish` lets the agent stop (finishing, committing and the PR are the human's step),
 //!   unless the work tree changed after the approval: that change was never reviewed.
 //! - `done`, `stop:*` (a human decides), `wait:review` (a review is running) and any value this
@@ -208,6 +209,11 @@ pub fn decide(input: &HookInput, run: &RunView) -> Decision {
                 "git pair run {run_id}: the last coder round was never reviewed. Run `git pair review`.{TAIL}"
             ),
         },
+        "review:pr" => Decision::Block {
+            reason: format!(
+                "git pair run {run_id}: its PR is waiting for its final review. Run `git pair review --pr N` with the run's PR number (`git pair status` shows it).{TAIL}"
+            ),
+        },
         "resume:review" => Decision::Block {
             reason: format!(
                 "git pair run {run_id}: a review was interrupted before it recorded an outcome. Run `git pair review` to dispatch it again.{TAIL}"
@@ -328,6 +334,8 @@ mod tests {
         let table: &[(&str, bool, Want)] = &[
             ("code", true, Block(CODER_DONE)),
             ("code", false, Allow(Allowed::NothingToReview)),
+            ("review:pr", false, Block("`git pair review --pr N`")),
+            ("review:pr", true, Block("`git pair review --pr N`")),
             ("review", true, Block("Run `git pair review`.")),
             ("review", false, Block("Run `git pair review`.")),
             (

@@ -174,6 +174,8 @@ mod tests {
             u64::from(round) * 2,
             "t".into(),
             Body::Review(Review {
+                model: None,
+                effort: None,
                 dispatch: "d".into(),
                 round,
                 verdict,
@@ -194,6 +196,7 @@ mod tests {
             99,
             "t".into(),
             Body::Finish(Finish {
+                pr_final: false,
                 verdict: Verdict::Approved,
                 override_,
                 pr: None,

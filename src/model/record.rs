@@ -357,6 +357,13 @@ pub struct Review {
     pub coverage_warning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The model the reviewers were asked to use (`pair.reviewerModel`, `review --model`);
+    /// absent: each CLI's own default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The reasoning effort they were asked for (`pair.reviewerEffort`, `review --effort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
 }
 
 impl Review {
@@ -406,6 +413,36 @@ pub struct Finish {
     /// no reviewer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub accept_partial: bool,
+    /// The run's PR had its final review and round (`pair.prFinalRound`): recorded final.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pr_final: bool,
+}
+
+/// The final review of a run's PR as the remote has it (SPEC §11, `pair.prFinalRound`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrReview {
+    pub number: u64,
+    /// The coder round the PR holds: the one more round that addresses these findings is
+    /// the next.
+    pub round: u32,
+    /// The PR's head and base commits as the remote had them, and their merge base: the
+    /// review saw merge base → head.
+    pub head: CommitId,
+    pub base: CommitId,
+    pub merge_base: CommitId,
+    pub head_ref: String,
+    pub base_ref: String,
+    pub verdict: Verdict,
+    /// The reviewer(s) that ran, joined with `+`.
+    pub tool: String,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// What was done on the PR: `posted` (a new comment) or `updated` (git pair's own).
+    pub comment: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
 }
 
 /// The payload of a record; `kind` names it in JSON and in the record's file name.
@@ -419,10 +456,16 @@ pub enum Body {
     Review(Review),
     Cost(CostEntry),
     Finish(Finish),
-    /// A PR number recorded after finish.
+    /// A PR number recorded after finish, or (`final_round`) recorded on an approved run
+    /// whose PR gets its final review before `finish` (`pair.prFinalRound`).
     Pr {
         number: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        final_round: bool,
     },
+    /// The PR's final review (`review --pr N`): its diff as the remote has it, reviewed, and
+    /// the findings posted on the PR.
+    PrReview(PrReview),
     Set(SetSetting),
     Abandon(Abandon),
     // Checkpoints (SPEC §10): a handoff packet, its verification and archiving, and an
@@ -454,6 +497,7 @@ impl Body {
             Body::Cost(_) => "cost",
             Body::Finish(_) => "finish",
             Body::Pr { .. } => "pr",
+            Body::PrReview(_) => "pr-review",
             Body::Set(_) => "set",
             Body::Abandon(_) => "abandon",
             Body::Checkpoint(_) => "checkpoint",
@@ -621,6 +665,7 @@ const KNOWN_KINDS: &[&str] = &[
     "cost",
     "finish",
     "pr",
+    "pr-review",
     "set",
     "abandon",
     "checkpoint",
@@ -666,7 +711,10 @@ mod tests {
         let json = br#"{"v":1,"id":"abc","seq":4,"at":"x","kind":"pr","number":7,"extra":true}"#;
         assert_eq!(
             Record::from_json(json).expect("parses").body,
-            Body::Pr { number: 7 }
+            Body::Pr {
+                number: 7,
+                final_round: false,
+            }
         );
     }
 

@@ -19,6 +19,9 @@ pub enum Setting {
     ReviewTimeout,
     HandoffAuthorized,
     ArchiveAuthorized,
+    ReviewerModel,
+    ReviewerEffort,
+    PrFinalRound,
 }
 
 /// How a setting's value is written (as a `set` argument and in `git config`) and checked.
@@ -38,6 +41,9 @@ pub enum Shape {
     Seconds,
     /// A boolean (git's spellings: true/false, yes/no, on/off, 1/0).
     Flag,
+    /// A word handed to a reviewer's own flag (a model name, an effort level): never an
+    /// option ([`is_choice`]); whether the reviewer takes it is its realization's to say.
+    Choice,
 }
 
 /// Where a run keeps a setting it owns.
@@ -70,7 +76,7 @@ pub struct Spec {
 
 /// The one table of run settings, in [`Setting::ALL`]'s order (a setting's index is its
 /// discriminant).
-static SPECS: [Spec; 8] = [
+static SPECS: [Spec; 11] = [
     Spec {
         name: "reviewer",
         config_key: "pair.reviewer",
@@ -153,11 +159,36 @@ static SPECS: [Spec; 8] = [
         default: || false.into(),
         kept: Kept::RunSettings,
     },
+    // The reviewer's model and reasoning effort, passed through the argument groups its
+    // realization declares (`data/surfaces.json` `model`, `effort`); unset: the CLI's own.
+    Spec {
+        name: "reviewer-model",
+        config_key: "pair.reviewerModel",
+        shape: Shape::Choice,
+        default: || Value::Null,
+        kept: Kept::RunSettings,
+    },
+    Spec {
+        name: "reviewer-effort",
+        config_key: "pair.reviewerEffort",
+        shape: Shape::Choice,
+        default: || Value::Null,
+        kept: Kept::RunSettings,
+    },
+    // Once the run's PR exists, one review of the PR as the remote has it, its findings
+    // posted on the PR, and one more coder round before `finish` records the PR as final.
+    Spec {
+        name: "pr-final-round",
+        config_key: "pair.prFinalRound",
+        shape: Shape::Flag,
+        default: || false.into(),
+        kept: Kept::RunSettings,
+    },
 ];
 
 impl Setting {
     /// Every run setting, in the order `status` lists them and errors name them.
-    pub const ALL: [Setting; 8] = [
+    pub const ALL: [Setting; 11] = [
         Setting::Reviewer,
         Setting::Reviewers,
         Setting::Coder,
@@ -166,6 +197,9 @@ impl Setting {
         Setting::ReviewTimeout,
         Setting::HandoffAuthorized,
         Setting::ArchiveAuthorized,
+        Setting::ReviewerModel,
+        Setting::ReviewerEffort,
+        Setting::PrFinalRound,
     ];
 
     /// The setting's row of the one table.
@@ -228,6 +262,12 @@ impl Setting {
             Shape::Flag => crate::util::git_value::boolean(text)
                 .map(Value::from)
                 .ok_or("a boolean (true/false)"),
+            Shape::Choice => {
+                if !is_choice(text) {
+                    return Err(CHOICE_EXPECTED);
+                }
+                Ok(text.into())
+            }
         }
     }
 
@@ -264,6 +304,38 @@ pub fn split_names(text: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// What a [`Shape::Choice`] value must look like, for messages.
+pub const CHOICE_EXPECTED: &str = "a name of letters, digits and '.', '_', ':', '/', '@', '+', '-' (at most 128, not starting with '-')";
+
+/// Whether `s` may be handed to a reviewer's flag as a model name or an effort level: a plain
+/// word that can never be read as an option (no leading `-`), a path or a second argument.
+pub fn is_choice(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._:/@+-".contains(c))
+}
+
+/// The text setting `setting` has for `manifest` (run-owned, else configuration), if any.
+pub fn text(
+    manifest: Option<&Manifest>,
+    config: &dyn Configuration,
+    setting: Setting,
+) -> Option<String> {
+    let value = match manifest {
+        Some(m) => effective(m, config)
+            .into_iter()
+            .find(|e| e.key == setting.name())
+            .map(|e| e.value),
+        None => None,
+    };
+    value
+        .unwrap_or_else(|| config.value(setting))
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// A coder or reviewer name as runs record it.
@@ -407,7 +479,7 @@ mod tests {
     fn names_and_keys_are_the_documented_ones() {
         assert_eq!(
             Setting::names(),
-            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized"
+            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized, reviewer-model, reviewer-effort, pr-final-round"
         );
         for s in Setting::ALL {
             assert_eq!(Setting::from_name(s.name()), Some(s));
@@ -433,6 +505,18 @@ mod tests {
         assert_eq!(Setting::HandoffAuthorized.parse("yes"), Ok(true.into()));
         assert_eq!(Setting::ArchiveAuthorized.parse("off"), Ok(false.into()));
         assert!(Setting::ArchiveAuthorized.parse("maybe").is_err());
+        assert_eq!(
+            Setting::ReviewerModel.parse("gpt-5.2"),
+            Ok("gpt-5.2".into())
+        );
+        assert_eq!(Setting::ReviewerEffort.parse("high"), Ok("high".into()));
+        for hostile in ["-c", "--model=x", "a b", "", "x;y", "a\nb", "$(id)"] {
+            assert!(
+                Setting::ReviewerModel.parse(hostile).is_err(),
+                "{hostile:?}"
+            );
+        }
+        assert_eq!(Setting::PrFinalRound.parse("true"), Ok(true.into()));
     }
 
     #[test]

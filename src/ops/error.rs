@@ -127,6 +127,21 @@ pub enum Error {
     },
     #[error("run {run_id} is already finished")]
     FinishedOnlyPr { run_id: String },
+    /// `gh` could not read or comment on the run's PR; nothing was recorded.
+    #[error("{what} failed for PR #{number}: {detail}")]
+    GhPr {
+        number: u64,
+        what: &'static str,
+        detail: String,
+    },
+    /// A reviewer choice (`pair.reviewerModel`, `--effort`, …) the bound reviewer does not
+    /// take, or a value outside its shape; nothing was stored or spawned.
+    #[error("{reason}")]
+    ReviewerChoice {
+        /// The setting, as its config key (`pair.reviewerModel`).
+        key: &'static str,
+        reason: String,
+    },
     /// `finish --push`: the run is finished (recorded), publishing its records failed.
     #[error(
         "run {} is finished, but its review records were not published to '{remote}': {source}",

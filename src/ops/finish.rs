@@ -32,6 +32,21 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
     let run_id = super::common::select::latest(ctx, None)?;
     let state = ctx.load(&run_id)?;
     let verdict = request.verdict.unwrap_or(Verdict::Approved);
+    // `pair.prFinalRound`: the PR of an approved run gets its final review before the run
+    // is finished; this records (or opens) the PR and leaves the run open for that.
+    let pr_round = !state.manifest.is_finished()
+        && state.manifest.pr_round.is_none()
+        && (request.open_pr || request.pr.is_some())
+        && verdict == Verdict::Approved
+        && !request.force
+        && crate::model::settings::flag(
+            Some(&state.manifest),
+            &ctx.options,
+            crate::model::Setting::PrFinalRound,
+        );
+    if pr_round {
+        return open_for_final_round(ctx, &run_id, request, progress);
+    }
     let mut finished_now = false;
     if state.manifest.is_finished() {
         if request.force || request.verdict.is_some() || request.accept_partial {
@@ -47,12 +62,16 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
                 && s.manifest.last_approval_is_partial();
             let override_ = verdict == Verdict::Approved
                 && s.manifest.last_verdict() != Some(Verdict::Approved);
+            let pr_final = verdict == Verdict::Approved
+                && !request.force
+                && s.manifest.pr_reviewed().is_some();
             let mut append = Append::record(
                 Body::Finish(Finish {
                     verdict,
                     override_,
                     pr: request.pr,
                     accept_partial,
+                    pr_final,
                 }),
                 format!(
                     "finish: {}{}{}",
@@ -113,6 +132,7 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         pr_already,
         note,
         push: None,
+        pr_round: None,
     };
     // The run stays finished whatever the push does: a refused or failed push hands the
     // finish report back with the error, and `git pair push` is the way on.
@@ -129,6 +149,45 @@ pub fn finish(ctx: &Context, request: &Request, progress: &dyn Fn(&str)) -> Resu
         }
     }
     Ok(report)
+}
+
+/// `finish --open-pr` / `--pr N` under `pair.prFinalRound`: the approved run's PR is
+/// recorded (opened first with `--open-pr`) for its final review, and the run stays open
+/// until `finish` after that round.
+fn open_for_final_round(
+    ctx: &Context,
+    run_id: &RunId,
+    request: &Request,
+    progress: &dyn Fn(&str),
+) -> Result<Report, Error> {
+    let m = ctx.load(run_id)?.manifest;
+    model::check_finish(&m, Verdict::Approved, false, request.accept_partial)?;
+    if let Some(number) = request.pr {
+        super::common::pr::record_pr(ctx, run_id, number, true)?;
+    }
+    let path = super::common::pr::write_body(ctx, run_id)?;
+    let mut pr = ctx.load(run_id)?.manifest.pr;
+    if request.open_pr
+        && pr.is_none()
+        && let Some(n) = super::common::pr::open(ctx, run_id, &path, progress)?
+    {
+        super::common::pr::record_pr(ctx, run_id, n, true)?;
+        pr = Some(n);
+    }
+    ctx.refresh_handoff(run_id)?;
+    Ok(Report {
+        run_id: run_id.clone(),
+        pr_body_path: path.display().to_string(),
+        verdict: None,
+        pr,
+        override_: false,
+        note_commit: None,
+        finished_now: false,
+        pr_already: None,
+        note: Note::NotYet,
+        push: None,
+        pr_round: pr.map(|_| "due"),
+    })
 }
 
 /// Closes the active run with the outcome `abandoned` (`git pair abandon`).

@@ -54,6 +54,9 @@ pub fn next_step(next: NextAction) -> &'static str {
         NextAction::StopPartial => {
             "stop:partial — the approval left files no reviewer saw; ask the human (git pair finish --accept-partial, or split the change and review again)"
         }
+        NextAction::ReviewPr => {
+            "review:pr — the PR exists: its final review, as the remote has it, posted on the PR: git pair review --pr N (the run's PR; git pair status shows it)"
+        }
         NextAction::ResumeReview => {
             "resume:review — a review was interrupted; git pair review resumes it"
         }

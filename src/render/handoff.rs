@@ -52,9 +52,19 @@ pub fn section(record: &Record, after: &Manifest) -> String {
         Body::Finish(finish) => finish_section(&mut out, finish, after, &when),
         Body::Set(set) => set_line(&mut out, set, &when),
         Body::Abandon(abandon) => abandon_section(&mut out, abandon, &when),
-        Body::Pr { number } => {
+        Body::Pr {
+            number,
+            final_round,
+        } => {
             let _ = writeln!(out, "\nPR: #{number} · {when}");
+            if *final_round {
+                let _ = writeln!(
+                    out,
+                    "Its final review comes next: git pair review --pr {number}"
+                );
+            }
         }
+        Body::PrReview(review) => pr_review_section(&mut out, review, &when),
         Body::Checkpoint(checkpoint) => {
             let _ = writeln!(
                 out,
@@ -114,6 +124,41 @@ fn coder_section(out: &mut String, coder: &Coder, round: u32, when: &str) {
     }
 }
 
+/// The PR's final review: what was reviewed (the PR as the remote had it), the findings
+/// posted on the PR and its verdict.
+fn pr_review_section(out: &mut String, review: &crate::model::PrReview, when: &str) {
+    let _ = writeln!(
+        out,
+        "\n## PR #{} final review — REVIEWER ({}) · {when}",
+        review.number, review.tool
+    );
+    let _ = writeln!(
+        out,
+        "Reviewed {}..{} ({} → {}, as the remote has it); findings {} on the PR.",
+        review.merge_base.to_string().get(..12).unwrap_or_default(),
+        review.head.to_string().get(..12).unwrap_or_default(),
+        one_line(&review.base_ref),
+        one_line(&review.head_ref),
+        review.comment
+    );
+    if !review.findings.is_empty() {
+        out.push_str("### Findings\n");
+        for f in &review.findings {
+            finding_line(out, f);
+        }
+    }
+    let _ = writeln!(out, "VERDICT: {}", review.verdict.as_str());
+}
+
+/// `Reviewer model: gpt-5.2 · effort: high` when the review asked for either.
+pub fn choices_line(review: &Review) -> Option<String> {
+    let parts: Vec<String> = [("model", &review.model), ("effort", &review.effort)]
+        .into_iter()
+        .filter_map(|(what, value)| Some(format!("{what}: {}", one_line(value.as_deref()?))))
+        .collect();
+    (!parts.is_empty()).then(|| format!("Reviewer {}", parts.join(" · ")))
+}
+
 /// A review round: its findings, coverage warning and verdict, or why it has no verdict.
 fn review_section(out: &mut String, review: &Review, when: &str) {
     let _ = writeln!(
@@ -121,6 +166,9 @@ fn review_section(out: &mut String, review: &Review, when: &str) {
         "\n## Round {} — REVIEWER ({}) · {when}",
         review.round, review.tool
     );
+    if let Some(line) = choices_line(review) {
+        let _ = writeln!(out, "{line}");
+    }
     let Some(verdict) = review.verdict else {
         let _ = writeln!(
             out,
@@ -250,7 +298,7 @@ pub fn render(records: &[Record]) -> String {
     out
 }
 
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -302,6 +350,8 @@ mod tests {
                 3,
                 "2026-11-29T23:25:00Z",
                 Body::Review(Review {
+                    model: None,
+                    effort: None,
                     dispatch: "d".into(),
                     round: 1,
                     verdict: Some(Verdict::ChangesRequested),

@@ -24,6 +24,7 @@ pub mod list;
 pub mod log;
 pub mod man;
 pub mod pr_body;
+pub mod pr_comment;
 pub mod probe;
 pub mod review;
 pub mod scrub;

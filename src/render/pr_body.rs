@@ -207,6 +207,53 @@ fn summary(
         cell(&m.coder),
         markdown(&super::common::spend(spent_usd, unpriced, 2))
     );
+    // The model and effort each review asked for, where one did (recorded on the review).
+    let mut asked: Vec<(String, Vec<String>)> = Vec::new();
+    for r in records {
+        if let Body::Review(review) = &r.body
+            && review.verdict.is_some()
+            && (review.model.is_some() || review.effort.is_some())
+        {
+            let what: Vec<String> = [("model", &review.model), ("effort", &review.effort)]
+                .into_iter()
+                .filter_map(|(k, v)| Some(format!("{k} `{}`", code_span(v.as_deref()?))))
+                .collect();
+            let what = what.join(", ");
+            match asked.iter_mut().find(|(w, _)| *w == what) {
+                Some((_, rounds)) => rounds.push(review.round.to_string()),
+                None => asked.push((what, vec![review.round.to_string()])),
+            }
+        }
+    }
+    // The PR's final review, as the remote had the PR (the last one recorded).
+    if let Some(pr) = records.iter().rev().find_map(|r| match &r.body {
+        Body::PrReview(pr) => Some(pr),
+        _ => None,
+    }) {
+        let _ = writeln!(
+            out,
+            "\n> **PR final review:** #{} as the remote had it (head `{}`, reviewed from its merge base with `{}`): {} finding{}, {} on the PR{}.",
+            pr.number,
+            code_span(pr.head.to_string().get(..12).unwrap_or_default()),
+            code_span(&pr.base_ref),
+            pr.findings.len(),
+            if pr.findings.len() == 1 { "" } else { "s" },
+            markdown(&pr.comment),
+            if m.outcome.verdict.is_some() && !pr.findings.is_empty() {
+                format!(", addressed in round {}", pr.round + 1)
+            } else {
+                String::new()
+            }
+        );
+    }
+    for (what, rounds) in &asked {
+        let _ = writeln!(
+            out,
+            "\n> **Reviewer choice:** {what} (round{} {}).",
+            if rounds.len() == 1 { "" } else { "s" },
+            rounds.join(", ")
+        );
+    }
     if m.outcome.override_ {
         let _ = writeln!(
             out,
@@ -531,6 +578,8 @@ mod tests {
             seq,
             "t".into(),
             Body::Review(crate::model::Review {
+                model: None,
+                effort: None,
                 dispatch: "d".into(),
                 round,
                 verdict: Some(if texts.is_empty() {

@@ -156,3 +156,59 @@ fn secrets_note(secrets: &[SecretAt]) -> Option<String> {
         places.join(", ")
     ))
 }
+
+/// `review --pr N`: the PR's final review, what was done on the PR, and the next step.
+pub fn pr_round(
+    report: &crate::model::report::review::PrRound,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "PR #{} final review: {} ({} finding{}; comment {} on the PR)",
+        report.pr,
+        report.verdict.as_str(),
+        report.findings.len(),
+        if report.findings.len() == 1 { "" } else { "s" },
+        report.comment
+    )?;
+    writeln!(
+        out,
+        "reviewed {}..{} as the remote has it",
+        report.merge_base.get(..12).unwrap_or_default(),
+        report.head.get(..12).unwrap_or_default()
+    )?;
+    for f in &report.findings {
+        let location = if f.location.is_empty() {
+            String::new()
+        } else {
+            format!("{} — ", f.location)
+        };
+        writeln!(out, "{}. [{}] {location}{}", f.n, f.category, f.text)?;
+    }
+    writeln!(out, "next: {}", super::common::next_step(report.next))
+}
+
+/// `review --plan FILE` with no run: the verdict and findings, and that nothing was stored.
+pub fn plan_review(
+    report: &crate::model::report::review::PlanReview,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Plan review ({}): {}",
+        report.reviewers.join(", "),
+        report.verdict.map_or("no verdict", |v| v.as_str())
+    )?;
+    for f in &report.findings {
+        let location = if f.location.is_empty() {
+            String::new()
+        } else {
+            format!("{} — ", f.location)
+        };
+        writeln!(out, "{}. [{}] {location}{}", f.n, f.category, f.text)?;
+    }
+    writeln!(
+        out,
+        "not stored: there is no run here (git pair start --task \"…\" makes one, and review --plan then reviews into it)"
+    )
+}

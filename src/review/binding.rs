@@ -115,6 +115,9 @@ pub struct Candidate {
     pub binds: bool,
     /// Why it binds or not, in one line.
     pub reason: String,
+    /// How to install its CLI (from the realization data), when it was not found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
 }
 
 /// The outcome of probing: which realization won and why.

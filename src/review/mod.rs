@@ -141,6 +141,9 @@ pub struct RunOptions {
     pub session_logs: Option<crate::cost::LogRoots>,
     /// How often a running reviewer's elapsed time is told to the progress callback.
     pub heartbeat: Duration,
+    /// The reviewer choices set (`model`, `effort` → value): each reaches the argv through
+    /// the group its realization declares, checked against its shape first.
+    pub choices: std::collections::BTreeMap<&'static str, String>,
 }
 
 impl Default for RunOptions {
@@ -163,6 +166,7 @@ impl Default for RunOptions {
             on_start: None,
             session_logs: None,
             heartbeat: Duration::from_secs(30),
+            choices: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -610,6 +614,12 @@ fn prepare(
             _ => Vec::new(),
         };
         values.table_names.insert(each.clone(), names);
+    }
+    for (&choice, value) in &options.choices {
+        bound
+            .realization
+            .check_choice(&bound.label(), choice, value, &bound.capabilities)?;
+        values.choices.insert(choice, value.clone());
     }
     let output_file = scratch.path().join("last-message.txt");
     values

@@ -112,6 +112,7 @@ fn probe_one(
         capabilities: Vec::new(),
         binds: false,
         reason: String::new(),
+        install: None,
     };
     let binding = match realization.kind {
         RealizationKind::Builtin => Some(bind_builtin(&mut candidate)),
@@ -178,7 +179,11 @@ fn bind_external(
         return None;
     };
     let Some(path) = find_executable(binary, path_env) else {
-        candidate.reason = format!("`{binary}` is not on PATH");
+        candidate.reason = match &realization.install {
+            Some(install) => format!("`{binary}` is not on PATH; install it with {install}"),
+            None => format!("`{binary}` is not on PATH"),
+        };
+        candidate.install = realization.install.clone();
         return None;
     };
     candidate.path = Some(path.clone());
@@ -420,7 +425,14 @@ mod tests {
             (report.winner.as_deref(), report.fallback_used),
             (Some("claude"), true)
         );
-        assert_eq!(report.probed[0].reason, "`codex` is not on PATH");
+        assert_eq!(
+            report.probed[0].reason,
+            "`codex` is not on PATH; install it with npm install -g @openai/codex"
+        );
+        assert_eq!(
+            report.probed[0].install.as_deref(),
+            Some("npm install -g @openai/codex")
+        );
         assert!(report.bound.expect("bound").fallback_used);
     }
 
@@ -437,7 +449,9 @@ mod tests {
         );
         assert!(probed.contains("json_events"), "{probed}");
         assert!(
-            probed.contains("claude (`claude` is not on PATH)"),
+            probed.contains(
+                "claude (`claude` is not on PATH; install it with npm install -g @anthropic-ai/claude-code)"
+            ),
             "{probed}"
         );
         assert_eq!(report.probed.len(), 2);

@@ -64,6 +64,11 @@ fn anchored(shape: &str) -> Result<Regex, String> {
 /// Placeholders that must be a whole argv element and expand to zero or more elements.
 const LIST_PLACEHOLDERS: &[&str] = &["structured_output", "command_args", "isolation"];
 
+/// The reviewer choices a realization may take (`pair.reviewerModel`, `pair.reviewerEffort`):
+/// each a whole argv element that expands to its declared argument group when the user set
+/// it, and to nothing otherwise; inside the group the same name is the value.
+pub const CHOICES: [&str; 2] = ["model", "effort"];
+
 /// The whole surfaces document: every way git pair knows to run a reviewer.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -193,6 +198,30 @@ pub struct Realization {
     /// Realizations tried, in order, when this one does not bind.
     #[serde(default)]
     pub fallback: Vec<String>,
+    /// The arguments that choose the reviewer's model (`{model}`): none means it takes no
+    /// model, and `pair.reviewerModel` is refused for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ChoiceArgs>,
+    /// The arguments that choose its reasoning effort (`{effort}`), likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<ChoiceArgs>,
+    /// How the user installs the CLI, for the hint when it is missing
+    /// (`npm install -g @openai/codex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
+}
+
+/// The argument group a reviewer choice (model, effort) expands to, and the values it takes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ChoiceArgs {
+    /// Probe capability that must be proven for the choice to be passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capability: Option<String>,
+    /// An anchored regex every value fits before it reaches the argv.
+    pub shape: String,
+    /// The elements, in order; `{model}` (or `{effort}`) is the value.
+    pub args: Vec<String>,
 }
 
 /// The vendor's own session files, and the bounds of a search through them.
@@ -586,6 +615,9 @@ pub struct ArgvValues {
     pub capabilities: std::collections::BTreeSet<String>,
     /// The names each `each` table has (what an isolation group is repeated for).
     pub table_names: BTreeMap<EachTable, Vec<String>>,
+    /// The reviewer choices set (`model`, `effort` → value), already checked
+    /// ([`Realization::check_choice`]): `{model}` expands to its group only when set.
+    pub choices: BTreeMap<&'static str, String>,
 }
 
 impl Surfaces {
@@ -791,6 +823,53 @@ impl Surfaces {
                 None => templates.push(("isolation.args", &group.args)),
             }
         }
+        for (choice, spec) in r.choices() {
+            let placeholder = format!("{{{choice}}}");
+            let Some(spec) = spec else {
+                continue;
+            };
+            if let Some(cap) = &spec.capability
+                && !capabilities.contains(cap.as_str())
+            {
+                return Err(bad(format!("{choice} capability `{cap}` is not defined")));
+            }
+            anchored(&spec.shape).map_err(|e| bad(format!("{choice}.shape: {e}")))?;
+            if !spec.args.iter().any(|a| a.contains(&placeholder)) {
+                return Err(bad(format!("{choice}.args lack {placeholder}")));
+            }
+            let rest: Vec<String> = spec
+                .args
+                .iter()
+                .map(|a| a.replace(&placeholder, ""))
+                .collect();
+            if rest.iter().any(|a| !placeholders(a).is_empty()) {
+                return Err(bad(format!(
+                    "{choice}.args may use no placeholder but {placeholder}"
+                )));
+            }
+            let used = r.argv.iter().any(|a| a == &placeholder)
+                || r.resume
+                    .as_ref()
+                    .is_some_and(|res| res.argv.iter().any(|a| a == &placeholder));
+            if !used {
+                return Err(bad(format!(
+                    "{choice} is declared but no argv uses {placeholder}"
+                )));
+            }
+        }
+        for choice in CHOICES {
+            let placeholder = format!("{{{choice}}}");
+            let declared = r.choices().any(|(c, spec)| c == choice && spec.is_some());
+            let in_argv = r
+                .argv
+                .iter()
+                .chain(r.resume.iter().flat_map(|res| &res.argv));
+            if !declared && in_argv.clone().any(|a| a.contains(&placeholder)) {
+                return Err(bad(format!(
+                    "argv uses {placeholder} but no {choice} is declared"
+                )));
+            }
+        }
         if let Some(res) = &r.resume {
             if let Some(cap) = &res.capability
                 && !capabilities.contains(cap.as_str())
@@ -901,7 +980,7 @@ impl Surfaces {
 fn check_template(template: &[String]) -> Result<(), String> {
     for element in template {
         for name in placeholders(element) {
-            if LIST_PLACEHOLDERS.contains(&name) {
+            if LIST_PLACEHOLDERS.contains(&name) || CHOICES.contains(&name) {
                 if element != &format!("{{{name}}}") {
                     return Err(format!("{{{name}}} must be a whole argv element"));
                 }
@@ -936,6 +1015,52 @@ fn placeholders(element: &str) -> Vec<&str> {
 }
 
 impl Realization {
+    /// Each reviewer choice and the argument group this realization declares for it.
+    pub fn choices(&self) -> impl Iterator<Item = (&'static str, Option<&ChoiceArgs>)> + Clone {
+        [
+            ("model", self.model.as_ref()),
+            ("effort", self.effort.as_ref()),
+        ]
+        .into_iter()
+    }
+
+    /// Whether `value` may be passed as reviewer choice `choice` (`model`, `effort`) to this
+    /// realization bound with `capabilities`; else why not, in one line naming the realization
+    /// (`name`). A value never reaches an argv unless it is a plain word that is no option
+    /// and fits the declared shape.
+    pub fn check_choice(
+        &self,
+        name: &str,
+        choice: &str,
+        value: &str,
+        capabilities: &BTreeSet<String>,
+    ) -> Result<(), String> {
+        let Some(spec) = self
+            .choices()
+            .find(|(c, _)| *c == choice)
+            .and_then(|(_, s)| s)
+        else {
+            return Err(format!(
+                "reviewer `{name}` takes no {choice} (its realization declares no {choice} arguments)"
+            ));
+        };
+        if let Some(cap) = &spec.capability
+            && !capabilities.contains(cap)
+        {
+            return Err(format!(
+                "reviewer `{name}` takes no {choice} here: its probe did not prove `{cap}`"
+            ));
+        }
+        let shape = anchored(&spec.shape)?;
+        if !crate::model::settings::is_choice(value) || !shape.is_match(value) {
+            return Err(format!(
+                "{choice} {value:?} is not one reviewer `{name}` takes (it must fit {})",
+                spec.shape
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether any template of this realization (with structured output as given) uses the
     /// placeholder `name`.
     pub(crate) fn uses_placeholder(
@@ -970,6 +1095,23 @@ impl Realization {
         for element in template {
             match element.as_str() {
                 "{command_args}" => out.extend(values.command_args.iter().cloned()),
+                "{model}" | "{effort}" => {
+                    let name = &element[1..element.len() - 1];
+                    let spec = self
+                        .choices()
+                        .find(|(c, _)| *c == name)
+                        .and_then(|(_, s)| s);
+                    let (Some(spec), Some((&key, value))) =
+                        (spec, values.choices.get_key_value(name))
+                    else {
+                        continue;
+                    };
+                    let mut with_value = values.clone();
+                    with_value.scalars.insert(key, value.clone());
+                    for arg in &spec.args {
+                        out.push(substitute(arg, &with_value)?);
+                    }
+                }
                 "{structured_output}" => {
                     if values.structured_output
                         && let Some(s) = &self.structured_output
@@ -1319,6 +1461,100 @@ mod tests {
             .expect("resume subcommand");
         assert_eq!(resumed[resumed.len() - 2], "S-1");
         assert!(at > 0 && resumed[..at].contains(&"read-only".to_owned()));
+    }
+
+    #[test]
+    fn model_and_effort_expand_to_their_groups_only_when_set() {
+        let s = shipped();
+        let caps = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<_>>();
+        let codex = s.get("codex").expect("codex");
+        let plain = codex
+            .render_argv(&codex.argv, &values(false))
+            .expect("render");
+        assert!(!plain.iter().any(|a| a == "-m" || a.contains("effort")));
+        let mut v = values(false);
+        v.choices.insert("model", "gpt-5.2".into());
+        v.choices.insert("effort", "high".into());
+        let chosen = codex.render_argv(&codex.argv, &v).expect("render");
+        let at = chosen.iter().position(|a| a == "-m").expect("-m");
+        assert_eq!(chosen[at + 1], "gpt-5.2");
+        assert!(chosen.contains(&"model_reasoning_effort=high".to_owned()));
+        assert_eq!(
+            chosen.last().map(String::as_str),
+            Some("-"),
+            "stdin stays last"
+        );
+        let resumed = codex
+            .render_argv(&codex.resume.as_ref().expect("resume").argv, &v)
+            .expect("render");
+        assert!(resumed.contains(&"gpt-5.2".to_owned()));
+        let claude = s.get("claude").expect("claude");
+        let chosen = claude.render_argv(&claude.argv, &v).expect("render");
+        let at = chosen.iter().position(|a| a == "--model").expect("--model");
+        assert_eq!(chosen[at + 1], "gpt-5.2");
+        assert!(chosen.windows(2).any(|w| w == ["--effort", "high"]));
+
+        let proven = caps(&["model_flag", "config_override", "effort_flag"]);
+        assert!(
+            codex
+                .check_choice("codex", "model", "gpt-5.2", &proven)
+                .is_ok()
+        );
+        assert!(
+            codex
+                .check_choice("codex", "effort", "high", &proven)
+                .is_ok()
+        );
+        for hostile in ["-c", "--x=y", "a b", "x\n", "max"] {
+            let err = codex
+                .check_choice(
+                    "codex",
+                    if hostile == "max" { "effort" } else { "model" },
+                    hostile,
+                    &proven,
+                )
+                .expect_err(hostile);
+            assert!(err.contains("codex"), "{err}");
+        }
+        let err = codex
+            .check_choice("codex", "model", "gpt-5.2", &caps(&[]))
+            .expect_err("unproven");
+        assert!(err.contains("model_flag"), "{err}");
+        let builtin = s.get("builtin").expect("builtin");
+        let err = builtin
+            .check_choice("builtin", "model", "gpt-5.2", &proven)
+            .expect_err("no group");
+        assert_eq!(
+            err,
+            "reviewer `builtin` takes no model (its realization declares no model arguments)"
+        );
+    }
+
+    #[test]
+    fn choice_groups_are_validated() {
+        let shipped = SHIPPED_SURFACES;
+        for (from, to, reason) in [
+            (
+                "\"args\": [\"-m\", \"{model}\"]",
+                "\"args\": [\"-m\"]",
+                "model.args lack {model}",
+            ),
+            (
+                "\"shape\": \"^(none|minimal|low|medium|high|xhigh)$\"",
+                "\"shape\": \"(none|high)\"",
+                "effort.shape",
+            ),
+            (
+                "\"{isolation}\", \"{model}\", \"{effort}\", \"{structured_output}\", \"-\"]",
+                "\"{isolation}\", \"x{model}\", \"{effort}\", \"{structured_output}\", \"-\"]",
+                "{model} must be a whole argv element",
+            ),
+        ] {
+            assert!(shipped.contains(from), "{from}");
+            let text = shipped.replacen(from, to, 1);
+            let err = Surfaces::from_json(&text, "t").expect_err(reason);
+            assert!(err.to_string().contains(reason), "{reason}: {err}");
+        }
     }
 
     #[test]

@@ -45,6 +45,14 @@ impl Repo {
         Ok(topological(to, commits))
     }
 
+    /// The merge base of commits `a` and `b` (the best common ancestor), if they have one.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, Error> {
+        self.repo
+            .merge_base(a, b)
+            .map(|base| base.map(|id| id.detach()))
+            .map_err(Error::git("find the merge base"))
+    }
+
     /// Whether commit `ancestor` is `descendant` or one of its ancestors (`false` when either
     /// is not a commit here: nothing is proven then).
     pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {

@@ -43,7 +43,7 @@ pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
 pub use owned::{BASES_PREFIX, Claim, OWNED_PREFIX, base_ref, owned_ref};
 pub use receipts::Receipt;
-pub use repo::{Head, Repo};
+pub use repo::{GlobalConfig, Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
 pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
 pub use summaries::{RunSummary, Summaries};

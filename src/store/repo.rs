@@ -575,6 +575,43 @@ fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// The configuration outside any repository (system, global, `GIT_CONFIG_*` overrides), read
+/// like a repository's: what a command that needs no repository (`review --plan` outside
+/// one) runs with.
+pub struct GlobalConfig {
+    file: gix::config::File,
+}
+
+impl GlobalConfig {
+    /// Loads it; a file that cannot be read counts as empty (as for git outside a repository,
+    /// the defaults then hold).
+    pub fn load() -> GlobalConfig {
+        let mut file = gix::config::File::from_globals().unwrap_or_default();
+        // Overrides that do not read leave the files' values in force.
+        if let Ok(overrides) = gix::config::File::from_environment_overrides() {
+            let _ = file.append(overrides);
+        }
+        GlobalConfig { file }
+    }
+
+    /// Every occurrence of `key`, in file order (as [`Repo::config_occurrences`]).
+    pub fn occurrences(&self, key: &str) -> Vec<Option<String>> {
+        let mut values: Vec<Option<String>> = self
+            .file
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| Some(v.to_string()))
+            .collect();
+        if self.file.string_implicit(key) == Some(None)
+            && let Some(last) = values.last_mut()
+        {
+            *last = None;
+        }
+        values
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

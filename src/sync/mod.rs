@@ -754,6 +754,47 @@ fn fetch(repo: &Repo, remote: &Remote) -> Result<(), Error> {
     }
 }
 
+/// Fetches each commit of `commits` from `remote` into its local ref (`(id, ref)`, a ref
+/// under `refs/pair-local/`): a pull request's head and base by their ids, as the remote
+/// has them. Nothing else is fetched or updated.
+pub fn fetch_commits(
+    repo: &Repo,
+    remote: &str,
+    commits: &[(ObjectId, String)],
+) -> Result<(), Error> {
+    let remote = Remote::resolve(repo, remote)?;
+    let mut args: Vec<String> = [
+        "fetch",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        "--refmap=",
+        "--quiet",
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(remote.name.clone());
+    for (id, dest) in commits {
+        if !dest.starts_with("refs/pair-local/") {
+            return Err(Error::Fetch {
+                remote: remote.name.clone(),
+                detail: format!("refusing to fetch into {dest}"),
+            });
+        }
+        args.push(format!("+{id}:{dest}"));
+    }
+    let out = git(repo, &args)?;
+    if out.success {
+        Ok(())
+    } else {
+        Err(Error::Fetch {
+            remote: remote.name.clone(),
+            detail: git_error_line(&out.stderr, out.code),
+        })
+    }
+}
+
 /// The commits `remote` advertises (every ref outside `refs/pair/` and `refs/notes/`, and
 /// the commits annotated tags point at): what a push can count on the remote having. Run
 /// state is left out (it holds no project history), which at worst makes a scan cover more.

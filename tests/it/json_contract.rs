@@ -100,7 +100,7 @@ fn start_json_keys() {
 fn status_json_keys() {
     let env = TestEnv::new();
     env.start("t");
-    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout,handoff-authorized,archive-authorized}";
+    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout,handoff-authorized,archive-authorized,reviewer-model,reviewer-effort,pr-final-round}";
     let expected = format!(
         "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
     );
@@ -142,7 +142,7 @@ fn review_json_keys() {
         &["review", "--reviewer-cmd", &changes],
         0,
         &format!(
-            "{{run_id,round,verdict,findings:[{{n,category,severity,location,text}}],outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},next_action}}"
+            "{{run_id,round,verdict,findings:[{{n,category,severity,location,text}}],outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},model,effort,next_action}}"
         ),
     );
     env.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");
@@ -152,8 +152,27 @@ fn review_json_keys() {
         &["review", "--reviewer-cmd", &approve],
         0,
         &format!(
-            "{{run_id,round,verdict,findings,outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},next_action}}"
+            "{{run_id,round,verdict,findings,outcome,outcomes:[{{reviewer,outcome,attempts,session_id}}],fallback_used,parallelism:{{limit,bound_by}},{coverage},model,effort,next_action}}"
         ),
+    );
+}
+
+#[test]
+fn plan_review_without_a_run_json_keys() {
+    let env = TestEnv::new();
+    env.write_outside("plan.md", "a plan\n");
+    let plan = env.home.join("plan.md");
+    pin(
+        &env,
+        &[
+            "review",
+            "--plan",
+            plan.to_str().expect("utf8"),
+            "--reviewer-cmd",
+            &reviewer("request-changes.sh"),
+        ],
+        0,
+        "{stored,mode,verdict,findings:[{n,category,severity,location,text}],outcome,reviewers,model,effort}",
     );
 }
 

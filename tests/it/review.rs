@@ -338,6 +338,14 @@ fn nothing_binding_is_an_error_naming_what_was_probed_and_stores_nothing() {
         ),
         "{out}"
     );
+    // The missing CLIs by the install commands the realization data names.
+    let hint = out.stderr.lines().nth(1).unwrap_or_default();
+    assert!(
+        hint.contains(
+            "install codex (npm install -g @openai/codex) or claude (npm install -g @anthropic-ai/claude-code)"
+        ),
+        "{out}"
+    );
     assert_eq!(env.pair_refs(), before);
     let out = env.pair(&["probe"]);
     assert_one_error_line(&out, 1, "no reviewer realization binds");

@@ -32,7 +32,26 @@ impl Manifest {
             Body::Review(review) => self.apply_review(record, review),
             Body::Cost(cost) => self.apply_cost(cost),
             Body::Finish(finish) => self.apply_finish(finish),
-            Body::Pr { number } => self.pr = Some(*number),
+            Body::Pr {
+                number,
+                final_round,
+            } => {
+                self.pr = Some(*number);
+                if *final_round && self.pr_round.is_none() {
+                    self.pr_round = Some(super::PrRound {
+                        number: *number,
+                        reviewed: None,
+                    });
+                }
+            }
+            Body::PrReview(review) => {
+                if let Some(pr) = self.pr_round.as_mut().filter(|p| p.number == review.number) {
+                    pr.reviewed = Some(super::PrReviewed {
+                        round: review.round,
+                        findings: review.findings.len(),
+                    });
+                }
+            }
             Body::Set(set) => self.apply_set(set),
             Body::Abandon(_) => self.close(None, false, true),
             Body::Checkpoint(checkpoint) => self.apply_checkpoint(checkpoint),

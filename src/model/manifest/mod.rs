@@ -92,6 +92,36 @@ pub struct PendingReview {
     pub runner: Option<Runner>,
 }
 
+/// The PR's final round as projected: the PR, and its final review once recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrRound {
+    pub number: u64,
+    /// The PR's final review: the coder round the PR held, and how many findings it had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<PrReviewed>,
+}
+
+/// The PR's final review, as the round rules read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrReviewed {
+    /// The coder round the PR held when it was reviewed; the one more round is the next.
+    pub round: u32,
+    pub findings: usize,
+}
+
+impl Manifest {
+    /// The PR's final review, once recorded.
+    pub fn pr_reviewed(&self) -> Option<PrReviewed> {
+        self.pr_round.as_ref().and_then(|p| p.reviewed)
+    }
+
+    /// Whether the coder round that addresses the PR's final review is open (or done).
+    pub fn in_pr_round(&self) -> bool {
+        self.pr_reviewed()
+            .is_some_and(|r| self.current_coder_round().is_some_and(|n| n > r.round))
+    }
+}
+
 /// What the loop should do next; the skill follows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NextAction {
@@ -112,6 +142,10 @@ pub enum NextAction {
     /// --accept-partial`, or split the change and review again).
     #[serde(rename = "stop:partial")]
     StopPartial,
+    /// The run's PR exists and gets its final review as the remote has it
+    /// (`pair.prFinalRound`): `git pair review --pr N`.
+    #[serde(rename = "review:pr")]
+    ReviewPr,
     #[serde(rename = "resume:review")]
     ResumeReview,
     #[serde(rename = "wait:review")]
@@ -122,7 +156,7 @@ pub enum NextAction {
 
 impl NextAction {
     /// Every value, for documentation and for the skill's coverage test.
-    pub const ALL: [NextAction; 10] = [
+    pub const ALL: [NextAction; 11] = [
         NextAction::Code,
         NextAction::Review,
         NextAction::Finish,
@@ -130,6 +164,7 @@ impl NextAction {
         NextAction::StopBudget,
         NextAction::StopStalled,
         NextAction::StopPartial,
+        NextAction::ReviewPr,
         NextAction::ResumeReview,
         NextAction::WaitReview,
         NextAction::Done,
@@ -145,6 +180,7 @@ impl NextAction {
             NextAction::StopBudget => "stop:budget",
             NextAction::StopStalled => "stop:stalled",
             NextAction::StopPartial => "stop:partial",
+            NextAction::ReviewPr => "review:pr",
             NextAction::ResumeReview => "resume:review",
             NextAction::WaitReview => "wait:review",
             NextAction::Done => "done",
@@ -208,6 +244,9 @@ pub struct Manifest {
     pub last_seq: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     last_record: Option<String>,
+    /// The PR's final round (`pair.prFinalRound`), once the PR was recorded for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pr_round: Option<PrRound>,
     /// The run's latest checkpoint and where it stands (SPEC §10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<LatestCheckpoint>,
@@ -261,6 +300,7 @@ impl Manifest {
             last_record: None,
             checkpoint: None,
             compactions: 0,
+            pr_round: None,
             extra: serde_json::Map::new(),
         }
     }

@@ -34,7 +34,8 @@ impl Manifest {
 
     /// What to do next (SPEC §5): the one function every command takes its next step from.
     /// When several hold, the first of `done`, `wait:review`, `resume:review`, `stop:budget`,
-    /// `stop:round-cap`, `stop:stalled` wins (`stop:partial` in place of `finish`), then the plain values.
+    /// `stop:round-cap`, `stop:stalled` wins (`stop:partial` in place of `finish`), then the plain
+    /// values (`review:pr` in place of `finish` while the run's PR awaits its final review).
     pub fn next_action(&self, observed: Observed) -> NextAction {
         // A run that only carries a checkpoint has no loop to continue.
         if self.is_finished() || self.carrier {
@@ -56,12 +57,25 @@ impl Manifest {
         if !self.is_reviewed(round) {
             return NextAction::Review;
         }
+        let pr_reviewed = self.pr_reviewed();
         match self.last_verdict() {
             // Some of the change reached no reviewer: not an approval to finish on unasked.
             Some(Verdict::Approved) if self.last_approval_is_partial() => NextAction::StopPartial,
+            // The PR exists: its final review comes before finishing, then one more coder
+            // round when it found something.
+            Some(Verdict::Approved) if self.pr_round.is_some() && pr_reviewed.is_none() => {
+                NextAction::ReviewPr
+            }
+            Some(Verdict::Approved)
+                if pr_reviewed.is_some_and(|r| r.round == round && r.findings > 0) =>
+            {
+                NextAction::Code
+            }
             Some(Verdict::Approved) => NextAction::Finish,
             // The reviewer's answer could not be read: review again, not "fix the findings".
             _ if self.last_review_failed_to_answer() => NextAction::Review,
+            // The one more round the PR's review gave is used up.
+            _ if self.in_pr_round() => NextAction::StopRoundCap,
             _ if round >= self.max_rounds => NextAction::StopRoundCap,
             _ if self.is_stalled() => NextAction::StopStalled,
             _ => NextAction::Code,

@@ -40,6 +40,34 @@ pub enum Refusal {
     TooManyAddressed { claimed: u32, open: u32 },
     #[error("branch '{branch}' already has an unfinished run, {run_id}")]
     UnfinishedRun { run_id: String, branch: String },
+    #[error("pair.prFinalRound is off: the PR's final review is not enabled")]
+    PrFinalRoundOff,
+    #[error("run {run_id} has no PR yet")]
+    NoPr { run_id: String },
+    #[error("run {run_id}'s PR is #{recorded}, not #{asked}")]
+    OtherPr {
+        run_id: String,
+        recorded: u64,
+        asked: u64,
+    },
+    #[error(
+        "run {run_id}'s PR #{number} was recorded without a final round (pair.prFinalRound was off then)"
+    )]
+    PrWithoutFinalRound { run_id: String, number: u64 },
+    #[error(
+        "run {run_id}'s PR #{number} had its final review, and the one more coder round it gives has begun"
+    )]
+    PrRoundUsed { run_id: String, number: u64 },
+    #[error("run {run_id}'s PR #{number} is not reviewed in its final round yet")]
+    PrReviewDue { run_id: String, number: u64 },
+    #[error(
+        "the final review of run {run_id}'s PR #{number} has {findings} finding(s) no reviewed coder round addressed yet"
+    )]
+    PrFindingsOpen {
+        run_id: String,
+        number: u64,
+        findings: usize,
+    },
     #[error("a review of run {run_id} is running right now (git pair review, pid {pid} on {host})")]
     ReviewRunning {
         run_id: String,
@@ -56,7 +84,11 @@ pub fn check_coder_done(manifest: &Manifest, extra_round: bool) -> Result<(), Re
         });
     }
     let (round, opens) = manifest.coder_round_for_next();
-    if opens && round > manifest.max_rounds && !extra_round {
+    // The PR's final review gives exactly one more coder round, whatever the cap.
+    let pr_round = manifest
+        .pr_reviewed()
+        .is_some_and(|r| r.findings > 0 && round == r.round + 1);
+    if opens && round > manifest.max_rounds && !extra_round && !pr_round {
         return Err(Refusal::RoundCap {
             run_id: manifest.run_id.clone(),
             max_rounds: manifest.max_rounds,
@@ -108,11 +140,76 @@ pub fn check_finish(
                 .to_owned(),
         });
     }
+    // The PR's final round comes before the PR is recorded final; `--force` skips it.
+    if let Some(pr) = manifest.pr_round.as_ref().filter(|_| !force) {
+        let run_id = manifest.run_id.clone();
+        match pr.reviewed {
+            None => {
+                return Err(Refusal::PrReviewDue {
+                    run_id,
+                    number: pr.number,
+                });
+            }
+            // Its findings need the one more coder round, reviewed.
+            Some(r)
+                if r.findings > 0
+                    && (!manifest.in_pr_round()
+                        || manifest
+                            .current_coder_round()
+                            .is_some_and(|n| !manifest.is_reviewed(n))) =>
+            {
+                return Err(Refusal::PrFindingsOpen {
+                    run_id,
+                    number: pr.number,
+                    findings: r.findings,
+                });
+            }
+            Some(_) => {}
+        }
+    }
     // A partial approval closes a run only when the user says so (SPEC §6.2); `--force`
     // overrides a missing approval, not a partial one.
     if verdict == Verdict::Approved && manifest.last_approval_is_partial() && !accept_partial {
         return Err(Refusal::PartialApproval {
             run_id: manifest.run_id.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a `review --pr N` the loop's rules do not allow: the run must hold PR `number`
+/// for its final round, approved, with the one more coder round not begun.
+pub fn check_pr_review(manifest: &Manifest, number: u64) -> Result<(), Refusal> {
+    let run_id = manifest.run_id.clone();
+    if manifest.is_finished() {
+        return Err(Refusal::Finished { run_id });
+    }
+    let Some(recorded) = manifest.pr else {
+        return Err(Refusal::NoPr { run_id });
+    };
+    if recorded != number {
+        return Err(Refusal::OtherPr {
+            run_id,
+            recorded,
+            asked: number,
+        });
+    }
+    if manifest.pr_round.is_none() {
+        return Err(Refusal::PrWithoutFinalRound { run_id, number });
+    }
+    if manifest.in_pr_round() {
+        return Err(Refusal::PrRoundUsed { run_id, number });
+    }
+    let reviewed = manifest
+        .current_coder_round()
+        .is_some_and(|n| manifest.is_reviewed(n));
+    if !reviewed || manifest.last_verdict() != Some(Verdict::Approved) {
+        return Err(Refusal::NotApproved {
+            run_id,
+            last: manifest
+                .last_verdict()
+                .map_or("none", Verdict::as_str)
+                .to_owned(),
         });
     }
     Ok(())

@@ -41,6 +41,8 @@ fn coder(summary: &str) -> Body {
 
 fn review(dispatch: &str, round: u32, verdict: Option<Verdict>, findings: &[&str]) -> Body {
     Body::Review(Review {
+        model: None,
+        effort: None,
         dispatch: dispatch.into(),
         round,
         verdict,
@@ -183,6 +185,7 @@ fn approval_leads_to_finish_then_done() {
     m.apply(&rec(
         4,
         Body::Finish(crate::model::Finish {
+            pr_final: false,
             verdict: Verdict::Approved,
             override_: false,
             pr: None,
@@ -252,6 +255,7 @@ fn next_action_values_are_the_documented_ones() {
             "stop:budget",
             "stop:stalled",
             "stop:partial",
+            "review:pr",
             "resume:review",
             "wait:review",
             "done"

@@ -27,6 +27,10 @@ pub struct Finished {
     /// `--push`: what publishing the records did (absent without `--push`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub push: Option<crate::model::report::sync::Push>,
+    /// `due` when the PR was recorded for its final round (`pair.prFinalRound`) and the run
+    /// stays open for it (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pr_round: Option<&'static str>,
 }
 
 /// Where the run's review note stands after `finish`.

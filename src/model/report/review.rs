@@ -30,6 +30,10 @@ pub struct Round {
     /// How many reviewers ran at once and which limit bound it.
     pub parallelism: Parallelism,
     pub coverage: CoverageSummary,
+    /// The model the reviewers were asked for (null: each CLI's own default).
+    pub model: Option<String>,
+    /// The reasoning effort they were asked for (null: each CLI's own default).
+    pub effort: Option<String>,
     /// The run's next action after the round.
     pub next_action: &'static str,
     /// The same, for the human "next:" line.
@@ -138,4 +142,44 @@ pub struct Unbound {
 pub struct Probed {
     pub name: String,
     pub reason: String,
+}
+
+/// `review --pr N`: the PR's final review as the remote has it, posted on the PR.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrRound {
+    pub run_id: RunId,
+    pub pr: u64,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    /// `posted` (a new comment on the PR) or `updated` (git pair's own earlier one).
+    pub comment: &'static str,
+    /// The PR's head, base and merge base as fetched: the review saw merge base → head.
+    pub head: String,
+    pub base: String,
+    pub merge_base: String,
+    pub reviewers: Vec<String>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    pub next_action: &'static str,
+    #[serde(skip)]
+    pub next: NextAction,
+}
+
+/// `review --plan FILE` with no run (outside a repository, or with no active run): the
+/// verdict and findings, stored nowhere.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanReview {
+    /// Always false: no run holds this review.
+    pub stored: bool,
+    /// Always `plan`.
+    pub mode: &'static str,
+    /// Null when no reviewer gave a verdict (the command fails).
+    pub verdict: Option<Verdict>,
+    pub findings: Vec<Finding>,
+    pub outcome: String,
+    pub reviewers: Vec<String>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    #[serde(skip)]
+    pub error: Option<String>,
 }

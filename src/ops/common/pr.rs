@@ -74,6 +74,17 @@ pub fn update_description(ctx: &Context, run_id: &RunId, path: &Path) -> Result<
 /// Records `number` as the run's PR, once; a different number on a run that has one is
 /// refused (a run never gets a second PR).
 pub fn record_number(ctx: &Context, run_id: &RunId, number: u64) -> Result<(), Error> {
+    record_pr(ctx, run_id, number, false)
+}
+
+/// [`record_number`]; with `final_round`, the PR gets its final review before the run is
+/// finished (`pair.prFinalRound`).
+pub fn record_pr(
+    ctx: &Context,
+    run_id: &RunId,
+    number: u64,
+    final_round: bool,
+) -> Result<(), Error> {
     let second = |n: u64| Refusal::SecondPr {
         run_id: run_id.to_string(),
         number: n,
@@ -88,7 +99,10 @@ pub fn record_number(ctx: &Context, run_id: &RunId, number: u64) -> Result<(), E
             return Err(second(n));
         }
         Ok(Append::record(
-            Body::Pr { number },
+            Body::Pr {
+                number,
+                final_round,
+            },
             format!("pr: #{number}"),
         ))
     })?;
@@ -127,4 +141,207 @@ pub fn open(
         .lines()
         .filter_map(|l| l.trim().rsplit_once("/pull/"))
         .find_map(|(_, n)| n.trim_end_matches('/').parse().ok()))
+}
+
+/// A pull request as `gh pr view --json` describes it: what its final review reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrView {
+    pub head_ref: String,
+    pub base_ref: String,
+    pub head: gix::ObjectId,
+    pub base: gix::ObjectId,
+    /// git pair's own earlier comment on it (by its marker, written by this gh user): its
+    /// REST id, to update rather than add another.
+    pub own_comment: Option<u64>,
+}
+
+/// The fields `review --pr` asks `gh pr view` for.
+pub const VIEW_FIELDS: &str = "baseRefName,headRefName,headRefOid,baseRefOid,comments";
+
+/// Reads `gh pr view --json` output (untrusted): both commit ids full hex, both branch
+/// names plain, and the newest comment this gh user wrote that starts with `marker`.
+pub fn parse_view(json: &str, marker: &str) -> Result<PrView, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(json.trim()).map_err(|e| format!("not JSON: {e}"))?;
+    let text = |key: &str| -> Result<String, String> {
+        v.get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no {key}"))
+    };
+    let id = |key: &str| -> Result<gix::ObjectId, String> {
+        let hex = text(key)?;
+        if hex.len() != 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("{key} is not a commit id"));
+        }
+        gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| format!("{key}: {e}"))
+    };
+    let branch = |key: &str| -> Result<String, String> {
+        let name = text(key)?;
+        let plain = !name.is_empty()
+            && name.len() <= 255
+            && !name.starts_with('-')
+            && !name.chars().any(|c| c.is_control() || c.is_whitespace());
+        if plain {
+            Ok(name)
+        } else {
+            Err(format!("{key} is not a branch name"))
+        }
+    };
+    let own_comment = v
+        .get("comments")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| {
+            c.get("viewerDidAuthor")
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
+        })
+        .filter(|c| {
+            c.get("body")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|b| b.starts_with(marker))
+        })
+        .filter_map(|c| comment_id(c.get("url")?.as_str()?))
+        .next_back();
+    Ok(PrView {
+        head_ref: branch("headRefName")?,
+        base_ref: branch("baseRefName")?,
+        head: id("headRefOid")?,
+        base: id("baseRefOid")?,
+        own_comment,
+    })
+}
+
+/// The REST id of an issue comment from its URL (`…/pull/7#issuecomment-123`).
+fn comment_id(url: &str) -> Option<u64> {
+    let (_, id) = url.rsplit_once("#issuecomment-")?;
+    id.parse().ok().filter(|n| *n > 0)
+}
+
+/// `gh pr view <number> --json …`, read.
+pub fn view(ctx: &Context, number: u64, marker: &str) -> Result<PrView, Error> {
+    let n = number.to_string();
+    let out = crate::process::run_tool(
+        "gh",
+        &["pr", "view", &n, "--json", VIEW_FIELDS],
+        ctx.repo.work_dir()?,
+        Duration::from_secs(120),
+    )
+    .map_err(|source| Error::GhPr {
+        number,
+        what: "gh pr view",
+        detail: source.to_string(),
+    })?;
+    parse_view(&out, marker).map_err(|detail| Error::GhPr {
+        number,
+        what: "gh pr view",
+        detail,
+    })
+}
+
+/// Whether `comment` posted a new comment or updated git pair's own earlier one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Commented {
+    Posted,
+    Updated,
+}
+
+impl Commented {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Commented::Posted => "posted",
+            Commented::Updated => "updated",
+        }
+    }
+}
+
+/// Puts `body` on PR `number` as one comment: git pair's own earlier comment (`existing`) is
+/// updated in place (`gh api -X PATCH`), else a new one is added (`gh pr comment`).
+pub fn comment(
+    ctx: &Context,
+    number: u64,
+    existing: Option<u64>,
+    body: &Path,
+) -> Result<Commented, Error> {
+    let dir = ctx.repo.work_dir()?;
+    let failed = |what: &'static str| {
+        move |source: crate::process::ToolError| Error::GhPr {
+            number,
+            what,
+            detail: source.to_string(),
+        }
+    };
+    let file = body.display().to_string();
+    match existing {
+        Some(id) => {
+            let endpoint = format!("repos/{{owner}}/{{repo}}/issues/comments/{id}");
+            let field = format!("body=@{file}");
+            crate::process::run_tool(
+                "gh",
+                &["api", "--method", "PATCH", &endpoint, "-F", &field],
+                dir,
+                Duration::from_secs(120),
+            )
+            .map_err(failed("gh api (update the comment)"))?;
+            Ok(Commented::Updated)
+        }
+        None => {
+            let n = number.to_string();
+            crate::process::run_tool(
+                "gh",
+                &["pr", "comment", &n, "--body-file", &file],
+                dir,
+                Duration::from_secs(120),
+            )
+            .map_err(failed("gh pr comment"))?;
+            Ok(Commented::Posted)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MARKER: &str = "<!-- git-pair:pr-review -->";
+
+    fn view_json(comments: &str) -> String {
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"feature/x","headRefOid":"{}","baseRefOid":"{}","comments":{comments}}}"#,
+            "a".repeat(40),
+            "b".repeat(40)
+        )
+    }
+
+    #[test]
+    fn a_view_gives_ids_branches_and_our_own_newest_comment() {
+        let comments = format!(
+            r#"[{{"body":"{MARKER}\nold","viewerDidAuthor":true,"url":"https://github.com/o/r/pull/7#issuecomment-11"}},
+               {{"body":"{MARKER}\nforged","viewerDidAuthor":false,"url":"https://github.com/o/r/pull/7#issuecomment-12"}},
+               {{"body":"quoting {MARKER}","viewerDidAuthor":true,"url":"https://github.com/o/r/pull/7#issuecomment-13"}},
+               {{"body":"{MARKER}\nnew","viewerDidAuthor":true,"url":"https://github.com/o/r/pull/7#issuecomment-14"}}]"#
+        );
+        let v = parse_view(&view_json(&comments), MARKER).expect("parses");
+        assert_eq!(v.head_ref, "feature/x");
+        assert_eq!(v.base.to_string(), "b".repeat(40));
+        assert_eq!(v.own_comment, Some(14));
+        assert_eq!(
+            parse_view(&view_json("[]"), MARKER)
+                .expect("parses")
+                .own_comment,
+            None
+        );
+    }
+
+    #[test]
+    fn a_hostile_view_is_refused() {
+        let bad_id = view_json("[]").replace(&"a".repeat(40), "HEAD~1");
+        assert!(parse_view(&bad_id, MARKER).is_err());
+        let option = view_json("[]").replace("feature/x", "--upload-pack=evil");
+        assert!(parse_view(&option, MARKER).is_err());
+        assert!(parse_view("not json", MARKER).is_err());
+        assert!(parse_view("{}", MARKER).is_err());
+    }
 }

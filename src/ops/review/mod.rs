@@ -7,38 +7,25 @@
 mod execute;
 mod live;
 mod plan;
+mod pr;
 mod prepare;
 mod record;
+mod standalone;
 pub(crate) use record::SCANNER_SECRET_TEXT;
 
 pub use execute::{ATTEMPTS_PER_MEMBER, SnapshotDirs, execute};
 pub use plan::{
-    Carried, Member, MemberResult, Plan, PromptParts, RoundOutcome, Settings, StoredPrior,
+    Carried, Member, MemberResult, Plan, PromptParts, Request, RoundOutcome, Settings, StoredPrior,
+    settings_from,
 };
-pub use prepare::prepare;
+pub use pr::review_pr;
+pub use prepare::{prepare, prepare_change};
 pub use record::{dispatch, member, record};
-
-use std::time::Duration;
+pub use standalone::review_plan_alone;
 
 use super::{Context, Error};
 use crate::model::NextAction;
 use crate::model::report::review as report;
-
-/// What `review` was asked for on the command line.
-#[derive(Debug, Clone, Default)]
-pub struct Request {
-    /// `--reviewer-cmd`, validated; replaces the configured reviewer and panel.
-    pub reviewer_command: Option<Vec<String>>,
-    /// `--timeout` in seconds.
-    pub timeout_secs: Option<u64>,
-    /// `--plan FILE`'s content.
-    pub plan: Option<String>,
-    pub again: bool,
-    pub dry_run: bool,
-    /// `--over-budget`: review with a reviewer that costs money although the budget is spent
-    /// (recorded on the dispatch, shown in the PR body).
-    pub over_budget: bool,
-}
 
 /// The round's settings: the run's own, then `git config`, then the flags; and the secret
 /// scanner (`pair.secretsFile`).
@@ -47,40 +34,7 @@ pub fn settings(
     request: &Request,
     manifest: &crate::model::Manifest,
 ) -> Result<Settings, Error> {
-    let o = &ctx.options;
-    let effective = super::settings::apply(manifest, o);
-    let (panel, timeout) = super::settings::review_settings(manifest, o);
-    // One reviewer, chosen in one order (SPEC §6.1; `settings::reviewer`).
-    let chosen = super::settings::reviewer(Some(manifest), o, request.reviewer_command.as_deref());
-    Ok(Settings {
-        command_reviews: chosen.command.is_some(),
-        reviewer: effective.reviewer,
-        over_budget: false,
-        dry_run: request.dry_run,
-        reviewer_command: request
-            .reviewer_command
-            .clone()
-            .or_else(|| o.reviewer_command.clone()),
-        // A reviewer command given on the command line replaces the panel.
-        panel: if request.reviewer_command.is_some() {
-            Vec::new()
-        } else {
-            panel
-        },
-        timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
-        plan: request.plan.clone(),
-        again: request.again,
-        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
-        max_file_bytes: o.max_file_bytes,
-        exclude: o.review_exclude.clone(),
-        max_parallel: o.max_parallel.map(|n| n as usize),
-        quorum: o.quorum.map(|n| n as usize),
-        surface_file: o.surface_file.clone(),
-        prompt_template: o.prompt_template.clone(),
-        path_env: None,
-        reviewer_env: o.reviewer_env.clone(),
-        scanner: ctx.scanner()?,
-    })
+    settings_from(&ctx.options, ctx.scanner()?, request, manifest)
 }
 
 /// Runs the review round of the active run: prepare, record the dispatch, run the reviewers,
@@ -225,9 +179,10 @@ pub fn review(
     live.clear();
     ctx.refresh_handoff(&run_id)?;
     let next = super::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
-    Ok(report::Review::Round(Box::new(round_report(
-        outcome, plan, next,
-    ))))
+    let mut round = round_report(outcome, plan, next);
+    round.model = settings.model.clone();
+    round.effort = settings.effort.clone();
+    Ok(report::Review::Round(Box::new(round)))
 }
 
 /// Where the reviewed snapshot lies, at a path stable for the run, for a reviewer whose
@@ -281,6 +236,8 @@ fn round_report(outcome: RoundOutcome, plan: Plan, next: NextAction) -> report::
             bound_by: plan.parallelism.bound_by.clone(),
         },
         coverage: coverage_summary(&plan.coverage),
+        model: None,
+        effort: None,
         next_action: next.as_str(),
         next,
         error: outcome.error,

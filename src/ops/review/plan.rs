@@ -48,6 +48,20 @@ pub struct Settings {
     pub reviewer_env: Vec<String>,
     /// The secret scanner: what it finds never reaches a reviewer or the store.
     pub scanner: crate::secrets::Scanner,
+    /// The reviewer's model (`review --model`, else `pair.reviewerModel`), if chosen.
+    pub model: Option<String>,
+    /// The reviewer's reasoning effort (`review --effort`, else `pair.reviewerEffort`).
+    pub effort: Option<String>,
+}
+
+impl Settings {
+    /// The reviewer choices set, by the placeholder each realization declares for it.
+    pub fn choices(&self) -> std::collections::BTreeMap<&'static str, String> {
+        [("model", &self.model), ("effort", &self.effort)]
+            .into_iter()
+            .filter_map(|(choice, value)| Some((choice, value.clone()?)))
+            .collect()
+    }
 }
 
 /// The prompt's parts, owned, so a retry can render it again with a new attempt marker
@@ -293,5 +307,84 @@ pub(super) fn run_options(settings: &Settings) -> review::RunOptions {
         options.env.push(("PATH".into(), path.clone()));
     }
     options.env_allow = settings.reviewer_env.clone();
+    options.choices = settings.choices();
     options
+}
+
+/// What `review` was asked for on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// `--reviewer-cmd`, validated; replaces the configured reviewer and panel.
+    pub reviewer_command: Option<Vec<String>>,
+    /// `--timeout` in seconds.
+    pub timeout_secs: Option<u64>,
+    /// `--plan FILE`'s content.
+    pub plan: Option<String>,
+    pub again: bool,
+    pub dry_run: bool,
+    /// `--over-budget`: review with a reviewer that costs money although the budget is spent
+    /// (recorded on the dispatch, shown in the PR body).
+    pub over_budget: bool,
+    /// `--model`, validated: replaces `pair.reviewerModel`.
+    pub model: Option<String>,
+    /// `--effort`, validated: replaces `pair.reviewerEffort`.
+    pub effort: Option<String>,
+}
+
+/// The round's settings (`super::settings`) from configuration and a scanner: the run's
+/// own, then `git config`, then the flags (no repository needed).
+pub fn settings_from(
+    o: &crate::config::Options,
+    scanner: crate::secrets::Scanner,
+    request: &Request,
+    manifest: &crate::model::Manifest,
+) -> Result<Settings, crate::ops::Error> {
+    let effective = crate::ops::settings::apply(manifest, o);
+    let (panel, timeout) = crate::ops::settings::review_settings(manifest, o);
+    // One reviewer, chosen in one order (SPEC §6.1; `settings::reviewer`).
+    let chosen =
+        crate::ops::settings::reviewer(Some(manifest), o, request.reviewer_command.as_deref());
+    Ok(Settings {
+        command_reviews: chosen.command.is_some(),
+        reviewer: effective.reviewer,
+        over_budget: false,
+        dry_run: request.dry_run,
+        reviewer_command: request
+            .reviewer_command
+            .clone()
+            .or_else(|| o.reviewer_command.clone()),
+        // A reviewer command given on the command line replaces the panel.
+        panel: if request.reviewer_command.is_some() {
+            Vec::new()
+        } else {
+            panel
+        },
+        timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
+        plan: request.plan.clone(),
+        again: request.again,
+        budget_bytes: usize::try_from(o.diff_budget_bytes).unwrap_or(usize::MAX),
+        max_file_bytes: o.max_file_bytes,
+        exclude: o.review_exclude.clone(),
+        max_parallel: o.max_parallel.map(|n| n as usize),
+        quorum: o.quorum.map(|n| n as usize),
+        surface_file: o.surface_file.clone(),
+        prompt_template: o.prompt_template.clone(),
+        path_env: None,
+        reviewer_env: o.reviewer_env.clone(),
+        scanner,
+        model: request.model.clone().or_else(|| {
+            crate::model::settings::text(
+                Some(manifest),
+                o,
+                crate::model::settings::Setting::ReviewerModel,
+            )
+        }),
+        effort: request.effort.clone().or_else(|| {
+            crate::model::settings::text(
+                Some(manifest),
+                o,
+                crate::model::settings::Setting::ReviewerEffort,
+            )
+        }),
+    })
 }

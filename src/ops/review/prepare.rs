@@ -151,6 +151,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
     );
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
     let (members, unbound) = bind_members(&surfaces, &records, settings, &cache, None, &[])?;
+    check_choices(&members, settings)?;
     // Only a speed-up: a cache that cannot be written means probing again next time.
     let _ = cache.save();
     let (files, file_secrets) = builtin_change(repo, &members, base, snapshot, settings)?;
@@ -273,6 +274,7 @@ fn resume(
         Some(&dispatch.reviewers),
         &done,
     )?;
+    check_choices(&members, settings)?;
     let _ = cache.save();
     // The built-in reads the change itself: the run's base against the dispatched snapshot.
     let base = state
@@ -504,6 +506,25 @@ fn bind_members(
     Ok((members, unbound))
 }
 
+/// Refuses a reviewer choice (model, effort) some member's realization does not take, or a
+/// value outside its declared shape, by the member's name, before anything is stored.
+pub(super) fn check_choices(members: &[Member], settings: &Settings) -> Result<(), Error> {
+    for (choice, value) in settings.choices() {
+        let key = if choice == "model" {
+            "pair.reviewerModel"
+        } else {
+            "pair.reviewerEffort"
+        };
+        for m in members {
+            m.bound
+                .realization
+                .check_choice(&m.bound.label(), choice, &value, &m.bound.capabilities)
+                .map_err(|reason| Error::ReviewerChoice { key, reason })?;
+        }
+    }
+    Ok(())
+}
+
 fn last_session_of(records: &[model::Record], reviewer: &str) -> Option<String> {
     records.iter().rev().find_map(|r| match &r.body {
         Body::Review(review) => review
@@ -518,4 +539,162 @@ fn last_session_of(records: &[model::Record], reviewer: &str) -> Option<String> 
 fn parallelism(members: &[Member], settings: &Settings) -> review::Parallelism {
     let bound: Vec<&BoundRealization> = members.iter().map(|m| &m.bound).collect();
     review::panel_parallelism(&bound, settings.max_parallel)
+}
+
+/// Prepares the PR's final review (`review --pr N`): the change `old` → `new` (the PR's merge
+/// base and head trees, as the remote has them), its packet redacted, the prompt's parts,
+/// and fresh reviewers (no session resumed: the PR is read as a newcomer reads it). Checks
+/// no loop rule (the caller did) and stores nothing.
+pub fn prepare_change(
+    repo: &Repo,
+    run_id: &RunId,
+    round: u32,
+    old: ObjectId,
+    new: ObjectId,
+    settings: &Settings,
+) -> Result<Plan, Error> {
+    let state = repo.load(run_id)?;
+    let records = repo.records(&state)?;
+    let surfaces =
+        Surfaces::load(settings.surface_file.as_deref()).map_err(crate::review::Error::from)?;
+    let templates = Templates::with_override(settings.prompt_template.as_deref())?;
+    let reask = surfaces.reask_instruction();
+    if old == new {
+        return Err(model::Refusal::EmptyChange {
+            run_id: run_id.to_string(),
+            base: old.to_string(),
+        }
+        .into());
+    }
+    let options = packet::Options {
+        budget_bytes: settings.budget_bytes,
+        exclude: settings.exclude.clone(),
+    };
+    let (built, file_sizes) = build_passes_sized(
+        repo,
+        Some(old),
+        new,
+        &options,
+        settings.max_file_bytes,
+        &settings.scanner,
+    )?;
+    let secrets = in_the_change(&built.secrets);
+    let passes: Vec<String> = built
+        .passes
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    let summaries = model::coder_rounds(&records)
+        .into_iter()
+        .map(|(_, _, coder)| coder.summary.clone())
+        .collect();
+    let parts = redact_parts(
+        &settings.scanner,
+        PromptParts {
+            v: 1,
+            mode: Mode::Code.as_str().to_owned(),
+            task: state.manifest.task.clone(),
+            summaries,
+            coverage: built.coverage.summary.clone(),
+            since: None,
+            prior: Vec::new(),
+            plan: None,
+            file_sizes,
+            pass_starts: pass_starts(&passes),
+        },
+    );
+    let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
+    let (mut members, unbound) = bind_members(&surfaces, &[], settings, &cache, None, &[])?;
+    let _ = cache.save();
+    for m in &mut members {
+        m.resume_session = None;
+    }
+    check_choices(&members, settings)?;
+    let (files, file_secrets) = builtin_change(repo, &members, Some(old), new, settings)?;
+    let parallelism = parallelism(&members, settings);
+    Ok(Plan {
+        run_id: run_id.clone(),
+        round,
+        mode: Mode::Code,
+        snapshot: new,
+        diff: passes.concat(),
+        // Past every attempt number the run's rounds could use: no marker repeats.
+        attempt_base: attempts_so_far(&records, round) * passes.len().max(1) as u32 + 1000,
+        passes,
+        files,
+        file_secrets,
+        coverage: built.coverage,
+        parts,
+        members,
+        parallelism,
+        carried: Vec::new(),
+        resumes: None,
+        unbound,
+        secrets,
+        templates,
+        reask,
+    })
+}
+
+/// Prepares a review of the plan in `settings` alone, with no run and no repository: the
+/// plan (redacted), the bound reviewers (probed without a cache). Stores nothing.
+pub fn prepare_plan_alone(run_id: &RunId, settings: &Settings) -> Result<Plan, Error> {
+    let surfaces =
+        Surfaces::load(settings.surface_file.as_deref()).map_err(crate::review::Error::from)?;
+    let templates = Templates::with_override(settings.prompt_template.as_deref())?;
+    let reask = surfaces.reask_instruction();
+    let parts = redact_parts(
+        &settings.scanner,
+        PromptParts {
+            v: 1,
+            mode: Mode::Plan.as_str().to_owned(),
+            task: String::new(),
+            summaries: Vec::new(),
+            coverage: None,
+            since: None,
+            prior: Vec::new(),
+            plan: settings.plan.clone(),
+            file_sizes: Vec::new(),
+            pass_starts: Vec::new(),
+        },
+    );
+    let cache = review::ProbeCache::in_memory();
+    let (members, unbound) = bind_members(&surfaces, &[], settings, &cache, None, &[])?;
+    check_choices(&members, settings)?;
+    let parallelism = parallelism(&members, settings);
+    Ok(Plan {
+        run_id: run_id.clone(),
+        round: 1,
+        mode: Mode::Plan,
+        snapshot: ObjectId::empty_tree(gix::hash::Kind::Sha1),
+        diff: String::new(),
+        attempt_base: 0,
+        passes: Vec::new(),
+        files: Vec::new(),
+        file_secrets: Vec::new(),
+        coverage: packet::Coverage {
+            v: 1,
+            files_total: 0,
+            full: Default::default(),
+            clipped: Default::default(),
+            names_only: Default::default(),
+            not_included: Default::default(),
+            binary: 0,
+            bytes_included: 0,
+            bytes_total: Some(0),
+            budget_bytes: settings.budget_bytes as u64,
+            summary: None,
+            passes: 1,
+            unreviewed: Default::default(),
+        },
+        parts,
+        members,
+        parallelism,
+        carried: Vec::new(),
+        resumes: None,
+        unbound,
+        secrets: Vec::new(),
+        templates,
+        reask,
+    })
 }

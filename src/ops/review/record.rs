@@ -257,7 +257,7 @@ pub fn record(
         .map(|r| redact_result(scanner, r))
         .collect();
     let combined = combine(plan, &results, settings.quorum);
-    let body = review_body(plan, dispatch_id, &results, &combined);
+    let body = review_body(plan, dispatch_id, &results, &combined, settings);
     let files = round_files(scanner, plan, &results, &combined);
     let subject = subject(plan.round, &results, &combined);
     // The reviewers' sessions, measured now and stored with the outcome.
@@ -292,17 +292,17 @@ pub fn record(
 
 /// What the members' results add up to: the round's verdict, its numbered findings, its
 /// outcome and error.
-struct Combined {
-    verdict: Option<Verdict>,
-    findings: Vec<Finding>,
-    outcome: String,
-    error: Option<String>,
-    fallback_used: bool,
+pub(super) struct Combined {
+    pub(super) verdict: Option<Verdict>,
+    pub(super) findings: Vec<Finding>,
+    pub(super) outcome: String,
+    pub(super) error: Option<String>,
+    pub(super) fallback_used: bool,
 }
 
 /// The panel's verdict under `quorum`, the findings renumbered across members (each prefixed
 /// with its reviewer in a panel), the secrets' blocking findings, and the outcome and error.
-fn combine(plan: &Plan, results: &[MemberResult], quorum: Option<usize>) -> Combined {
+pub(super) fn combine(plan: &Plan, results: &[MemberResult], quorum: Option<usize>) -> Combined {
     let verdicts: Vec<Option<Verdict>> = results.iter().map(|r| r.verdict).collect();
     let mut verdict = review::panel_verdict(&verdicts, quorum);
     let panel = results.len() > 1;
@@ -396,6 +396,7 @@ fn review_body(
     dispatch_id: &str,
     results: &[MemberResult],
     combined: &Combined,
+    settings: &Settings,
 ) -> Body {
     let coverage_warning = plan
         .coverage
@@ -419,6 +420,8 @@ fn review_body(
         snapshot: Some(plan.snapshot.into()),
         coverage_warning,
         error: combined.error.clone(),
+        model: settings.model.clone(),
+        effort: settings.effort.clone(),
     })
 }
 
@@ -587,7 +590,7 @@ pub(super) fn secret_finding(at: &SecretAt) -> Finding {
 
 /// A reviewer's result with every secret in what it wrote replaced: its findings, error,
 /// answer, raw stdout and stderr tail.
-fn redact_result(scanner: &Scanner, mut result: MemberResult) -> MemberResult {
+pub(super) fn redact_result(scanner: &Scanner, mut result: MemberResult) -> MemberResult {
     for f in &mut result.findings {
         f.text = scanner.redact("finding", &f.text).0;
         f.location = scanner.redact("finding", &f.location).0;

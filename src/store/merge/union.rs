@@ -118,6 +118,8 @@ mod tests {
             })),
             (1u32..4, verdict(), 0u32..3, 0u8..4).prop_map(|(round, verdict, findings, of)| {
                 Body::Review(Review {
+                    model: None,
+                    effort: None,
                     dispatch: pool_id(of),
                     round,
                     verdict,
@@ -151,6 +153,7 @@ mod tests {
             })),
             (any::<bool>(), any::<bool>(), proptest::option::of(1u64..3)).prop_map(
                 |(approved, override_, pr)| Body::Finish(Finish {
+                    pr_final: false,
                     verdict: if approved {
                         Verdict::Approved
                     } else {
@@ -161,7 +164,10 @@ mod tests {
                     accept_partial: false,
                 })
             ),
-            (1u64..3).prop_map(|number| Body::Pr { number }),
+            (1u64..3).prop_map(|number| Body::Pr {
+                number,
+                final_round: false,
+            }),
             (0u8..3, proptest::option::of(1u32..6)).prop_map(|(k, value)| Body::Set(SetSetting {
                 key: ["reviewer", "max-rounds", "review-timeout"][usize::from(k)].into(),
                 value: value.map(|v| {

@@ -596,3 +596,19 @@ fn claude_own_retries_show_as_progress_on_a_terminal() {
     );
     assert_eq!(e.server.model_calls().len(), 3, "claude's own chain only");
 }
+
+#[test]
+fn claude_asks_the_server_for_the_chosen_model() {
+    let Some((e, _)) = round_one(vec![approve()], None) else {
+        return;
+    };
+    let (out, v) = e.review(&["--model", "claude-sonnet-4-5", "--effort", "high"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["model"], "claude-sonnet-4-5", "{v:#}");
+    let calls = e.server.model_calls();
+    assert!(
+        calls.iter().any(|c| c.model() == Some("claude-sonnet-4-5")),
+        "{:#?}",
+        calls.iter().map(|c| c.model()).collect::<Vec<_>>()
+    );
+}

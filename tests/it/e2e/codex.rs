@@ -385,3 +385,24 @@ fn codex_reviewer_starts_none_of_the_users_mcp_servers() {
         );
     }
 }
+
+#[test]
+fn codex_asks_the_server_for_the_chosen_model_and_effort() {
+    let Some((e, _)) = round_one(vec![approve()], None) else {
+        return;
+    };
+    e.env.git(&["config", "pair.reviewerEffort", "high"]);
+    let (out, v) = e.review(&["--model", "gpt-5.2"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        (v["model"].as_str(), v["effort"].as_str()),
+        (Some("gpt-5.2"), Some("high"))
+    );
+    let calls = e.server.model_calls();
+    assert_eq!(calls[0].model(), Some("gpt-5.2"), "{:#}", calls[0].body);
+    assert_eq!(
+        calls[0].body["reasoning"]["effort"], "high",
+        "model_reasoning_effort reached the request: {:#}",
+        calls[0].body["reasoning"]
+    );
+}
