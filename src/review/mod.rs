@@ -5,6 +5,7 @@
 //! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
 //! the caller.
 
+pub mod acp;
 pub mod binding;
 pub mod builtin;
 mod error;
@@ -234,6 +235,10 @@ pub struct Attempt {
     /// The vendor's warnings (never its failure, never the answer).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The token usage the reviewer reported for its turn, as it reported it (an ACP agent's
+    /// prompt response `usage`): kept, not priced (it names no model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
 }
 
 impl Attempt {
@@ -288,6 +293,7 @@ impl Attempt {
             http_status: None,
             cli_retried: false,
             warnings: Vec::new(),
+            usage: None,
         }
     }
 
@@ -354,6 +360,9 @@ pub fn run_attempt_with_progress(
         attempt.answer = Some(review.text);
         attempt.duration_ms = millis(started.elapsed());
         return attempt;
+    }
+    if bound.realization.kind == RealizationKind::Acp {
+        return acp::run_attempt(bound, input, options, progress);
     }
     let prepared = match prepare(bound, input, options) {
         Ok(p) => p,
@@ -438,26 +447,8 @@ fn spawn_reviewer(
             env,
             // Only what the realization declares it needs (and the user added): never the
             // caller's tokens and cloud credentials.
-            env_allow: Some(
-                bound
-                    .realization
-                    .env
-                    .iter()
-                    .chain(&options.env_allow)
-                    .cloned()
-                    .collect(),
-            ),
-            cwd: match bound.realization.workdir {
-                surface::Workdir::Snapshot => {
-                    options.snapshot_dir.clone().or_else(|| options.cwd.clone())
-                }
-                surface::Workdir::RunSnapshot => options
-                    .run_snapshot_dir
-                    .clone()
-                    .or_else(|| options.snapshot_dir.clone())
-                    .or_else(|| options.cwd.clone()),
-                surface::Workdir::WorkTree => options.cwd.clone(),
-            },
+            env_allow: Some(reviewer_env_allow(bound, options)),
+            cwd: reviewer_cwd(bound, options),
             stdin: (bound.realization.prompt == PromptVia::Stdin)
                 .then(|| input.prompt.as_bytes().to_vec()),
             share_terminal: false,
@@ -476,6 +467,31 @@ fn spawn_reviewer(
         },
         &on_start,
     )
+}
+
+/// The only names of git pair's environment a reviewer inherits: its realization's, and the
+/// user's additions (`pair.reviewerEnv`); never the caller's tokens and cloud credentials.
+fn reviewer_env_allow(bound: &BoundRealization, options: &RunOptions) -> Vec<String> {
+    bound
+        .realization
+        .env
+        .iter()
+        .chain(&options.env_allow)
+        .cloned()
+        .collect()
+}
+
+/// Where a reviewer runs, by its realization's `workdir`.
+fn reviewer_cwd(bound: &BoundRealization, options: &RunOptions) -> Option<PathBuf> {
+    match bound.realization.workdir {
+        surface::Workdir::Snapshot => options.snapshot_dir.clone().or_else(|| options.cwd.clone()),
+        surface::Workdir::RunSnapshot => options
+            .run_snapshot_dir
+            .clone()
+            .or_else(|| options.snapshot_dir.clone())
+            .or_else(|| options.cwd.clone()),
+        surface::Workdir::WorkTree => options.cwd.clone(),
+    }
 }
 
 /// Reads a finished reviewer's output into its attempt: answer, session, outcome.
@@ -539,6 +555,15 @@ pub fn planned_argv(
 ) -> Result<Vec<String>, String> {
     if bound.realization.kind == RealizationKind::Builtin {
         return Ok(vec![bound.name.clone()]);
+    }
+    if bound.realization.kind == RealizationKind::Acp {
+        let program = bound
+            .program
+            .as_deref()
+            .ok_or_else(|| "no ACP agent command is configured (pair.acpCommand)".to_owned())?;
+        return Ok(std::iter::once(program.display().to_string())
+            .chain(bound.command_args.iter().cloned())
+            .collect());
     }
     prepare(bound, input, options).map(|p| p.argv())
 }

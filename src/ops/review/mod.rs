@@ -61,6 +61,7 @@ pub fn settings(
             .reviewer_command
             .clone()
             .or_else(|| o.reviewer_command.clone()),
+        acp_command: o.acp_command.clone(),
         // A reviewer command given on the command line replaces the panel.
         panel: if request.reviewer_command.is_some() {
             Vec::new()

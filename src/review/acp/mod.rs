@@ -1,0 +1,953 @@
+//! The `acp` realization: git pair as an Agent Client Protocol client of any ACP agent
+//! (`pair.acpCommand`), over the agent's stdin and stdout, blocking, with a reader thread.
+//! One attempt is `initialize` → `session/new` (or `session/load`, only when the agent
+//! advertises `loadSession`) → one `session/prompt` carrying the review packet; the answer is
+//! the text of the `agent_message_chunk` updates streamed during that prompt, read only when
+//! the turn ended with `end_turn`. The agent may read files through git pair only inside the
+//! reviewed snapshot ([`sandbox`]); writes, terminals and permissions are refused. A timeout
+//! sends `session/cancel`, then ends the process group. The wire types are the protocol's
+//! published ones (`agent_client_protocol_schema`); the framing is [`rpc`]. Prints nothing.
+
+pub mod rpc;
+pub mod sandbox;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use agent_client_protocol_schema::v1 as acp;
+use agent_client_protocol_schema::{MethodDispatchError, ProtocolVersion};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Attempt, BoundRealization, Outcome, Parsed, ReviewInput, RunOptions};
+use crate::process::{self, Cancel, Duplex, Spawn};
+
+/// The longest line (one JSON-RPC message) read from an agent; a longer one ends the attempt.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// The most answer text kept; an answer that goes over is cut, and a cut answer is never read.
+pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+/// The largest file the agent may read whole through `fs/read_text_file`.
+pub const MAX_READ_BYTES: u64 = 1024 * 1024;
+/// How long a cancelled turn has to end before the agent is killed.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+/// How long an agent has to exit by itself once its stdin is closed.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+/// The agent's words kept in a warning or message.
+const WORDS: usize = 300;
+
+/// What an agent said of itself in answer to `initialize` (what `git pair probe` shows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentInfo {
+    /// Its name (`agentInfo.name`), when it gave one.
+    pub name: Option<String>,
+    /// Its version, when it gave one.
+    pub version: Option<String>,
+    /// The protocol version it answered with.
+    pub protocol_version: u16,
+    /// It can resume a session (`agentCapabilities.loadSession`).
+    pub load_session: bool,
+}
+
+impl AgentInfo {
+    /// `claude-agent-acp 0.23.1, ACP 1, loadSession`, for a probe line.
+    pub fn describe(&self) -> String {
+        let who = match (&self.name, &self.version) {
+            (Some(n), Some(v)) => format!("{n} {v}"),
+            (Some(n), None) => n.clone(),
+            _ => "an unnamed agent".to_owned(),
+        };
+        let load = if self.load_session {
+            ", loadSession"
+        } else {
+            ""
+        };
+        format!(
+            "{}, ACP {}{load}",
+            crate::util::first_line_clipped(&who, 120),
+            self.protocol_version
+        )
+    }
+}
+
+/// The capabilities git pair advertises: it reads text files (from the reviewed snapshot
+/// only), writes none, and offers no terminal.
+fn client_capabilities() -> acp::ClientCapabilities {
+    acp::ClientCapabilities::new()
+        .fs(acp::FileSystemCapabilities::new()
+            .read_text_file(true)
+            .write_text_file(false))
+        .terminal(false)
+}
+
+fn initialize_request() -> acp::InitializeRequest {
+    acp::InitializeRequest::new(ProtocolVersion::V1)
+        .client_capabilities(client_capabilities())
+        .client_info(acp::Implementation::new(
+            "git-pair",
+            env!("CARGO_PKG_VERSION"),
+        ))
+}
+
+/// Why a conversation stopped before the answer it waited for.
+#[derive(Debug, Clone, PartialEq)]
+enum Stop {
+    TimedOut,
+    Cancelled,
+    /// The agent closed its stdout (it exited).
+    Closed,
+    /// It sent a line over [`MAX_LINE_BYTES`].
+    TooLong(usize),
+    /// Its stdin could not be written (it exited).
+    Write(String),
+    /// An answer that is not what the protocol says it is.
+    Protocol(String),
+}
+
+impl Stop {
+    fn says(&self) -> String {
+        match self {
+            Stop::TimedOut => "timed out".into(),
+            Stop::Cancelled => "cancelled".into(),
+            Stop::Closed => "the agent exited before answering".into(),
+            Stop::TooLong(limit) => {
+                format!("the agent sent a message over the {limit}-byte line limit")
+            }
+            Stop::Write(e) => format!("cannot write to the agent: {e}"),
+            Stop::Protocol(e) => format!("the agent broke the protocol: {e}"),
+        }
+    }
+}
+
+/// One conversation with a running agent.
+struct Conversation<'a> {
+    agent: Duplex,
+    stdin: std::process::ChildStdin,
+    events: Receiver<rpc::Event>,
+    next_id: i64,
+    deadline: Instant,
+    sandbox: Option<sandbox::Sandbox>,
+    /// Every line the agent sent, up to a cap: the attempt's raw material.
+    transcript: Vec<u8>,
+    transcript_bytes: u64,
+    transcript_cap: usize,
+    /// The session whose updates are the answer, while the prompt runs.
+    collecting: Option<String>,
+    answer: String,
+    answer_cut: bool,
+    cost_usd: Option<f64>,
+    /// `session/cancel` was sent: permission requests are answered `cancelled`.
+    cancel_sent: bool,
+    warnings: Vec<String>,
+    ignored_lines: usize,
+    heartbeat: Option<(Duration, Instant, &'a (dyn Fn(&str) + Sync), String)>,
+    started: Instant,
+}
+
+impl Conversation<'_> {
+    /// Sends request `method` and waits for its answer, answering the agent's own requests
+    /// and reading its notifications meanwhile.
+    fn call(
+        &mut self,
+        method: &str,
+        params: &impl Serialize,
+    ) -> Result<Result<Value, acp::Error>, Stop> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&rpc::request(id, method, params))?;
+        self.wait_for(id)
+    }
+
+    fn wait_for(&mut self, id: i64) -> Result<Result<Value, acp::Error>, Stop> {
+        loop {
+            match self.next_message()? {
+                rpc::Incoming::Response {
+                    id: acp::RequestId::Number(n),
+                    result,
+                } if n == id => return Ok(result),
+                rpc::Incoming::Response { .. } => {}
+                rpc::Incoming::Request { id, method, params } => {
+                    let answer = self.answer_request(&method, &params);
+                    self.send(&rpc::response(&id, answer))?;
+                }
+                rpc::Incoming::Notification { method, params } => self.notice(&method, &params),
+            }
+        }
+    }
+
+    fn send(&mut self, message: &[u8]) -> Result<(), Stop> {
+        rpc::send(&mut self.stdin, message).map_err(|e| Stop::Write(e.to_string()))
+    }
+
+    fn next_message(&mut self) -> Result<rpc::Incoming, Stop> {
+        loop {
+            if self.agent.cancelled() {
+                return Err(Stop::Cancelled);
+            }
+            let now = Instant::now();
+            if now >= self.deadline {
+                return Err(Stop::TimedOut);
+            }
+            if let Some((every, last, progress, label)) = &mut self.heartbeat
+                && now.duration_since(*last) >= *every
+            {
+                *last = now;
+                progress(&format!(
+                    "{label}: still running ({} s)…",
+                    now.duration_since(self.started).as_secs()
+                ));
+            }
+            let wait = (self.deadline - now).min(Duration::from_millis(100));
+            match self.events.recv_timeout(wait) {
+                Ok(rpc::Event::Line(line)) => {
+                    self.keep(&line);
+                    match rpc::parse(&line) {
+                        Ok(message) => return Ok(message),
+                        // Not the protocol (a log line on stdout): kept in the transcript,
+                        // never read as anything.
+                        Err(_) => self.ignored_lines += 1,
+                    }
+                }
+                Ok(rpc::Event::TooLong { limit }) => return Err(Stop::TooLong(limit)),
+                Ok(rpc::Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Stop::Closed);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    fn keep(&mut self, line: &[u8]) {
+        self.transcript_bytes += line.len() as u64 + 1;
+        if self.transcript.len() + line.len() < self.transcript_cap {
+            self.transcript.extend_from_slice(line);
+            self.transcript.push(b'\n');
+        }
+    }
+
+    /// The answer to a request the agent made of git pair.
+    fn answer_request(&mut self, method: &str, params: &Value) -> Result<Value, acp::Error> {
+        let request = match acp::AgentRequest::from_method_and_params(method, params) {
+            Ok(request) => request,
+            Err(MethodDispatchError::InvalidPayload { .. }) => {
+                return Err(acp::Error::invalid_params());
+            }
+            Err(_) => return Err(acp::Error::method_not_found()),
+        };
+        match request {
+            acp::AgentRequest::ReadTextFileRequest(read) => {
+                let Some(sandbox) = &self.sandbox else {
+                    return Err(refused("no reviewed snapshot to read from".into()));
+                };
+                match sandbox.read(&read.path, read.line, read.limit) {
+                    Ok(text) => to_value(&acp::ReadTextFileResponse::new(text)),
+                    Err(refusal) => {
+                        self.warn(format!("refused the agent's fs/read_text_file: {refusal}"));
+                        Err(refused(refusal.to_string()))
+                    }
+                }
+            }
+            acp::AgentRequest::WriteTextFileRequest(write) => {
+                self.warn(format!(
+                    "refused the agent's fs/write_text_file of {}: a reviewer writes nothing",
+                    write.path.display()
+                ));
+                Err(refused(
+                    "refused: this client is read-only (a reviewer writes nothing)".into(),
+                ))
+            }
+            acp::AgentRequest::RequestPermissionRequest(ask) => {
+                let what = ask
+                    .tool_call
+                    .fields
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| ask.tool_call.tool_call_id.to_string());
+                self.warn(format!(
+                    "rejected the agent's permission request: {}",
+                    crate::util::first_line_clipped(&what, WORDS)
+                ));
+                to_value(&acp::RequestPermissionResponse::new(reject(
+                    &ask.options,
+                    self.cancel_sent,
+                )))
+            }
+            // No terminal is offered, and nothing else is this client's to do.
+            _ => Err(acp::Error::method_not_found()),
+        }
+    }
+
+    /// A notification: during the prompt, the session's message chunks are the answer.
+    fn notice(&mut self, method: &str, params: &Value) {
+        let Ok(acp::AgentNotification::SessionNotification(update)) =
+            acp::AgentNotification::from_method_and_params(method, params)
+        else {
+            return;
+        };
+        match update.update {
+            acp::SessionUpdate::AgentMessageChunk(chunk)
+                if self.collecting.as_deref() == Some(&*update.session_id.0) =>
+            {
+                if let acp::ContentBlock::Text(text) = chunk.content {
+                    if self.answer.len() + text.text.len() > MAX_ANSWER_BYTES {
+                        self.answer_cut = true;
+                    } else if !self.answer_cut {
+                        self.answer.push_str(&text.text);
+                    }
+                }
+            }
+            acp::SessionUpdate::UsageUpdate(usage) => {
+                if let Some(cost) = usage.cost
+                    && cost.currency.eq_ignore_ascii_case("USD")
+                    && cost.amount.is_finite()
+                    && cost.amount >= 0.0
+                {
+                    self.cost_usd = Some(cost.amount);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn warn(&mut self, warning: String) {
+        // Bounded: an agent asking a thousand times is told no a thousand times, once noted.
+        if self.warnings.len() < 20 {
+            self.warnings.push(warning);
+        }
+    }
+}
+
+/// The reject option the agent offered (once before always), else `cancelled`; always
+/// `cancelled` once the turn was cancelled, as the protocol asks.
+fn reject(options: &[acp::PermissionOption], cancel_sent: bool) -> acp::RequestPermissionOutcome {
+    let pick = |kind| options.iter().find(|o| o.kind == kind);
+    match pick(acp::PermissionOptionKind::RejectOnce)
+        .or_else(|| pick(acp::PermissionOptionKind::RejectAlways))
+    {
+        Some(option) if !cancel_sent => acp::RequestPermissionOutcome::Selected(
+            acp::SelectedPermissionOutcome::new(option.option_id.clone()),
+        ),
+        _ => acp::RequestPermissionOutcome::Cancelled,
+    }
+}
+
+fn refused(message: String) -> acp::Error {
+    let mut error = acp::Error::invalid_params();
+    error.message = message;
+    error
+}
+
+fn to_value(value: &impl Serialize) -> Result<Value, acp::Error> {
+    serde_json::to_value(value).map_err(|_| acp::Error::internal_error())
+}
+
+/// The agent's command line: the program the probe resolved and the configured arguments.
+fn agent_argv(bound: &BoundRealization) -> Option<(PathBuf, Vec<String>)> {
+    Some((bound.program.clone()?, bound.command_args.clone()))
+}
+
+/// Runs one review attempt through an ACP agent. Never fails: every failure is an
+/// [`Outcome`] with a message.
+pub fn run_attempt(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Attempt {
+    let mut attempt = Attempt::new(bound);
+    let Some((program, args)) = agent_argv(bound) else {
+        attempt.message = Some("no ACP agent command is configured (pair.acpCommand)".into());
+        return attempt;
+    };
+    attempt.argv = std::iter::once(program.display().to_string())
+        .chain(args.iter().cloned())
+        .collect();
+    let cwd = super::reviewer_cwd(bound, options);
+    let Some(sandbox_root) = cwd.clone() else {
+        attempt.message = Some("the ACP reviewer has no reviewed snapshot to run in".into());
+        return attempt;
+    };
+    let Some(sandbox) = sandbox::Sandbox::new(&sandbox_root, MAX_READ_BYTES) else {
+        attempt.message = Some(format!(
+            "cannot resolve the reviewed snapshot directory {}",
+            sandbox_root.display()
+        ));
+        return attempt;
+    };
+    let on_start = |started: process::Started| {
+        if let Some(hook) = &options.on_start {
+            (hook.0)(started);
+        }
+    };
+    let spawn = Spawn {
+        program,
+        args,
+        env: options.env.clone(),
+        env_allow: Some(super::reviewer_env_allow(bound, options)),
+        cwd: Some(sandbox.root().to_path_buf()),
+        stdin: None,
+        share_terminal: false,
+    };
+    let cancel = Cancel {
+        flag: options.cancel.clone(),
+        on_sigint: options.handle_sigint,
+    };
+    let started = Instant::now();
+    let mut agent = match process::spawn_duplex(&spawn, options.stderr_tail, &cancel, &on_start) {
+        Ok(agent) => agent,
+        Err(message) => {
+            attempt.message = Some(message);
+            return attempt;
+        }
+    };
+    let (Some(stdin), Some(stdout)) = (agent.stdin.take(), agent.stdout.take()) else {
+        attempt.message = Some("the agent's pipes could not be opened".into());
+        return attempt;
+    };
+    let mut talk = Conversation {
+        agent,
+        stdin,
+        events: rpc::read_lines(stdout, MAX_LINE_BYTES),
+        next_id: 1,
+        deadline: started + options.timeout,
+        sandbox: Some(sandbox),
+        transcript: Vec::new(),
+        transcript_bytes: 0,
+        transcript_cap: options.stdout_cap.min(16 * 1024 * 1024),
+        collecting: None,
+        answer: String::new(),
+        answer_cut: false,
+        cost_usd: None,
+        cancel_sent: false,
+        warnings: Vec::new(),
+        ignored_lines: 0,
+        heartbeat: Some((options.heartbeat, started, progress, bound.label())),
+        started,
+    };
+    let turn = converse(&mut talk, bound, input, &mut attempt);
+    finish(talk, turn, bound, options, started, attempt)
+}
+
+/// How the prompt turn ended.
+enum Turn {
+    /// The prompt was answered: its stop reason and the usage it reported.
+    Answered {
+        stop: acp::StopReason,
+        usage: Option<Value>,
+    },
+    /// An ACP call was answered with an error.
+    Refused {
+        call: &'static str,
+        error: acp::Error,
+    },
+    /// The conversation stopped.
+    Stopped { during: &'static str, stop: Stop },
+}
+
+fn converse(
+    talk: &mut Conversation<'_>,
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    attempt: &mut Attempt,
+) -> Turn {
+    let init = match talk.call("initialize", &initialize_request()) {
+        Ok(Ok(value)) => value,
+        Ok(Err(error)) => {
+            return Turn::Refused {
+                call: "initialize",
+                error,
+            };
+        }
+        Err(stop) => {
+            return Turn::Stopped {
+                during: "initialize",
+                stop,
+            };
+        }
+    };
+    let info = match agent_info(&init) {
+        Ok(info) => info,
+        Err(e) => {
+            return Turn::Stopped {
+                during: "initialize",
+                stop: Stop::Protocol(e),
+            };
+        }
+    };
+    let cwd = talk
+        .sandbox
+        .as_ref()
+        .map(|s| s.root().to_path_buf())
+        .unwrap_or_default();
+    let mut session = None;
+    if let Some(id) = input.resume_session_id
+        && bound.realization.session_id_fits(id)
+    {
+        if info.load_session {
+            let load = acp::LoadSessionRequest::new(id.to_owned(), cwd.clone());
+            match talk.call("session/load", &load) {
+                Ok(Ok(_)) => {
+                    session = Some(id.to_owned());
+                    attempt.resumed = true;
+                }
+                Ok(Err(error)) => talk.warn(format!(
+                    "the agent could not load session {id} ({}); a new session reviews",
+                    clip(&error.message)
+                )),
+                Err(stop) => {
+                    return Turn::Stopped {
+                        during: "session/load",
+                        stop,
+                    };
+                }
+            }
+        } else {
+            talk.warn("the agent does not advertise loadSession: a new session reviews".into());
+        }
+    }
+    let session = match session {
+        Some(id) => id,
+        None => match talk.call("session/new", &acp::NewSessionRequest::new(cwd)) {
+            Ok(Ok(value)) => match serde_json::from_value::<acp::NewSessionResponse>(value) {
+                Ok(new) => new.session_id.0.to_string(),
+                Err(e) => {
+                    return Turn::Stopped {
+                        during: "session/new",
+                        stop: Stop::Protocol(format!("session/new answer: {e}")),
+                    };
+                }
+            },
+            Ok(Err(error)) => {
+                return Turn::Refused {
+                    call: "session/new",
+                    error,
+                };
+            }
+            Err(stop) => {
+                return Turn::Stopped {
+                    during: "session/new",
+                    stop,
+                };
+            }
+        },
+    };
+    if bound.realization.session_id_fits(&session) {
+        attempt.session_id = Some(session.clone());
+        attempt.session_id_from = Some(super::SessionIdSource::Output);
+    } else {
+        attempt.session_id_refused = Some(format!(
+            "the agent's session id {:?} does not fit the acp session_id_shape",
+            clip(&session)
+        ));
+    }
+    talk.collecting = Some(session.clone());
+    let prompt = acp::PromptRequest::new(
+        session.clone(),
+        vec![acp::ContentBlock::Text(acp::TextContent::new(input.prompt))],
+    );
+    let id = talk.next_id;
+    let result = talk.call("session/prompt", &prompt);
+    let result = match result {
+        Err(stop @ (Stop::TimedOut | Stop::Cancelled)) => {
+            // Ask the agent to stop, and give it a moment to say it did (answering its
+            // permission requests `cancelled` meanwhile); whatever it says is no answer.
+            talk.cancel_sent = true;
+            let note = rpc::notification(
+                "session/cancel",
+                &acp::CancelNotification::new(session.clone()),
+            );
+            if talk.send(&note).is_ok() {
+                talk.deadline = Instant::now() + CANCEL_GRACE;
+                let _ = talk.wait_for(id);
+            }
+            return Turn::Stopped {
+                during: "session/prompt",
+                stop,
+            };
+        }
+        other => other,
+    };
+    talk.collecting = None;
+    match result {
+        Ok(Ok(value)) => {
+            let usage = value.get("usage").filter(|u| u.is_object()).cloned();
+            match serde_json::from_value::<acp::PromptResponse>(value) {
+                Ok(response) => Turn::Answered {
+                    stop: response.stop_reason,
+                    usage,
+                },
+                Err(e) => Turn::Stopped {
+                    during: "session/prompt",
+                    stop: Stop::Protocol(format!("session/prompt answer: {e}")),
+                },
+            }
+        }
+        Ok(Err(error)) => Turn::Refused {
+            call: "session/prompt",
+            error,
+        },
+        Err(stop) => Turn::Stopped {
+            during: "session/prompt",
+            stop,
+        },
+    }
+}
+
+/// Reads the `initialize` answer: the agent must speak protocol version 1.
+fn agent_info(value: &Value) -> Result<AgentInfo, String> {
+    let response: acp::InitializeResponse =
+        serde_json::from_value(value.clone()).map_err(|e| format!("initialize answer: {e}"))?;
+    let version = response.protocol_version.as_u16();
+    if response.protocol_version != ProtocolVersion::V1 {
+        return Err(format!(
+            "the agent speaks ACP version {version}; git pair speaks version 1"
+        ));
+    }
+    Ok(AgentInfo {
+        name: response.agent_info.as_ref().map(|i| i.name.clone()),
+        version: response.agent_info.as_ref().map(|i| i.version.clone()),
+        protocol_version: version,
+        load_session: response.agent_capabilities.load_session,
+    })
+}
+
+fn clip(text: &str) -> String {
+    crate::util::first_line_clipped(text, WORDS)
+}
+
+/// Ends the agent and turns how the turn ended into the attempt's outcome.
+fn finish(
+    talk: Conversation<'_>,
+    turn: Turn,
+    bound: &BoundRealization,
+    options: &RunOptions,
+    started: Instant,
+    mut attempt: Attempt,
+) -> Attempt {
+    let Conversation {
+        mut agent,
+        stdin,
+        transcript,
+        transcript_bytes,
+        answer,
+        answer_cut,
+        cost_usd,
+        mut warnings,
+        ignored_lines,
+        ..
+    } = talk;
+    drop(stdin);
+    let graceful = matches!(turn, Turn::Answered { .. } | Turn::Refused { .. });
+    if graceful {
+        agent.wait_exit(EXIT_GRACE);
+    }
+    let (status, stderr_tail, stderr_bytes, _) = agent.end(options.kill_grace);
+    attempt.exit_code = status.and_then(|s| s.code);
+    attempt.signal = status.and_then(|s| s.signal);
+    attempt.stdout_bytes = transcript_bytes;
+    attempt.stdout_truncated = transcript_bytes > transcript.len() as u64;
+    attempt.stdout = transcript;
+    attempt.stderr_bytes = stderr_bytes;
+    attempt.stderr_tail = stderr_tail;
+    attempt.duration_ms = super::millis(started.elapsed());
+    attempt.cost_usd = cost_usd;
+    if ignored_lines > 0 {
+        warnings.push(format!(
+            "ignored {ignored_lines} line(s) of the agent's stdout that were not JSON-RPC"
+        ));
+    }
+    attempt.warnings = warnings;
+    match turn {
+        Turn::Answered { stop, usage } => {
+            attempt.usage = usage;
+            answered(&mut attempt, stop, answer, answer_cut);
+        }
+        Turn::Refused { call, error } => {
+            let words = clip(&error.message);
+            let failure = if error.code == acp::ErrorCode::AuthRequired {
+                Some(super::surface::FailureKind::Auth)
+            } else {
+                None
+            };
+            let seen = bound.realization.classify_failure(&words);
+            attempt.http_status = seen.0;
+            attempt.failure = failure.or(seen.1);
+            let what = attempt
+                .what_happened()
+                .unwrap_or_else(|| format!("the agent refused {call}"));
+            attempt.outcome = Outcome::Died;
+            attempt.message = Some(format!("{what}: {words}"));
+            attempt.vendor_message = Some(words);
+        }
+        Turn::Stopped { during, stop } => {
+            attempt.outcome = match stop {
+                Stop::TimedOut => Outcome::TimedOut,
+                Stop::Cancelled => Outcome::Cancelled,
+                _ => Outcome::Died,
+            };
+            attempt.message = Some(match &stop {
+                Stop::TimedOut => format!(
+                    "timed out: no answer within {} s; session/cancel was sent and the agent's process group was killed",
+                    options.timeout.as_secs_f64()
+                ),
+                Stop::Cancelled => {
+                    "cancelled; session/cancel was sent and the agent's process group was killed"
+                        .into()
+                }
+                other => {
+                    let exit = status.map(|s| format!(" ({s})")).unwrap_or_default();
+                    format!("{} during {during}{exit}", other.says())
+                }
+            });
+            if matches!(stop, Stop::Closed) && !attempt.stderr_tail.is_empty() {
+                let tail = String::from_utf8_lossy(&attempt.stderr_tail).into_owned();
+                let last = tail.lines().rev().find(|l| !l.trim().is_empty());
+                attempt.vendor_message = last.map(clip);
+            }
+        }
+    }
+    attempt
+}
+
+/// The outcome of a prompt turn that ended: only `end_turn` carries an answer to read.
+fn answered(attempt: &mut Attempt, stop: acp::StopReason, answer: String, cut: bool) {
+    let no_verdict = |attempt: &mut Attempt, reason: String| {
+        attempt.outcome = Outcome::FailedValidation;
+        attempt.message = Some(reason.clone());
+        attempt.parsed = Some(Parsed::NoVerdict { reason });
+    };
+    attempt.answer = (!answer.is_empty()).then(|| answer.clone());
+    match stop {
+        acp::StopReason::EndTurn if cut => no_verdict(
+            attempt,
+            format!(
+                "the agent's answer went over the {MAX_ANSWER_BYTES}-byte limit and was cut; a cut answer is never read"
+            ),
+        ),
+        acp::StopReason::EndTurn if answer.trim().is_empty() => {
+            no_verdict(attempt, "the agent's answer is empty".into());
+        }
+        acp::StopReason::EndTurn => {
+            let parsed = super::parse_answer(answer.as_bytes());
+            match &parsed {
+                Parsed::Verdict { .. } => attempt.outcome = Outcome::Completed,
+                Parsed::NoVerdict { reason } => {
+                    attempt.outcome = Outcome::FailedValidation;
+                    attempt.message = Some(reason.clone());
+                }
+            }
+            attempt.parsed = Some(parsed);
+        }
+        acp::StopReason::Cancelled => {
+            attempt.outcome = Outcome::Died;
+            attempt.message = Some("the agent cancelled its turn (stop reason cancelled)".into());
+        }
+        other => {
+            let reason = serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "unknown".into());
+            no_verdict(
+                attempt,
+                format!(
+                    "the agent stopped before finishing its answer (stop reason {reason}); an unfinished answer is never read"
+                ),
+            );
+        }
+    }
+}
+
+/// Starts the agent, asks `initialize`, and ends it: what `git pair probe` shows. `Err` says
+/// why the agent could not be asked, or what it answered instead.
+pub fn handshake(
+    program: &Path,
+    args: &[String],
+    env_allow: Vec<String>,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    timeout: Duration,
+) -> Result<AgentInfo, String> {
+    let cwd = tempfile::Builder::new()
+        .prefix("git-pair-acp-probe-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a directory for the probe: {e}"))?;
+    let mut agent = process::spawn_duplex(
+        &Spawn {
+            program: program.to_path_buf(),
+            args: args.to_vec(),
+            env,
+            env_allow: Some(env_allow),
+            cwd: Some(cwd.path().to_path_buf()),
+            stdin: None,
+            share_terminal: false,
+        },
+        64 * 1024,
+        &Cancel::default(),
+        &|_| {},
+    )?;
+    let (Some(mut stdin), Some(stdout)) = (agent.stdin.take(), agent.stdout.take()) else {
+        return Err("the agent's pipes could not be opened".into());
+    };
+    let events = rpc::read_lines(stdout, MAX_LINE_BYTES);
+    let deadline = Instant::now() + timeout;
+    let sent = rpc::send(
+        &mut stdin,
+        &rpc::request(1, "initialize", &initialize_request()),
+    );
+    let answer = match sent {
+        Err(e) => Err(format!("cannot write to the agent: {e}")),
+        Ok(()) => loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break Err(format!(
+                    "no initialize answer within {} s",
+                    timeout.as_secs()
+                ));
+            }
+            match events.recv_timeout(deadline - now) {
+                Ok(rpc::Event::Line(line)) => match rpc::parse(&line) {
+                    Ok(rpc::Incoming::Response {
+                        id: acp::RequestId::Number(1),
+                        result,
+                    }) => {
+                        break result.map_err(|e| {
+                            format!("the agent refused initialize: {}", clip(&e.message))
+                        });
+                    }
+                    Ok(rpc::Incoming::Request { id, .. }) => {
+                        let _ = rpc::send(
+                            &mut stdin,
+                            &rpc::response(&id, Err(acp::Error::method_not_found())),
+                        );
+                    }
+                    _ => {}
+                },
+                Ok(rpc::Event::TooLong { limit }) => {
+                    break Err(format!("the agent sent a line over {limit} bytes"));
+                }
+                Ok(rpc::Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    break Err("the agent exited without answering initialize".into());
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        },
+    };
+    drop(stdin);
+    let (status, stderr, _, _) = agent.end(Duration::from_millis(500));
+    let info = answer.and_then(|value| agent_info(&value));
+    info.map_err(|e| {
+        let last = String::from_utf8_lossy(&stderr)
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| format!("; it said: {}", clip(l)))
+            .unwrap_or_default();
+        let exit = status.map(|s| format!(" ({s})")).unwrap_or_default();
+        format!("{e}{exit}{last}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn option(id: &str, kind: acp::PermissionOptionKind) -> acp::PermissionOption {
+        acp::PermissionOption::new(id.to_owned(), id.to_owned(), kind)
+    }
+
+    #[test]
+    fn permission_requests_are_rejected() {
+        use acp::PermissionOptionKind::*;
+        let offered = vec![
+            option("allow", AllowOnce),
+            option("always", AllowAlways),
+            option("no-always", RejectAlways),
+            option("no", RejectOnce),
+        ];
+        let selected = |o: acp::RequestPermissionOutcome| match o {
+            acp::RequestPermissionOutcome::Selected(s) => Some(s.option_id.to_string()),
+            _ => None,
+        };
+        assert_eq!(selected(reject(&offered, false)).as_deref(), Some("no"));
+        assert_eq!(
+            selected(reject(&offered[..3], false)).as_deref(),
+            Some("no-always")
+        );
+        assert_eq!(
+            selected(reject(&offered[..2], false)),
+            None,
+            "no reject offered: cancelled"
+        );
+        assert_eq!(
+            selected(reject(&offered, true)),
+            None,
+            "after session/cancel: cancelled"
+        );
+    }
+
+    #[test]
+    fn the_client_offers_reading_only() {
+        let caps = serde_json::to_value(client_capabilities()).expect("json");
+        assert_eq!(caps["fs"]["readTextFile"], true);
+        assert_eq!(caps["fs"]["writeTextFile"], false);
+        assert_eq!(caps["terminal"], false);
+        let init = serde_json::to_value(initialize_request()).expect("json");
+        assert_eq!(init["protocolVersion"], 1);
+        assert_eq!(init["clientInfo"]["name"], "git-pair");
+    }
+
+    #[test]
+    fn only_protocol_version_one_is_spoken() {
+        let v1 = serde_json::json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": true}, "agentInfo": {"name": "a", "version": "2"}});
+        let info = agent_info(&v1).expect("v1");
+        assert!(info.load_session);
+        assert_eq!(info.describe(), "a 2, ACP 1, loadSession");
+        let v2 = serde_json::json!({"protocolVersion": 2});
+        assert!(agent_info(&v2).is_err_and(|e| e.contains("version 2")));
+        assert!(agent_info(&serde_json::json!({"x": 1})).is_err());
+    }
+
+    #[test]
+    fn only_a_finished_turn_is_read() {
+        let bound = BoundRealization {
+            name: "acp".into(),
+            realization: super::super::Surfaces::shipped()
+                .expect("shipped")
+                .get("acp")
+                .expect("acp")
+                .clone(),
+            program: None,
+            command_args: vec![],
+            capabilities: Default::default(),
+            fallback_used: false,
+        };
+        let run = |stop, text: &str, cut| {
+            let mut a = Attempt::new(&bound);
+            answered(&mut a, stop, text.to_owned(), cut);
+            a
+        };
+        let ok = "1. [bug] [severity: high] a.rs:1 — x\nVERDICT: CHANGES_REQUESTED";
+        assert_eq!(
+            run(acp::StopReason::EndTurn, ok, false).outcome,
+            Outcome::Completed
+        );
+        for (stop, text, cut) in [
+            (acp::StopReason::EndTurn, ok, true),
+            (acp::StopReason::EndTurn, "  ", false),
+            (acp::StopReason::EndTurn, "looks fine", false),
+            (acp::StopReason::MaxTokens, "VERDICT: APPROVED", false),
+            (acp::StopReason::MaxTurnRequests, "VERDICT: APPROVED", false),
+            (acp::StopReason::Refusal, "VERDICT: APPROVED", false),
+        ] {
+            let a = run(stop, text, cut);
+            assert_eq!(
+                a.outcome,
+                Outcome::FailedValidation,
+                "{stop:?} {text:?} {cut}"
+            );
+            assert_eq!(a.verdict(), None);
+        }
+        let a = run(acp::StopReason::Cancelled, "VERDICT: APPROVED", false);
+        assert_eq!(a.outcome, Outcome::Died);
+        assert_eq!(a.verdict(), None);
+    }
+}
