@@ -159,7 +159,8 @@ pub fn send(to: &mut impl Write, message: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_client_protocol_schema::v1::{InitializeRequest, ProtocolVersion};
+    use agent_client_protocol_schema::ProtocolVersion;
+    use agent_client_protocol_schema::v1::InitializeRequest;
 
     fn lines(input: &[u8], max: usize) -> Vec<Event> {
         let (sender, receiver) = channel();
