@@ -36,7 +36,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             names.join(", ")
         ))
         .with_hint(
-            "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin; or set pair.reviewerCommand",
+            "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin; or set pair.reviewerCommand, or pair.acpCommand with pair.reviewer acp",
         )
         .with_partial("reviewers", report.json["reviewers"].clone())
         .with_partial("realizations", report.json["realizations"].clone());
