@@ -102,9 +102,8 @@ fn an_acp_agent_requests_changes_then_approves() {
 
     // Stored with the run, read back with real git: both reviews, the agent's own cost.
     let records = env.records(&run);
-    assert_eq!(
+    assert!(
         records.iter().filter(|r| r.contains("-review-")).count() >= 2,
-        true,
         "{records:?}"
     );
     let status = env.pair_json(&["status"]);

@@ -119,6 +119,9 @@ impl Stop {
     }
 }
 
+/// How often to say the agent is still running, when it last was said, to whom, as whom.
+type Heartbeat<'a> = (Duration, Instant, &'a (dyn Fn(&str) + Sync), String);
+
 /// One conversation with a running agent.
 struct Conversation<'a> {
     agent: Duplex,
@@ -140,7 +143,7 @@ struct Conversation<'a> {
     cancel_sent: bool,
     warnings: Vec<String>,
     ignored_lines: usize,
-    heartbeat: Option<(Duration, Instant, &'a (dyn Fn(&str) + Sync), String)>,
+    heartbeat: Option<Heartbeat<'a>>,
     started: Instant,
 }
 
