@@ -11,7 +11,7 @@
 pub mod rpc;
 pub mod sandbox;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,6 @@ use agent_client_protocol_schema::{MethodDispatchError, ProtocolVersion};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Attempt, BoundRealization, Outcome, Parsed, ReviewInput, RunOptions};
 use crate::process::{self, Cancel, Duplex, Spawn};
 
 /// The longest line (one JSON-RPC message) read from an agent; a longer one ends the attempt.
@@ -91,7 +90,7 @@ fn initialize_request() -> acp::InitializeRequest {
 
 /// Why a conversation stopped before the answer it waited for.
 #[derive(Debug, Clone, PartialEq)]
-enum Stop {
+pub enum Stop {
     TimedOut,
     Cancelled,
     /// The agent closed its stdout (it exited).
@@ -105,7 +104,8 @@ enum Stop {
 }
 
 impl Stop {
-    fn says(&self) -> String {
+    /// What happened, in words.
+    pub fn says(&self) -> String {
         match self {
             Stop::TimedOut => "timed out".into(),
             Stop::Cancelled => "cancelled".into(),
@@ -145,6 +145,9 @@ struct Conversation<'a> {
     ignored_lines: usize,
     heartbeat: Option<Heartbeat<'a>>,
     started: Instant,
+    session_id: Option<String>,
+    session_id_refused: Option<String>,
+    resumed: bool,
 }
 
 impl Conversation<'_> {
@@ -344,79 +347,122 @@ fn to_value(value: &impl Serialize) -> Result<Value, acp::Error> {
     serde_json::to_value(value).map_err(|_| acp::Error::internal_error())
 }
 
-/// The agent's command line: the program the probe resolved and the configured arguments.
-fn agent_argv(bound: &BoundRealization) -> Option<(PathBuf, Vec<String>)> {
-    Some((bound.program.clone()?, bound.command_args.clone()))
+/// One review through an ACP agent: what to run and what to ask.
+pub struct Call<'a> {
+    /// The agent's command line and environment; `cwd` is the reviewed snapshot, the one
+    /// directory its file reads are answered from.
+    pub spawn: Spawn,
+    /// The review packet, sent as one text block.
+    pub prompt: &'a str,
+    /// The last round's session, loaded when the agent advertises `loadSession`.
+    pub resume_session_id: Option<&'a str>,
+    /// Whether a session id fits the realization's declared shape.
+    pub session_id_fits: &'a dyn Fn(&str) -> bool,
+    /// Bound on the whole conversation.
+    pub timeout: Duration,
+    /// SIGTERM → SIGKILL grace for the agent's process group.
+    pub kill_grace: Duration,
+    /// Stderr bytes kept from the end.
+    pub stderr_tail: usize,
+    /// Bytes of the agent's stdout kept as the attempt's raw material.
+    pub transcript_cap: usize,
+    /// A caller's flag and/or Ctrl-C.
+    pub cancel: Cancel,
+    /// Told the agent's pid once it started.
+    pub on_start: &'a dyn Fn(process::Started),
+    /// How often `progress` hears that the agent is still running, as `label`.
+    pub heartbeat: Duration,
+    pub label: String,
+    pub progress: &'a (dyn Fn(&str) + Sync),
 }
 
-/// Runs one review attempt through an ACP agent. Never fails: every failure is an
-/// [`Outcome`] with a message.
-pub fn run_attempt(
-    bound: &BoundRealization,
-    input: &ReviewInput<'_>,
-    options: &RunOptions,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Attempt {
-    let mut attempt = Attempt::new(bound);
-    let Some((program, args)) = agent_argv(bound) else {
-        attempt.message = Some("no ACP agent command is configured (pair.acpCommand)".into());
-        return attempt;
-    };
-    attempt.argv = std::iter::once(program.display().to_string())
-        .chain(args.iter().cloned())
-        .collect();
-    let cwd = super::reviewer_cwd(bound, options);
-    let Some(sandbox_root) = cwd.clone() else {
-        attempt.message = Some("the ACP reviewer has no reviewed snapshot to run in".into());
-        return attempt;
-    };
-    let Some(sandbox) = sandbox::Sandbox::new(&sandbox_root, MAX_READ_BYTES) else {
-        attempt.message = Some(format!(
-            "cannot resolve the reviewed snapshot directory {}",
-            sandbox_root.display()
-        ));
-        return attempt;
-    };
-    let on_start = |started: process::Started| {
-        if let Some(hook) = &options.on_start {
-            (hook.0)(started);
+/// Everything one review conversation showed.
+#[derive(Debug)]
+pub struct Conversed {
+    /// How the prompt turn ended.
+    pub turn: Turn,
+    /// The text streamed during the prompt turn (up to [`MAX_ANSWER_BYTES`]).
+    pub answer: String,
+    /// The answer went over [`MAX_ANSWER_BYTES`]: it is cut and must not be read.
+    pub answer_cut: bool,
+    /// The session reviewed in, when its id fits the declared shape.
+    pub session_id: Option<String>,
+    /// Why the agent's session id was not kept.
+    pub session_id_refused: Option<String>,
+    /// The last round's session was loaded.
+    pub resumed: bool,
+    /// The session's cost in USD, from the agent's last `usage_update`.
+    pub cost_usd: Option<f64>,
+    /// What git pair refused the agent, and other notes.
+    pub warnings: Vec<String>,
+    /// The agent's stdout lines (up to the cap), and how many bytes it wrote in all.
+    pub transcript: Vec<u8>,
+    pub transcript_bytes: u64,
+    /// How the agent's process ended.
+    pub status: Option<process::ExitInfo>,
+    pub stderr_tail: Vec<u8>,
+    pub stderr_bytes: u64,
+    pub duration: Duration,
+}
+
+impl Conversed {
+    fn not_started(message: String) -> Conversed {
+        Conversed {
+            turn: Turn::NotStarted(message),
+            answer: String::new(),
+            answer_cut: false,
+            session_id: None,
+            session_id_refused: None,
+            resumed: false,
+            cost_usd: None,
+            warnings: Vec::new(),
+            transcript: Vec::new(),
+            transcript_bytes: 0,
+            status: None,
+            stderr_tail: Vec::new(),
+            stderr_bytes: 0,
+            duration: Duration::ZERO,
         }
+    }
+}
+
+/// Runs one review conversation with an ACP agent. Never fails: how it ended is its
+/// [`Turn`].
+pub fn review(call: &Call<'_>) -> Conversed {
+    let Some(root) = call.spawn.cwd.as_deref() else {
+        return Conversed::not_started(
+            "the ACP reviewer has no reviewed snapshot to run in".into(),
+        );
+    };
+    let Some(sandbox) = sandbox::Sandbox::new(root, MAX_READ_BYTES) else {
+        return Conversed::not_started(format!(
+            "cannot resolve the reviewed snapshot directory {}",
+            root.display()
+        ));
     };
     let spawn = Spawn {
-        program,
-        args,
-        env: options.env.clone(),
-        env_allow: Some(super::reviewer_env_allow(bound, options)),
         cwd: Some(sandbox.root().to_path_buf()),
-        stdin: None,
-        share_terminal: false,
-    };
-    let cancel = Cancel {
-        flag: options.cancel.clone(),
-        on_sigint: options.handle_sigint,
+        ..call.spawn.clone()
     };
     let started = Instant::now();
-    let mut agent = match process::spawn_duplex(&spawn, options.stderr_tail, &cancel, &on_start) {
-        Ok(agent) => agent,
-        Err(message) => {
-            attempt.message = Some(message);
-            return attempt;
-        }
-    };
+    let mut agent =
+        match process::spawn_duplex(&spawn, call.stderr_tail, &call.cancel, call.on_start) {
+            Ok(agent) => agent,
+            Err(message) => return Conversed::not_started(message),
+        };
     let (Some(stdin), Some(stdout)) = (agent.stdin.take(), agent.stdout.take()) else {
-        attempt.message = Some("the agent's pipes could not be opened".into());
-        return attempt;
+        return Conversed::not_started("the agent's pipes could not be opened".into());
     };
     let mut talk = Conversation {
         agent,
         stdin,
         events: rpc::read_lines(stdout, MAX_LINE_BYTES),
         next_id: 1,
-        deadline: started + options.timeout,
+        deadline: started + call.timeout,
         sandbox: Some(sandbox),
         transcript: Vec::new(),
         transcript_bytes: 0,
-        transcript_cap: options.stdout_cap.min(16 * 1024 * 1024),
+        transcript_cap: call.transcript_cap,
         collecting: None,
         answer: String::new(),
         answer_cut: false,
@@ -424,15 +470,21 @@ pub fn run_attempt(
         cancel_sent: false,
         warnings: Vec::new(),
         ignored_lines: 0,
-        heartbeat: Some((options.heartbeat, started, progress, bound.label())),
+        heartbeat: Some((call.heartbeat, started, call.progress, call.label.clone())),
         started,
+        session_id: None,
+        session_id_refused: None,
+        resumed: false,
     };
-    let turn = converse(&mut talk, bound, input, &mut attempt);
-    finish(talk, turn, bound, options, started, attempt)
+    let turn = converse(&mut talk, call);
+    finish(talk, turn, call.kill_grace, started)
 }
 
 /// How the prompt turn ended.
-enum Turn {
+#[derive(Debug)]
+pub enum Turn {
+    /// The agent could not be started (or asked): why.
+    NotStarted(String),
     /// The prompt was answered: its stop reason and the usage it reported.
     Answered {
         stop: acp::StopReason,
@@ -447,12 +499,7 @@ enum Turn {
     Stopped { during: &'static str, stop: Stop },
 }
 
-fn converse(
-    talk: &mut Conversation<'_>,
-    bound: &BoundRealization,
-    input: &ReviewInput<'_>,
-    attempt: &mut Attempt,
-) -> Turn {
+fn converse(talk: &mut Conversation<'_>, call: &Call<'_>) -> Turn {
     let init = match talk.call("initialize", &initialize_request()) {
         Ok(Ok(value)) => value,
         Ok(Err(error)) => {
@@ -483,15 +530,15 @@ fn converse(
         .map(|s| s.root().to_path_buf())
         .unwrap_or_default();
     let mut session = None;
-    if let Some(id) = input.resume_session_id
-        && bound.realization.session_id_fits(id)
+    if let Some(id) = call.resume_session_id
+        && (call.session_id_fits)(id)
     {
         if info.load_session {
             let load = acp::LoadSessionRequest::new(id.to_owned(), cwd.clone());
             match talk.call("session/load", &load) {
                 Ok(Ok(_)) => {
                     session = Some(id.to_owned());
-                    attempt.resumed = true;
+                    talk.resumed = true;
                 }
                 Ok(Err(error)) => talk.warn(format!(
                     "the agent could not load session {id} ({}); a new session reviews",
@@ -534,11 +581,10 @@ fn converse(
             }
         },
     };
-    if bound.realization.session_id_fits(&session) {
-        attempt.session_id = Some(session.clone());
-        attempt.session_id_from = Some(super::SessionIdSource::Output);
+    if (call.session_id_fits)(&session) {
+        talk.session_id = Some(session.clone());
     } else {
-        attempt.session_id_refused = Some(format!(
+        talk.session_id_refused = Some(format!(
             "the agent's session id {:?} does not fit the acp session_id_shape",
             clip(&session)
         ));
@@ -546,7 +592,7 @@ fn converse(
     talk.collecting = Some(session.clone());
     let prompt = acp::PromptRequest::new(
         session.clone(),
-        vec![acp::ContentBlock::Text(acp::TextContent::new(input.prompt))],
+        vec![acp::ContentBlock::Text(acp::TextContent::new(call.prompt))],
     );
     let id = talk.next_id;
     let result = talk.call("session/prompt", &prompt);
@@ -614,19 +660,13 @@ fn agent_info(value: &Value) -> Result<AgentInfo, String> {
     })
 }
 
-fn clip(text: &str) -> String {
+/// `text`'s first line, clipped for a message.
+pub fn clip(text: &str) -> String {
     crate::util::first_line_clipped(text, WORDS)
 }
 
-/// Ends the agent and turns how the turn ended into the attempt's outcome.
-fn finish(
-    talk: Conversation<'_>,
-    turn: Turn,
-    bound: &BoundRealization,
-    options: &RunOptions,
-    started: Instant,
-    mut attempt: Attempt,
-) -> Attempt {
+/// Ends the agent: what the conversation showed.
+fn finish(talk: Conversation<'_>, turn: Turn, grace: Duration, started: Instant) -> Conversed {
     let Conversation {
         mut agent,
         stdin,
@@ -637,126 +677,36 @@ fn finish(
         cost_usd,
         mut warnings,
         ignored_lines,
+        session_id,
+        session_id_refused,
+        resumed,
         ..
     } = talk;
     drop(stdin);
-    let graceful = matches!(turn, Turn::Answered { .. } | Turn::Refused { .. });
-    if graceful {
+    if matches!(turn, Turn::Answered { .. } | Turn::Refused { .. }) {
         agent.wait_exit(EXIT_GRACE);
     }
-    let (status, stderr_tail, stderr_bytes, _) = agent.end(options.kill_grace);
-    attempt.exit_code = status.and_then(|s| s.code);
-    attempt.signal = status.and_then(|s| s.signal);
-    attempt.stdout_bytes = transcript_bytes;
-    attempt.stdout_truncated = transcript_bytes > transcript.len() as u64;
-    attempt.stdout = transcript;
-    attempt.stderr_bytes = stderr_bytes;
-    attempt.stderr_tail = stderr_tail;
-    attempt.duration_ms = super::millis(started.elapsed());
-    attempt.cost_usd = cost_usd;
+    let (status, stderr_tail, stderr_bytes, _) = agent.end(grace);
     if ignored_lines > 0 {
         warnings.push(format!(
             "ignored {ignored_lines} line(s) of the agent's stdout that were not JSON-RPC"
         ));
     }
-    attempt.warnings = warnings;
-    match turn {
-        Turn::Answered { stop, usage } => {
-            attempt.usage = usage;
-            answered(&mut attempt, stop, answer, answer_cut);
-        }
-        Turn::Refused { call, error } => {
-            let words = clip(&error.message);
-            let failure = if error.code == acp::ErrorCode::AuthRequired {
-                Some(super::surface::FailureKind::Auth)
-            } else {
-                None
-            };
-            let seen = bound.realization.classify_failure(&words);
-            attempt.http_status = seen.0;
-            attempt.failure = failure.or(seen.1);
-            let what = attempt
-                .what_happened()
-                .unwrap_or_else(|| format!("the agent refused {call}"));
-            attempt.outcome = Outcome::Died;
-            attempt.message = Some(format!("{what}: {words}"));
-            attempt.vendor_message = Some(words);
-        }
-        Turn::Stopped { during, stop } => {
-            attempt.outcome = match stop {
-                Stop::TimedOut => Outcome::TimedOut,
-                Stop::Cancelled => Outcome::Cancelled,
-                _ => Outcome::Died,
-            };
-            attempt.message = Some(match &stop {
-                Stop::TimedOut => format!(
-                    "timed out: no answer within {} s; session/cancel was sent and the agent's process group was killed",
-                    options.timeout.as_secs_f64()
-                ),
-                Stop::Cancelled => {
-                    "cancelled; session/cancel was sent and the agent's process group was killed"
-                        .into()
-                }
-                other => {
-                    let exit = status.map(|s| format!(" ({s})")).unwrap_or_default();
-                    format!("{} during {during}{exit}", other.says())
-                }
-            });
-            if matches!(stop, Stop::Closed) && !attempt.stderr_tail.is_empty() {
-                let tail = String::from_utf8_lossy(&attempt.stderr_tail).into_owned();
-                let last = tail.lines().rev().find(|l| !l.trim().is_empty());
-                attempt.vendor_message = last.map(clip);
-            }
-        }
-    }
-    attempt
-}
-
-/// The outcome of a prompt turn that ended: only `end_turn` carries an answer to read.
-fn answered(attempt: &mut Attempt, stop: acp::StopReason, answer: String, cut: bool) {
-    let no_verdict = |attempt: &mut Attempt, reason: String| {
-        attempt.outcome = Outcome::FailedValidation;
-        attempt.message = Some(reason.clone());
-        attempt.parsed = Some(Parsed::NoVerdict { reason });
-    };
-    attempt.answer = (!answer.is_empty()).then(|| answer.clone());
-    match stop {
-        acp::StopReason::EndTurn if cut => no_verdict(
-            attempt,
-            format!(
-                "the agent's answer went over the {MAX_ANSWER_BYTES}-byte limit and was cut; a cut answer is never read"
-            ),
-        ),
-        acp::StopReason::EndTurn if answer.trim().is_empty() => {
-            no_verdict(attempt, "the agent's answer is empty".into());
-        }
-        acp::StopReason::EndTurn => {
-            let parsed = super::parse_answer(answer.as_bytes());
-            match &parsed {
-                Parsed::Verdict { .. } => attempt.outcome = Outcome::Completed,
-                Parsed::NoVerdict { reason } => {
-                    attempt.outcome = Outcome::FailedValidation;
-                    attempt.message = Some(reason.clone());
-                }
-            }
-            attempt.parsed = Some(parsed);
-        }
-        acp::StopReason::Cancelled => {
-            attempt.outcome = Outcome::Died;
-            attempt.message = Some("the agent cancelled its turn (stop reason cancelled)".into());
-        }
-        other => {
-            let reason = serde_json::to_value(other)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_else(|| "unknown".into());
-            no_verdict(
-                attempt,
-                format!(
-                    "the agent stopped before finishing its answer (stop reason {reason}); an unfinished answer is never read"
-                ),
-            );
-        }
+    Conversed {
+        turn,
+        answer,
+        answer_cut,
+        session_id,
+        session_id_refused,
+        resumed,
+        cost_usd,
+        warnings,
+        transcript,
+        transcript_bytes,
+        status,
+        stderr_tail,
+        stderr_bytes,
+        duration: started.elapsed(),
     }
 }
 
@@ -907,50 +857,5 @@ mod tests {
         let v2 = serde_json::json!({"protocolVersion": 2});
         assert!(agent_info(&v2).is_err_and(|e| e.contains("version 2")));
         assert!(agent_info(&serde_json::json!({"x": 1})).is_err());
-    }
-
-    #[test]
-    fn only_a_finished_turn_is_read() {
-        let bound = BoundRealization {
-            name: "acp".into(),
-            realization: super::super::Surfaces::shipped()
-                .expect("shipped")
-                .get("acp")
-                .expect("acp")
-                .clone(),
-            program: None,
-            command_args: vec![],
-            capabilities: Default::default(),
-            fallback_used: false,
-        };
-        let run = |stop, text: &str, cut| {
-            let mut a = Attempt::new(&bound);
-            answered(&mut a, stop, text.to_owned(), cut);
-            a
-        };
-        let ok = "1. [bug] [severity: high] a.rs:1 — x\nVERDICT: CHANGES_REQUESTED";
-        assert_eq!(
-            run(acp::StopReason::EndTurn, ok, false).outcome,
-            Outcome::Completed
-        );
-        for (stop, text, cut) in [
-            (acp::StopReason::EndTurn, ok, true),
-            (acp::StopReason::EndTurn, "  ", false),
-            (acp::StopReason::EndTurn, "looks fine", false),
-            (acp::StopReason::MaxTokens, "VERDICT: APPROVED", false),
-            (acp::StopReason::MaxTurnRequests, "VERDICT: APPROVED", false),
-            (acp::StopReason::Refusal, "VERDICT: APPROVED", false),
-        ] {
-            let a = run(stop, text, cut);
-            assert_eq!(
-                a.outcome,
-                Outcome::FailedValidation,
-                "{stop:?} {text:?} {cut}"
-            );
-            assert_eq!(a.verdict(), None);
-        }
-        let a = run(acp::StopReason::Cancelled, "VERDICT: APPROVED", false);
-        assert_eq!(a.outcome, Outcome::Died);
-        assert_eq!(a.verdict(), None);
     }
 }
