@@ -604,7 +604,7 @@ mod tests {
         let err = run_probe("gemini", None, OsStr::new("")).expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "unknown reviewer `gemini` (known: builtin, claude, codex, command)"
+            "unknown reviewer `gemini` (known: acp, builtin, claude, codex, command)"
         );
     }
 

@@ -1294,10 +1294,10 @@ mod tests {
     }
 
     #[test]
-    fn shipped_document_loads_with_the_four_realizations() {
+    fn shipped_document_loads_with_the_five_realizations() {
         let s = shipped();
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
-        assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+        assert_eq!(names, ["acp", "builtin", "claude", "codex", "command"]);
         for name in names {
             assert!(Surfaces::shipped_defines(name), "{name}");
         }
