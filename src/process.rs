@@ -797,6 +797,155 @@ pub fn kill_group_if_alive(pid: u32, recorded_start: Option<u64>) -> bool {
     true
 }
 
+/// A process git pair converses with over its stdin and stdout (a protocol client such as
+/// the ACP reviewer's), started by [`spawn_duplex`]: its own process group, dying with git
+/// pair, the environment and directory of its [`Spawn`], stderr's tail captured by a thread.
+/// Reading and writing the pipes is the caller's; ending the process is this type's.
+pub struct Duplex {
+    child: Child,
+    group: Option<u32>,
+    /// The child's stdin, for the caller to write to (dropped to close it).
+    pub stdin: Option<std::process::ChildStdin>,
+    /// The child's stdout, for the caller to read from (on a thread of its own).
+    pub stdout: Option<std::process::ChildStdout>,
+    stderr: Arc<Mutex<Capture>>,
+    stderr_thread: Option<JoinHandle<()>>,
+    stderr_tail: usize,
+    cancel: Cancel,
+    _sigint: Option<SigintGuard>,
+    started: Instant,
+    /// [`Duplex::end`] ran: nothing is left for the drop to kill.
+    ended: bool,
+}
+
+impl Drop for Duplex {
+    fn drop(&mut self) {
+        // A conversation abandoned without `end` (a panic, an early return) leaves no process.
+        if !self.ended {
+            self.stdin = None;
+            let _ = terminate_group(self.group, &mut self.child, Duration::from_millis(200));
+        }
+    }
+}
+
+impl std::fmt::Debug for Duplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Duplex")
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts `spawn` with piped stdin and stdout for a conversation ([`Duplex`]); `on_start` is
+/// told its pid first. `Err` carries the operating system's reason it could not start.
+pub fn spawn_duplex(
+    spawn: &Spawn,
+    stderr_tail: usize,
+    cancel: &Cancel,
+    on_start: &dyn Fn(Started),
+) -> Result<Duplex, String> {
+    let sigint = cancel.on_sigint.then(SigintGuard::install);
+    let started = Instant::now();
+    let mut command = command_for(&Spawn {
+        stdin: Some(Vec::new()),
+        ..spawn.clone()
+    });
+    let mut child = spawn_settled(&mut command)
+        .map_err(|e| format!("cannot run {}: {e}", spawn.program.display()))?;
+    let pid = child.id();
+    on_start(Started {
+        pid,
+        start_time: start_time(pid),
+    });
+    let stderr = Arc::new(Mutex::new(Capture::default()));
+    let stderr_thread = child.stderr.take().map(|err| {
+        read_into(
+            err,
+            Arc::clone(&stderr),
+            Keep::Tail(stderr_tail),
+            RingOnDrop(Arc::new(Ended::default())),
+        )
+    });
+    Ok(Duplex {
+        stdin: child.stdin.take(),
+        stdout: child.stdout.take(),
+        group: (!spawn.share_terminal).then_some(pid),
+        child,
+        stderr,
+        stderr_thread,
+        stderr_tail,
+        cancel: cancel.clone(),
+        _sigint: sigint,
+        started,
+        ended: false,
+    })
+}
+
+impl Duplex {
+    /// Its pid (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the caller's flag or Ctrl-C asked to cancel.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Its exit status if it has exited (reaping it), without waiting.
+    pub fn exited(&mut self) -> Option<ExitInfo> {
+        self.child
+            .try_wait()
+            .ok()
+            .flatten()
+            .map(ExitInfo::from_status)
+    }
+
+    /// Waits up to `wait` for it to exit by itself (its stdin closed, say).
+    pub fn wait_exit(&mut self, wait: Duration) -> Option<ExitInfo> {
+        let until = Instant::now() + wait;
+        loop {
+            if let Some(status) = self.exited() {
+                return Some(status);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Ends it: stdin closed, then SIGTERM to its group, `grace` for it to go, SIGKILL; and
+    /// whatever it left running in its group goes too. Returns how it ended, the end of its
+    /// stderr, the stderr bytes it wrote in all, and the time since it started.
+    pub fn end(mut self, grace: Duration) -> (Option<ExitInfo>, Vec<u8>, u64, Duration) {
+        self.stdin = None;
+        let status = match self.exited() {
+            Some(status) => {
+                if let Some(group) = self.group {
+                    signal_group(group, Signal::KILL);
+                }
+                Some(status)
+            }
+            None => terminate_group(self.group, &mut self.child, grace),
+        };
+        let duration = self.started.elapsed();
+        // Bounded like [`Pipes::finish`]: a holder that escaped the group must not hold us.
+        if let Some(thread) = self.stderr_thread.take() {
+            let until = Instant::now() + grace.max(Duration::from_millis(500));
+            while !thread.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
+        }
+        self.ended = true;
+        let (tail, bytes, _) = take(&self.stderr, Some(self.stderr_tail));
+        (status, tail, bytes, duration)
+    }
+}
+
 #[derive(Default)]
 struct Capture {
     buf: Vec<u8>,

@@ -9,7 +9,8 @@ use crate::ops;
 /// chosen as review chooses it: --reviewer-cmd, the active run's, pair.reviewer,
 /// pair.reviewerCommand ("command"), then codex), lists every candidate probed: binary found or not, the capabilities its help output proves, and the
 /// winner. A missing CLI falls back to the other vendor; nothing is decided by name or
-/// version.
+/// version. The ACP agent of pair.acpCommand (reviewer acp) is started and asked
+/// `initialize`: its name, version, protocol version and loadSession are shown.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Probe this reviewer command (JSON array) instead of the configured reviewer.
@@ -36,7 +37,7 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             names.join(", ")
         ))
         .with_hint(
-            "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin; or set pair.reviewerCommand",
+            "install codex or claude; or review offline with the built-in checks: git config pair.reviewer builtin; or set pair.reviewerCommand, or pair.acpCommand with pair.reviewer acp",
         )
         .with_partial("reviewers", report.json["reviewers"].clone())
         .with_partial("realizations", report.json["realizations"].clone());

@@ -27,6 +27,9 @@ pub struct Options {
     pub budget_usd: Option<f64>,
     pub budget_warn_ratio: f64,
     pub reviewer_command: Option<Vec<String>>,
+    /// `pair.acpCommand`: the command line of the ACP agent the `acp` reviewer drives
+    /// (`npx @zed-industries/claude-agent-acp`), words or a JSON array.
+    pub acp_command: Option<Vec<String>>,
     pub review_timeout_secs: u64,
     pub diff_budget_bytes: u64,
     /// `pair.maxFileBytes`: a changed file larger than this is not sent to a reviewer at all
@@ -69,7 +72,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 28] = [
+pub const KEYS: [&str; 29] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -98,6 +101,7 @@ pub const KEYS: [&str; 28] = [
     "pair.reviewerModel",
     "pair.reviewerEffort",
     "pair.prFinalRound",
+    "pair.acpCommand",
 ];
 
 /// A configuration value that does not parse.
@@ -120,6 +124,7 @@ impl Default for Options {
             budget_usd: None,
             budget_warn_ratio: 0.8,
             reviewer_command: None,
+            acp_command: None,
             review_timeout_secs: 0,
             diff_budget_bytes: 262_144,
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
@@ -185,6 +190,15 @@ impl Options {
         }
         if let Some(v) = last_text("pair.reviewerCommand") {
             o.reviewer_command = Some(parse_argv("pair.reviewerCommand", &v)?);
+        }
+        if let Some(v) = last_text("pair.acpCommand") {
+            o.acp_command = Some(acp_command(&v).map_err(|_| {
+                bad(
+                    "pair.acpCommand",
+                    &v,
+                    "the ACP agent's command line: words (npx @zed-industries/claude-agent-acp) or a JSON array of strings",
+                )
+            })?);
         }
         o.read_setting(Setting::ReviewTimeout, &values)?;
         if let Some(v) = last("pair.diffBudgetBytes") {
@@ -439,6 +453,20 @@ fn parse_argv(key: &str, value: &str) -> Result<Vec<String>, Error> {
             "a non-empty JSON array of strings, e.g. [\"my-reviewer\", \"--strict\"]",
         )
     })
+}
+
+/// The ACP agent's command line (`pair.acpCommand`): a JSON array of strings as for a
+/// reviewer command, or words separated by white space (no quoting: an argument holding a
+/// space needs the array). The error is the reason.
+pub fn acp_command(text: &str) -> Result<Vec<String>, String> {
+    if text.trim_start().starts_with('[') {
+        return reviewer_command(text);
+    }
+    let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+    if words.is_empty() {
+        return Err("empty".into());
+    }
+    Ok(words)
 }
 
 /// The one rule for a reviewer command (`pair.reviewerCommand`, `--reviewer-cmd`): a

@@ -8,6 +8,27 @@ use super::settings::Source;
 /// The realization that runs the user's reviewer command.
 pub const COMMAND: &str = "command";
 
+/// The realization that drives an Agent Client Protocol agent (`pair.acpCommand`).
+pub const ACP: &str = "acp";
+
+/// The word of an ACP agent's command line (program first) that names the agent: its last
+/// argument that is not an option, without a version after `@` (`npx -y
+/// @zed-industries/claude-agent-acp@0.23.1` → `@zed-industries/claude-agent-acp`), else the
+/// program. [`name`] takes its basename: `acp:claude-agent-acp`.
+pub fn acp_agent(argv: &[String]) -> Option<&str> {
+    let word = argv
+        .iter()
+        .skip(1)
+        .rev()
+        .find(|a| !a.starts_with('-') && !a.is_empty())
+        .or_else(|| argv.first())?;
+    // A version pin is not part of the name: `pkg@1.2`, `@scope/pkg@1.2`.
+    Some(match word.rfind('@') {
+        Some(at) if at > 0 => &word[..at],
+        _ => word,
+    })
+}
+
 /// The longest program name a reviewer's name carries (longer ones are clipped).
 const MAX_PROGRAM_CHARS: usize = 64;
 
@@ -66,6 +87,31 @@ mod tests {
         assert!(names("codex", "codex"));
         assert!(!names("codex", "command"));
         assert!(!names("commandeer:x", "command"));
+    }
+
+    #[test]
+    fn an_acp_agent_is_named_by_its_package_or_program() {
+        let argv = |words: &str| words.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        let cases = [
+            (
+                "npx @zed-industries/claude-agent-acp",
+                "acp:claude-agent-acp",
+            ),
+            (
+                "npx -y @zed-industries/claude-agent-acp@0.23.1",
+                "acp:claude-agent-acp",
+            ),
+            ("/opt/bin/claude-agent-acp", "acp:claude-agent-acp"),
+            ("gemini --experimental-acp", "acp:gemini"),
+            (
+                "python3 fixtures/reviewers/acp-agent.py approve",
+                "acp:approve",
+            ),
+        ];
+        for (words, want) in cases {
+            assert_eq!(name(ACP, acp_agent(&argv(words))), want, "{words}");
+        }
+        assert_eq!(acp_agent(&[]), None);
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<rep
                 reviewer_command: command.as_deref(),
                 path_env: None,
                 cache: Some(&fresh),
+                acp_command: o.acp_command.as_deref(),
+                acp_handshake: true,
             },
         ) {
             Ok(report) => Ok(report),

@@ -62,8 +62,13 @@ pub fn reviewer(
         };
     }
     let realization = setting.value.as_str().unwrap_or_default().to_owned();
+    // An ACP reviewer goes by its agent (`acp:claude-agent-acp`), as it will when it binds.
+    let agent = (realization == crate::model::reviewer::ACP)
+        .then_some(options.acp_command.as_deref())
+        .flatten()
+        .and_then(crate::model::reviewer::acp_agent);
     Reviewer {
-        name: crate::model::reviewer::name(&realization, None),
+        name: crate::model::reviewer::name(&realization, agent),
         realization,
         command: None,
         source: setting.source,

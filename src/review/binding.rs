@@ -33,8 +33,21 @@ impl BoundRealization {
     }
 
     /// The name it goes by everywhere ([`crate::model::reviewer::name`]): a reviewer command
-    /// by its program (`command:approve.sh`), any other realization by its own name.
+    /// by its program (`command:approve.sh`), an ACP agent by its package or program
+    /// (`acp:claude-agent-acp`), any other realization by its own name.
     pub fn label(&self) -> String {
+        if self.realization.kind == RealizationKind::Acp {
+            let argv: Vec<String> = self
+                .program
+                .iter()
+                .map(|p| p.display().to_string())
+                .chain(self.command_args.iter().cloned())
+                .collect();
+            return crate::model::reviewer::name(
+                &self.name,
+                crate::model::reviewer::acp_agent(&argv),
+            );
+        }
         let program = match self.realization.kind {
             RealizationKind::Command => self
                 .program
@@ -57,6 +70,11 @@ impl BoundRealization {
 
     /// Whether a later round can resume the reviewer's session.
     pub fn supports_resume(&self) -> bool {
+        // An ACP agent says in its `initialize` answer whether it can (`loadSession`): the
+        // attempt asks then, and starts a new session when it cannot.
+        if self.realization.kind == RealizationKind::Acp {
+            return true;
+        }
         self.realization
             .resume
             .as_ref()

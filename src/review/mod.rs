@@ -5,6 +5,7 @@
 //! Stores nothing and prints nothing: dispatch records, retries, re-asks and rounds belong to
 //! the caller.
 
+pub mod acp;
 pub mod binding;
 pub mod builtin;
 mod error;
@@ -238,6 +239,10 @@ pub struct Attempt {
     /// The vendor's warnings (never its failure, never the answer).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The token usage the reviewer reported for its turn, as it reported it (an ACP agent's
+    /// prompt response `usage`): kept, not priced (it names no model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
 }
 
 impl Attempt {
@@ -292,6 +297,7 @@ impl Attempt {
             http_status: None,
             cli_retried: false,
             warnings: Vec::new(),
+            usage: None,
         }
     }
 
@@ -358,6 +364,9 @@ pub fn run_attempt_with_progress(
         attempt.answer = Some(review.text);
         attempt.duration_ms = millis(started.elapsed());
         return attempt;
+    }
+    if bound.realization.kind == RealizationKind::Acp {
+        return acp_attempt(bound, input, options, progress);
     }
     let prepared = match prepare(bound, input, options) {
         Ok(p) => p,
@@ -442,26 +451,8 @@ fn spawn_reviewer(
             env,
             // Only what the realization declares it needs (and the user added): never the
             // caller's tokens and cloud credentials.
-            env_allow: Some(
-                bound
-                    .realization
-                    .env
-                    .iter()
-                    .chain(&options.env_allow)
-                    .cloned()
-                    .collect(),
-            ),
-            cwd: match bound.realization.workdir {
-                surface::Workdir::Snapshot => {
-                    options.snapshot_dir.clone().or_else(|| options.cwd.clone())
-                }
-                surface::Workdir::RunSnapshot => options
-                    .run_snapshot_dir
-                    .clone()
-                    .or_else(|| options.snapshot_dir.clone())
-                    .or_else(|| options.cwd.clone()),
-                surface::Workdir::WorkTree => options.cwd.clone(),
-            },
+            env_allow: Some(reviewer_env_allow(bound, options)),
+            cwd: reviewer_cwd(bound, options),
             stdin: (bound.realization.prompt == PromptVia::Stdin)
                 .then(|| input.prompt.as_bytes().to_vec()),
             share_terminal: false,
@@ -480,6 +471,204 @@ fn spawn_reviewer(
         },
         &on_start,
     )
+}
+
+/// One attempt through an ACP agent ([`acp::review`]): the conversation's end as an outcome.
+/// Only a turn that ended with `end_turn` is read, by the one parser.
+fn acp_attempt(
+    bound: &BoundRealization,
+    input: &ReviewInput<'_>,
+    options: &RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Attempt {
+    let mut attempt = Attempt::new(bound);
+    let Some(program) = bound.program.clone() else {
+        attempt.message = Some("no ACP agent command is configured (pair.acpCommand)".into());
+        return attempt;
+    };
+    attempt.argv = std::iter::once(program.display().to_string())
+        .chain(bound.command_args.iter().cloned())
+        .collect();
+    let on_start = |started: process::Started| {
+        if let Some(hook) = &options.on_start {
+            (hook.0)(started);
+        }
+    };
+    let fits = |id: &str| bound.realization.session_id_fits(id);
+    let seen = acp::review(&acp::Call {
+        spawn: Spawn {
+            program,
+            args: bound.command_args.clone(),
+            env: options.env.clone(),
+            env_allow: Some(reviewer_env_allow(bound, options)),
+            cwd: reviewer_cwd(bound, options),
+            stdin: None,
+            share_terminal: false,
+        },
+        prompt: input.prompt,
+        resume_session_id: input.resume_session_id,
+        session_id_fits: &fits,
+        timeout: options.timeout,
+        kill_grace: options.kill_grace,
+        stderr_tail: options.stderr_tail,
+        transcript_cap: options.stdout_cap.min(16 * 1024 * 1024),
+        cancel: Cancel {
+            flag: options.cancel.clone(),
+            on_sigint: options.handle_sigint,
+        },
+        on_start: &on_start,
+        heartbeat: options.heartbeat,
+        label: bound.label(),
+        progress,
+    });
+    attempt.resumed = seen.resumed;
+    attempt.exit_code = seen.status.and_then(|s| s.code);
+    attempt.signal = seen.status.and_then(|s| s.signal);
+    attempt.stdout_bytes = seen.transcript_bytes;
+    attempt.stdout_truncated = seen.transcript_bytes > seen.transcript.len() as u64;
+    attempt.stdout = seen.transcript;
+    attempt.stderr_bytes = seen.stderr_bytes;
+    attempt.stderr_tail = seen.stderr_tail;
+    attempt.duration_ms = millis(seen.duration);
+    attempt.session_id_from = seen.session_id.as_ref().map(|_| SessionIdSource::Output);
+    attempt.session_id = seen.session_id;
+    attempt.session_id_refused = seen.session_id_refused;
+    attempt.cost_usd = seen.cost_usd;
+    attempt.warnings = seen.warnings;
+    match seen.turn {
+        acp::Turn::NotStarted(message) => attempt.message = Some(message),
+        acp::Turn::Answered { stop, usage } => {
+            attempt.usage = usage;
+            acp_answered(&mut attempt, stop, seen.answer, seen.answer_cut);
+        }
+        acp::Turn::Refused { call, error } => {
+            let words = acp::clip(&error.message);
+            let (status, kind) = bound.realization.classify_failure(&words);
+            attempt.http_status = status;
+            attempt.failure =
+                if error.code == agent_client_protocol_schema::v1::ErrorCode::AuthRequired {
+                    Some(surface::FailureKind::Auth)
+                } else {
+                    kind
+                };
+            let what = attempt
+                .what_happened()
+                .unwrap_or_else(|| format!("the agent refused {call}"));
+            attempt.outcome = Outcome::Died;
+            attempt.message = Some(format!("{what}: {words}"));
+            attempt.vendor_message = Some(words);
+        }
+        acp::Turn::Stopped { during, stop } => {
+            attempt.outcome = match stop {
+                acp::Stop::TimedOut => Outcome::TimedOut,
+                acp::Stop::Cancelled => Outcome::Cancelled,
+                _ => Outcome::Died,
+            };
+            attempt.message = Some(match &stop {
+                acp::Stop::TimedOut => format!(
+                    "timed out: no answer within {} s; session/cancel was sent and the agent's process group was killed",
+                    options.timeout.as_secs_f64()
+                ),
+                acp::Stop::Cancelled => {
+                    "cancelled; session/cancel was sent and the agent's process group was killed"
+                        .into()
+                }
+                other => {
+                    let exit = seen.status.map(|s| format!(" ({s})")).unwrap_or_default();
+                    format!("{} during {during}{exit}", other.says())
+                }
+            });
+            if stop == acp::Stop::Closed {
+                let tail = String::from_utf8_lossy(&attempt.stderr_tail).into_owned();
+                attempt.vendor_message = tail
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .map(acp::clip);
+            }
+        }
+    }
+    attempt
+}
+
+/// The outcome of an ACP prompt turn that ended: only `end_turn` carries an answer to read.
+fn acp_answered(
+    attempt: &mut Attempt,
+    stop: agent_client_protocol_schema::v1::StopReason,
+    answer: String,
+    cut: bool,
+) {
+    use agent_client_protocol_schema::v1::StopReason;
+    let no_verdict = |attempt: &mut Attempt, reason: String| {
+        attempt.outcome = Outcome::FailedValidation;
+        attempt.message = Some(reason.clone());
+        attempt.parsed = Some(Parsed::NoVerdict { reason });
+    };
+    attempt.answer = (!answer.is_empty()).then(|| answer.clone());
+    match stop {
+        StopReason::EndTurn if cut => no_verdict(
+            attempt,
+            format!(
+                "the agent's answer went over the {}-byte limit and was cut; a cut answer is never read",
+                acp::MAX_ANSWER_BYTES
+            ),
+        ),
+        StopReason::EndTurn if answer.trim().is_empty() => {
+            no_verdict(attempt, "the agent's answer is empty".into());
+        }
+        StopReason::EndTurn => {
+            let parsed = parse_answer(answer.as_bytes());
+            match &parsed {
+                Parsed::Verdict { .. } => attempt.outcome = Outcome::Completed,
+                Parsed::NoVerdict { reason } => {
+                    attempt.outcome = Outcome::FailedValidation;
+                    attempt.message = Some(reason.clone());
+                }
+            }
+            attempt.parsed = Some(parsed);
+        }
+        StopReason::Cancelled => {
+            attempt.outcome = Outcome::Died;
+            attempt.message = Some("the agent cancelled its turn (stop reason cancelled)".into());
+        }
+        other => {
+            let reason = serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "unknown".into());
+            no_verdict(
+                attempt,
+                format!(
+                    "the agent stopped before finishing its answer (stop reason {reason}); an unfinished answer is never read"
+                ),
+            );
+        }
+    }
+}
+
+/// The only names of git pair's environment a reviewer inherits: its realization's, and the
+/// user's additions (`pair.reviewerEnv`); never the caller's tokens and cloud credentials.
+fn reviewer_env_allow(bound: &BoundRealization, options: &RunOptions) -> Vec<String> {
+    bound
+        .realization
+        .env
+        .iter()
+        .chain(&options.env_allow)
+        .cloned()
+        .collect()
+}
+
+/// Where a reviewer runs, by its realization's `workdir`.
+fn reviewer_cwd(bound: &BoundRealization, options: &RunOptions) -> Option<PathBuf> {
+    match bound.realization.workdir {
+        surface::Workdir::Snapshot => options.snapshot_dir.clone().or_else(|| options.cwd.clone()),
+        surface::Workdir::RunSnapshot => options
+            .run_snapshot_dir
+            .clone()
+            .or_else(|| options.snapshot_dir.clone())
+            .or_else(|| options.cwd.clone()),
+        surface::Workdir::WorkTree => options.cwd.clone(),
+    }
 }
 
 /// Reads a finished reviewer's output into its attempt: answer, session, outcome.
@@ -543,6 +732,15 @@ pub fn planned_argv(
 ) -> Result<Vec<String>, String> {
     if bound.realization.kind == RealizationKind::Builtin {
         return Ok(vec![bound.name.clone()]);
+    }
+    if bound.realization.kind == RealizationKind::Acp {
+        let program = bound
+            .program
+            .as_deref()
+            .ok_or_else(|| "no ACP agent command is configured (pair.acpCommand)".to_owned())?;
+        return Ok(std::iter::once(program.display().to_string())
+            .chain(bound.command_args.iter().cloned())
+            .collect());
     }
     prepare(bound, input, options).map(|p| p.argv())
 }
@@ -1027,6 +1225,46 @@ mod tests {
         assert!(crash.retry_may_help());
         crash.cli_retried = true;
         assert!(!crash.retry_may_help());
+    }
+
+    #[test]
+    fn only_a_finished_acp_turn_is_read() {
+        use agent_client_protocol_schema::v1::StopReason;
+        let mut bound = command_bound();
+        bound.realization = Surfaces::shipped()
+            .expect("shipped")
+            .get("acp")
+            .expect("acp")
+            .clone();
+        let run = |stop, text: &str, cut| {
+            let mut a = Attempt::new(&bound);
+            acp_answered(&mut a, stop, text.to_owned(), cut);
+            a
+        };
+        let ok = "1. [bug] [severity: high] a.rs:1 — x\nVERDICT: CHANGES_REQUESTED";
+        assert_eq!(
+            run(StopReason::EndTurn, ok, false).outcome,
+            Outcome::Completed
+        );
+        for (stop, text, cut) in [
+            (StopReason::EndTurn, ok, true),
+            (StopReason::EndTurn, "  ", false),
+            (StopReason::EndTurn, "looks fine", false),
+            (StopReason::MaxTokens, "VERDICT: APPROVED", false),
+            (StopReason::MaxTurnRequests, "VERDICT: APPROVED", false),
+            (StopReason::Refusal, "VERDICT: APPROVED", false),
+        ] {
+            let a = run(stop, text, cut);
+            assert_eq!(
+                a.outcome,
+                Outcome::FailedValidation,
+                "{stop:?} {text:?} {cut}"
+            );
+            assert_eq!(a.verdict(), None);
+        }
+        let a = run(StopReason::Cancelled, "VERDICT: APPROVED", false);
+        assert_eq!(a.outcome, Outcome::Died);
+        assert_eq!(a.verdict(), None);
     }
 
     #[test]

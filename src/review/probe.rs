@@ -27,6 +27,13 @@ pub struct ProbeRequest<'a> {
     /// Probe outputs remembered per binary: a binary that has not changed is not probed
     /// again. `None`: every probe runs.
     pub cache: Option<&'a ProbeCache>,
+    /// The ACP agent's command line (`pair.acpCommand`), already validated, when one is
+    /// configured.
+    pub acp_command: Option<&'a [String]>,
+    /// Start the ACP agent and ask it `initialize` (`git pair probe`); otherwise an `acp`
+    /// reviewer binds when its program is on `PATH`, and each attempt's own `initialize`
+    /// is its proof.
+    pub acp_handshake: bool,
 }
 
 impl ProbeReport {
@@ -117,6 +124,7 @@ fn probe_one(
     let binding = match realization.kind {
         RealizationKind::Builtin => Some(bind_builtin(&mut candidate)),
         RealizationKind::Command => bind_command(&mut candidate, command, path_env),
+        RealizationKind::Acp => bind_acp(&mut candidate, realization, request),
         RealizationKind::External => {
             bind_external(&mut candidate, realization, path_env, request.cache)
         }
@@ -164,6 +172,77 @@ fn bind_command(
     candidate.reason = format!("reviewer command found at {}", path.display());
     Some((Some(path), argv[1..].to_vec(), BTreeSet::new()))
 }
+
+/// An ACP agent binds when `pair.acpCommand` is configured and its program is on `PATH`; with
+/// the handshake, only when it also answers `initialize` in protocol version 1 (its name,
+/// version and `loadSession` go in the reason).
+fn bind_acp(
+    candidate: &mut Candidate,
+    realization: &Realization,
+    request: &ProbeRequest<'_>,
+) -> Option<Binding> {
+    let Some(argv) = request.acp_command else {
+        candidate.reason =
+            "no ACP agent command is configured (git config pair.acpCommand '<agent command>')"
+                .into();
+        return None;
+    };
+    candidate.binary = Some(argv[0].clone());
+    let Some(path) = find_executable(&argv[0], request.path_env) else {
+        candidate.reason = format!("ACP agent `{}` not found or not executable", argv[0]);
+        return None;
+    };
+    candidate.path = Some(path.clone());
+    let args = argv[1..].to_vec();
+    if !request.acp_handshake {
+        candidate.binds = true;
+        candidate.reason = format!("ACP agent found at {}", path.display());
+        return Some((Some(path), args, BTreeSet::new()));
+    }
+    candidate.probe_argv = std::iter::once(path.display().to_string())
+        .chain(args.iter().cloned())
+        .chain(["(initialize)".to_owned()])
+        .collect();
+    let env = request
+        .path_env
+        .map(|p| vec![(OsString::from("PATH"), p.to_os_string())])
+        .unwrap_or_default();
+    match crate::review::acp::handshake(
+        &path,
+        &args,
+        realization.env.clone(),
+        env,
+        Duration::from_secs(ACP_HANDSHAKE_SECS),
+    ) {
+        Ok(info) => {
+            candidate.probe_result = Some(format!("initialize answered: {}", info.describe()));
+            let mut proven = BTreeSet::from(["acp_v1".to_owned()]);
+            if info.load_session {
+                proven.insert("load_session".to_owned());
+            }
+            for (name, is) in [("acp_v1", true), ("load_session", info.load_session)] {
+                candidate.capabilities.push(CapabilityCheck {
+                    name: name.to_owned(),
+                    required: name == "acp_v1",
+                    proven: is,
+                    missing: Vec::new(),
+                });
+            }
+            candidate.binds = true;
+            candidate.reason = format!("{} speaks ACP: {}", path.display(), info.describe());
+            Some((Some(path), args, proven))
+        }
+        Err(why) => {
+            candidate.probe_result = Some(why.clone());
+            candidate.reason = format!("ACP agent {} did not initialize: {why}", path.display());
+            None
+        }
+    }
+}
+
+/// How long `git pair probe` waits for an ACP agent's `initialize` answer (an `npx` start
+/// included).
+const ACP_HANDSHAKE_SECS: u64 = 60;
 
 /// An external CLI binds when its binary is on `PATH`, its probe command finishes, and the
 /// probe's output proves every required capability. With a cache, the output of an earlier
@@ -392,6 +471,7 @@ mod tests {
                 reviewer_command: command.as_deref(),
                 path_env: Some(path),
                 cache: None,
+                ..Default::default()
             },
         )
     }
@@ -538,7 +618,7 @@ mod tests {
         let err = run_probe("gemini", None, OsStr::new("")).expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "unknown reviewer `gemini` (known: builtin, claude, codex, command)"
+            "unknown reviewer `gemini` (known: acp, builtin, claude, codex, command)"
         );
     }
 

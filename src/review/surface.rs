@@ -98,6 +98,9 @@ pub enum RealizationKind {
     Command,
     /// The in-process deterministic reviewer.
     Builtin,
+    /// An Agent Client Protocol agent (`pair.acpCommand`), which git pair drives as an ACP
+    /// client over the agent's stdin and stdout ([`crate::review::acp`]).
+    Acp,
 }
 
 /// How the prompt reaches the reviewer.
@@ -725,6 +728,17 @@ impl Surfaces {
         if r.kind == RealizationKind::Builtin {
             return Ok(());
         }
+        if r.kind == RealizationKind::Acp {
+            // The conversation is the protocol's, not the data's: only the agent's own
+            // arguments ({command_args}) and the session id shape come from here.
+            if !r.argv.iter().any(|a| a == "{command_args}") {
+                return Err(bad("acp realization argv lacks {command_args}".into()));
+            }
+            if let Some(shape) = &r.session_id_shape {
+                anchored(shape).map_err(|e| bad(format!("session_id_shape: {e}")))?;
+            }
+            return Ok(());
+        }
         if r.argv.is_empty() {
             return Err(bad("argv is empty".into()));
         }
@@ -761,7 +775,7 @@ impl Surfaces {
                     return Err(bad("command realization argv lacks {command_args}".into()));
                 }
             }
-            RealizationKind::Builtin => {}
+            RealizationKind::Builtin | RealizationKind::Acp => {}
         }
         let mut templates: Vec<(&str, &[String])> = vec![("argv", &r.argv)];
         if let Some(s) = &r.structured_output {
@@ -1271,6 +1285,26 @@ impl Realization {
         }
     }
 
+    /// The HTTP status and kind of failure the vendor's words `said` describe, by the data's
+    /// `failure.status_pattern` and `failure.kinds` (for a failure reported as text alone, as
+    /// an ACP agent's error answer is).
+    pub fn classify_failure(&self, said: &str) -> (Option<u16>, Option<FailureKind>) {
+        let status = self
+            .failure
+            .status_pattern
+            .as_deref()
+            .and_then(|p| Regex::new(p).ok())
+            .and_then(|re| re.captures(said)?.get(1)?.as_str().parse::<u16>().ok());
+        let kind = status.and_then(FailureKind::from_status).or_else(|| {
+            self.failure
+                .kinds
+                .iter()
+                .find(|k| Regex::new(&k.pattern).is_ok_and(|re| re.is_match(said)))
+                .map(|k| k.kind)
+        });
+        (status, kind)
+    }
+
     /// The retry progress a vendor printed on one stdout line, for the terminal.
     pub fn retry_event(&self, line: &[u8]) -> Option<String> {
         let line = line.trim_ascii();
@@ -1402,10 +1436,10 @@ mod tests {
     }
 
     #[test]
-    fn shipped_document_loads_with_the_four_realizations() {
+    fn shipped_document_loads_with_the_five_realizations() {
         let s = shipped();
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
-        assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+        assert_eq!(names, ["acp", "builtin", "claude", "codex", "command"]);
         for name in names {
             assert!(Surfaces::shipped_defines(name), "{name}");
         }

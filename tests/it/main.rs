@@ -1,6 +1,7 @@
 //! Integration tests: the built `git-pair` binary and the library against real temporary
 //! repositories, with state read back by real `git`. One binary, one module per area.
 
+mod acp;
 mod architecture;
 mod bad_input;
 mod checkpoint;

@@ -28,6 +28,8 @@ pub struct Settings {
     pub dry_run: bool,
     /// `--reviewer-cmd` or `pair.reviewerCommand`, validated.
     pub reviewer_command: Option<Vec<String>>,
+    /// `pair.acpCommand`, validated: the agent the `acp` reviewer drives.
+    pub acp_command: Option<Vec<String>>,
     /// `pair.reviewers` (a panel); empty means the run's reviewer alone.
     pub panel: Vec<String>,
     pub timeout: Duration,
@@ -353,6 +355,7 @@ pub fn settings_from(
             .reviewer_command
             .clone()
             .or_else(|| o.reviewer_command.clone()),
+        acp_command: o.acp_command.clone(),
         // A reviewer command given on the command line replaces the panel.
         panel: if request.reviewer_command.is_some() {
             Vec::new()

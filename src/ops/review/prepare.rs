@@ -474,6 +474,8 @@ fn bind_members(
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
                 cache: Some(cache),
+                acp_command: settings.acp_command.as_deref(),
+                acp_handshake: false,
             },
         ) {
             Ok(report) => report,

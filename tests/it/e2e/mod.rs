@@ -4,6 +4,7 @@
 //! Without the pinned CLIs a test says so on one line and passes, unless
 //! `PAIR_E2E_REQUIRED=1` (CI), where a missing CLI fails it.
 
+mod acp;
 mod claude;
 mod codex;
 mod compaction;
