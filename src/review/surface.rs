@@ -1260,10 +1260,13 @@ mod tests {
     }
 
     #[test]
-    fn shipped_document_loads_with_the_four_realizations() {
+    fn shipped_document_loads_with_every_realization() {
         let s = shipped();
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
-        assert_eq!(names, ["builtin", "claude", "codex", "command"]);
+        assert_eq!(
+            names,
+            ["builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"]
+        );
         for name in names {
             assert!(Surfaces::shipped_defines(name), "{name}");
         }
