@@ -23,6 +23,9 @@ pub struct Options {
     pub coder: String,
     pub reviewer: String,
     pub reviewers: Vec<String>,
+    /// `pair.fallbackOrder`: realizations tried in order when the reviewer does not bind
+    /// (empty: the surfaces document's order).
+    pub fallback_order: Vec<String>,
     pub max_rounds: u32,
     pub budget_usd: Option<f64>,
     pub budget_warn_ratio: f64,
@@ -62,7 +65,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 25] = [
+pub const KEYS: [&str; 26] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -88,6 +91,7 @@ pub const KEYS: [&str; 25] = [
     "pair.reviewerEnv",
     "pair.handoffAuthorized",
     "pair.archiveAuthorized",
+    "pair.fallbackOrder",
 ];
 
 /// A configuration value that does not parse.
@@ -106,6 +110,7 @@ impl Default for Options {
             coder: String::new(),
             reviewer: String::new(),
             reviewers: Vec::new(),
+            fallback_order: Vec::new(),
             max_rounds: 0,
             budget_usd: None,
             budget_warn_ratio: 0.8,
@@ -214,6 +219,7 @@ impl Options {
         o.trusted_checks = texts("pair.trustedChecks");
         o.read_setting(Setting::HandoffAuthorized, &values)?;
         o.read_setting(Setting::ArchiveAuthorized, &values)?;
+        o.read_setting(Setting::FallbackOrder, &values)?;
         o.reviewer_env = texts("pair.reviewerEnv")
             .iter()
             .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
@@ -333,6 +339,16 @@ impl Options {
             }
             Setting::HandoffAuthorized => self.handoff_authorized = value.as_bool() == Some(true),
             Setting::ArchiveAuthorized => self.archive_authorized = value.as_bool() == Some(true),
+            Setting::FallbackOrder => {
+                self.fallback_order = value
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
         }
     }
 }
@@ -348,6 +364,7 @@ impl Configuration for Options {
             Setting::ReviewTimeout => self.review_timeout_secs.into(),
             Setting::HandoffAuthorized => self.handoff_authorized.into(),
             Setting::ArchiveAuthorized => self.archive_authorized.into(),
+            Setting::FallbackOrder => self.fallback_order.clone().into(),
         }
     }
 

@@ -19,6 +19,7 @@ pub enum Setting {
     ReviewTimeout,
     HandoffAuthorized,
     ArchiveAuthorized,
+    FallbackOrder,
 }
 
 /// How a setting's value is written (as a `set` argument and in `git config`) and checked.
@@ -70,7 +71,7 @@ pub struct Spec {
 
 /// The one table of run settings, in [`Setting::ALL`]'s order (a setting's index is its
 /// discriminant).
-static SPECS: [Spec; 8] = [
+static SPECS: [Spec; 9] = [
     Spec {
         name: "reviewer",
         config_key: "pair.reviewer",
@@ -153,11 +154,20 @@ static SPECS: [Spec; 8] = [
         default: || false.into(),
         kept: Kept::RunSettings,
     },
+    // The realizations tried, in order, when the configured reviewer does not bind (SPEC
+    // §6.1); empty: the surfaces document's own order (its `fallback_order`).
+    Spec {
+        name: "fallback-order",
+        config_key: "pair.fallbackOrder",
+        shape: Shape::Reviewers,
+        default: || Value::Array(Vec::new()),
+        kept: Kept::RunSettings,
+    },
 ];
 
 impl Setting {
     /// Every run setting, in the order `status` lists them and errors name them.
-    pub const ALL: [Setting; 8] = [
+    pub const ALL: [Setting; 9] = [
         Setting::Reviewer,
         Setting::Reviewers,
         Setting::Coder,
@@ -166,6 +176,7 @@ impl Setting {
         Setting::ReviewTimeout,
         Setting::HandoffAuthorized,
         Setting::ArchiveAuthorized,
+        Setting::FallbackOrder,
     ];
 
     /// The setting's row of the one table.
@@ -370,6 +381,26 @@ pub fn flag(manifest: Option<&Manifest>, config: &dyn Configuration, setting: Se
         .unwrap_or(false)
 }
 
+/// The fallback order in force for `manifest` (run-owned, else `pair.fallbackOrder`), or for
+/// a new run (`None`); empty when neither sets one (the surfaces document's order holds).
+pub fn fallback_order(manifest: Option<&Manifest>, config: &dyn Configuration) -> Vec<String> {
+    let value = manifest
+        .and_then(|m| {
+            effective(m, config)
+                .into_iter()
+                .find(|e| e.key == Setting::FallbackOrder.name())
+        })
+        .map_or_else(|| config.value(Setting::FallbackOrder), |e| e.value);
+    value
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The reviewer panel and timeout in force for `manifest` (run-owned, else configuration).
 pub fn review_settings(manifest: &Manifest, config: &dyn Configuration) -> (Vec<String>, u64) {
     let now = effective(manifest, config);
@@ -407,7 +438,7 @@ mod tests {
     fn names_and_keys_are_the_documented_ones() {
         assert_eq!(
             Setting::names(),
-            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized"
+            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized, fallback-order"
         );
         for s in Setting::ALL {
             assert_eq!(Setting::from_name(s.name()), Some(s));

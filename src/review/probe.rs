@@ -1,5 +1,8 @@
 //! Choosing the realization that binds (SPEC §6.1): the configured one if what is installed
-//! proves every required capability, else its fallbacks in data order. Decided by probing the
+//! proves every required capability, else the fallbacks in order — `pair.fallbackOrder` when
+//! set, else the realization's own `fallback` list then the document's `fallback_order` (an
+//! external reviewer only: a configured command or the built-in one never falls back to a
+//! vendor it did not name). Decided by probing the
 //! installed binary's own output, never by product name or version. Runs probe commands
 //! through the one spawn builder; prints nothing.
 
@@ -27,6 +30,10 @@ pub struct ProbeRequest<'a> {
     /// Probe outputs remembered per binary: a binary that has not changed is not probed
     /// again. `None`: every probe runs.
     pub cache: Option<&'a ProbeCache>,
+    /// `pair.fallbackOrder`: the realizations tried, in order, when the configured one does
+    /// not bind; `None` or empty: the realization's `fallback` list, then the document's
+    /// `fallback_order`.
+    pub fallback_order: Option<&'a [String]>,
 }
 
 impl ProbeReport {
@@ -59,7 +66,16 @@ pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeRep
     let configured = surfaces.get(request.configured)?;
     let command = request.reviewer_command;
     let mut order = vec![request.configured.to_owned()];
-    for f in &configured.fallback {
+    let fallbacks: Vec<&String> = match request.fallback_order.filter(|o| !o.is_empty()) {
+        _ if configured.kind != RealizationKind::External => configured.fallback.iter().collect(),
+        Some(given) => given.iter().collect(),
+        None => configured
+            .fallback
+            .iter()
+            .chain(&surfaces.fallback_order)
+            .collect(),
+    };
+    for f in fallbacks {
         if !order.contains(f) {
             order.push(f.clone());
         }

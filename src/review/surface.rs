@@ -76,6 +76,10 @@ pub struct Surfaces {
     /// The stricter instruction sent with the single re-ask after an answer had no verdict,
     /// one element per line.
     pub reask_instruction: Vec<String>,
+    /// The realizations tried, in order, when the configured external reviewer does not bind
+    /// and its own `fallback` list found none (`pair.fallbackOrder` replaces both).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback_order: Vec<String>,
     /// Realizations by name (`codex`, `claude`, `builtin`, `command`, or any added one).
     pub realizations: BTreeMap<String, Realization>,
     /// Where the document came from (`shipped` or a path), for error messages.
@@ -674,6 +678,13 @@ impl Surfaces {
         if self.realizations.is_empty() {
             return Err(self.invalid("-", "no realizations"));
         }
+        for name in &self.fallback_order {
+            if !self.realizations.contains_key(name) {
+                return Err(
+                    self.invalid("-", format!("fallback_order `{name}` names no realization"))
+                );
+            }
+        }
         for (name, r) in &self.realizations {
             self.validate_one(name, r)?;
         }
@@ -1265,7 +1276,9 @@ mod tests {
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
         assert_eq!(
             names,
-            ["builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"]
+            [
+                "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"
+            ]
         );
         for name in names {
             assert!(Surfaces::shipped_defines(name), "{name}");

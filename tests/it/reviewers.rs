@@ -57,6 +57,7 @@ fn bind(configured: &str, command: Option<&str>, dirs: &[&str]) -> BoundRealizat
             reviewer_command: command.as_deref(),
             path_env: Some(&path.path),
             cache: None,
+            fallback_order: None,
         },
     )
     .expect("binds")
@@ -601,6 +602,7 @@ fn installed_vendor_clis_pass_the_probe() {
                 reviewer_command: None,
                 path_env: None,
                 cache: None,
+                fallback_order: None,
             },
         );
         match report {

@@ -539,7 +539,9 @@ fn probe_shows_every_realization_and_dry_run_works_without_a_reviewer() {
         .collect();
     assert_eq!(
         names,
-        ["builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"]
+        [
+            "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"
+        ]
     );
     assert_eq!(v["realizations"][0]["binds"], true);
     assert_eq!(v["realizations"][2]["binds"], false);

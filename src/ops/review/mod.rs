@@ -67,6 +67,7 @@ pub fn settings(
         } else {
             panel
         },
+        fallback_order: crate::model::settings::fallback_order(Some(manifest), o),
         timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
         plan: request.plan.clone(),
         again: request.again,

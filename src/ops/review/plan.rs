@@ -30,6 +30,8 @@ pub struct Settings {
     pub reviewer_command: Option<Vec<String>>,
     /// `pair.reviewers` (a panel); empty means the run's reviewer alone.
     pub panel: Vec<String>,
+    /// `pair.fallbackOrder` in force (empty: the surfaces document's order).
+    pub fallback_order: Vec<String>,
     pub timeout: Duration,
     /// `--plan FILE`'s content.
     pub plan: Option<String>,

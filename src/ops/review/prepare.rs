@@ -472,6 +472,7 @@ fn bind_members(
                 reviewer_command: settings.reviewer_command.as_deref(),
                 path_env: settings.path_env.as_deref(),
                 cache: Some(cache),
+                fallback_order: Some(&settings.fallback_order),
             },
         ) {
             Ok(report) => report,

@@ -1,0 +1,37 @@
+//! `git pair` with `--reviewer gemini` through the real, pinned Gemini CLI (`gemini -p`),
+//! pointed at the loopback server by `GOOGLE_GEMINI_BASE_URL` (an API-key auth type in its
+//! settings): it speaks `…:streamGenerateContent?alt=sse`.
+
+use super::server::Reply;
+use super::{Vendor, assert_never_approves, assert_resumed, two_rounds};
+
+#[test]
+fn gemini_reviews_two_rounds_resuming_its_session_then_approves() {
+    let Some((e, run, first, second)) = two_rounds(Vendor::Gemini) else {
+        return;
+    };
+    let calls = e.server.model_calls();
+    assert!(
+        calls[0].path.contains(":streamGenerateContent"),
+        "{}",
+        calls[0].path
+    );
+    assert_eq!(calls[0].header("x-goog-api-key"), Some("test"));
+    assert_resumed(&e, &run, &first, &second);
+    // Its own session log, under ~/.gemini/tmp/<project>/chats, names the session.
+    let logs = super::E2e::files_named(&e.env.home.join(".gemini/tmp"), &first[..8]);
+    assert_eq!(logs.len(), 1, "one session log: {logs:?}");
+}
+
+#[test]
+fn gemini_empty_answer_never_approves() {
+    assert_never_approves(Vendor::Gemini, Reply::Empty);
+}
+
+#[test]
+fn gemini_400_fails_closed() {
+    let Some(e) = assert_never_approves(Vendor::Gemini, Reply::Status(400)) else {
+        return;
+    };
+    assert!(!e.server.model_calls().is_empty());
+}
