@@ -18,6 +18,7 @@ fn gemini_reviews_two_rounds_resuming_its_session_then_approves() {
     );
     assert_eq!(calls[0].header("x-goog-api-key"), Some("test"));
     assert_resumed(&e, &run, &first, &second);
+    super::assert_default_model_priced(&e);
     // Its own session logs, under ~/.gemini/tmp/<project>/chats, name the session (a
     // resumed session gets a file of its own, named by the same id).
     let logs = super::E2e::files_named(&e.env.home.join(".gemini/tmp"), &first[..8]);

@@ -22,6 +22,7 @@ fn qwen_reviews_two_rounds_resuming_its_session_then_approves() {
         calls[0].tool_names()
     );
     assert_resumed(&e, &run, &first, &second);
+    super::assert_default_model_priced(&e);
 }
 
 #[test]
