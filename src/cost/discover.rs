@@ -17,6 +17,9 @@ pub struct LogRoots {
     pub claude: Vec<PathBuf>,
     /// Codex homes (each holding `sessions/` and `archived_sessions/`).
     pub codex: Vec<PathBuf>,
+    /// Gemini CLI directories (`${GEMINI_CLI_HOME:-~}/.gemini`, each holding
+    /// `tmp/<project>/chats/`).
+    pub gemini: Vec<PathBuf>,
 }
 
 /// Which agent wrote a session.
@@ -27,6 +30,8 @@ pub enum Agent {
     Claude,
     /// Codex CLI (`codex`, `codex exec`).
     Codex,
+    /// Gemini CLI (`gemini -p`).
+    Gemini,
 }
 
 impl LogRoots {
@@ -52,7 +57,17 @@ impl LogRoots {
             Some(dir) => vec![PathBuf::from(dir)],
             None => home.iter().map(|h| h.join(".codex")).collect(),
         };
-        LogRoots { claude, codex }
+        let gemini = non_empty("GEMINI_CLI_HOME")
+            .map(PathBuf::from)
+            .or(home)
+            .map(|h| h.join(".gemini"))
+            .into_iter()
+            .collect();
+        LogRoots {
+            claude,
+            codex,
+            gemini,
+        }
     }
 
     /// The directories a session lookup lists, for "not found" messages.
@@ -62,7 +77,8 @@ impl LogRoots {
             .codex
             .iter()
             .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
-        claude.chain(codex).collect()
+        let gemini = self.gemini.iter().map(|r| r.join("tmp"));
+        claude.chain(codex).chain(gemini).collect()
     }
 }
 
@@ -158,6 +174,46 @@ pub(crate) fn codex_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// A Gemini CLI session's files, oldest first: each `tmp/*/chats/session-<time>-<id8>.jsonl`
+/// whose first line names the session (a resume may start a file of its own). Reads only
+/// the first line of a file whose name fits.
+pub(crate) fn gemini_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let Some(short) = id.get(..8) else {
+        return Vec::new();
+    };
+    let suffix = format!("-{short}.jsonl");
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    for root in &roots.gemini {
+        for (_, project) in list_dir(&root.join("tmp")) {
+            for (name, path) in list_dir(&project.join("chats")) {
+                if name.starts_with("session-")
+                    && name.ends_with(&suffix)
+                    && first_line(&path)
+                        .and_then(|l| super::gemini::session_of_first_line(&l))
+                        .is_some_and(|s| s == id)
+                {
+                    found.push((name, path));
+                }
+            }
+        }
+    }
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The first line of a file (at most 64 KiB of it).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut buf)
+        .ok()?;
+    let end = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
+    buf.truncate(end);
+    Some(buf)
+}
+
 /// One agent session log file, found from directory listings and its metadata only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecentSessionFile {
@@ -193,6 +249,8 @@ pub fn recent_session_files(
                 }
             }
         }
+        // Gemini logs name a session by its first eight characters only: no second tier.
+        Agent::Gemini => {}
         Agent::Codex => {
             for root in &roots.codex {
                 for (_, year) in list_dir(&root.join("sessions")) {
@@ -425,6 +483,7 @@ mod tests {
     fn recent_session_files_are_listed_newest_first_within_the_bounds() {
         let dir = tempfile::tempdir().unwrap();
         let roots = LogRoots {
+            gemini: Vec::new(),
             claude: vec![dir.path().join("claude")],
             codex: vec![dir.path().join("codex")],
         };
@@ -493,6 +552,7 @@ mod tests {
         write("newest-other.jsonl", "/w/my-repo", 10);
         write("agent-x.jsonl", "/w/my_repo", 1);
         let roots = LogRoots {
+            gemini: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };
@@ -588,6 +648,7 @@ mod tests {
             10,
         );
         let roots = LogRoots {
+            gemini: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };

@@ -403,6 +403,7 @@ mod tests {
                 reviewer_command: command.as_deref(),
                 path_env: Some(path),
                 cache: None,
+                fallback_order: None,
             },
         )
     }

@@ -152,6 +152,7 @@ mod tests {
 
     fn roots(home: &Path) -> LogRoots {
         LogRoots {
+            gemini: Vec::new(),
             claude: vec![home.join(".claude")],
             codex: vec![home.join(".codex")],
         }

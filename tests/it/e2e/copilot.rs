@@ -22,6 +22,9 @@ fn copilot_reviews_two_rounds_resuming_its_session_then_approves() {
         "{tools:?}"
     );
     assert_resumed(&e, &run, &first, &second);
+    // Copilot records no list-priced usage git pair reads: its spend is not measured, never $0.
+    let (_, status) = e.pair_json(&["status"]);
+    assert!(status["spent_usd"].is_null(), "{status:#}");
 }
 
 #[test]

@@ -23,6 +23,12 @@ fn gemini_reviews_two_rounds_resuming_its_session_then_approves() {
     // resumed session gets a file of its own, named by the same id).
     let logs = super::E2e::files_named(&e.env.home.join(".gemini/tmp"), &first[..8]);
     assert!(!logs.is_empty(), "no session log under ~/.gemini/tmp");
+    // Priced from those logs: two requests of 1000 in / 100 out on its default model
+    // (gemini-3.1-pro-preview-customtools, $2 / $12 per Mtok).
+    let (out, cost) = e.pair_json(&["cost"]);
+    assert_eq!(out.code, 0, "{out}");
+    let (_, status) = e.pair_json(&["status"]);
+    super::assert_spend(&cost, &status, 2.0 * (1000.0 * 2.0 + 100.0 * 12.0) / 1e6);
 }
 
 #[test]
