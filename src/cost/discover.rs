@@ -20,6 +20,8 @@ pub struct LogRoots {
     /// Gemini CLI directories (`${GEMINI_CLI_HOME:-~}/.gemini`, each holding
     /// `tmp/<project>/chats/`).
     pub gemini: Vec<PathBuf>,
+    /// Qwen Code homes (`${QWEN_HOME:-~/.qwen}`, each holding `projects/<cwd>/chats/`).
+    pub qwen: Vec<PathBuf>,
 }
 
 /// Which agent wrote a session.
@@ -32,6 +34,8 @@ pub enum Agent {
     Codex,
     /// Gemini CLI (`gemini -p`).
     Gemini,
+    /// Qwen Code (`qwen`).
+    Qwen,
 }
 
 impl LogRoots {
@@ -59,14 +63,19 @@ impl LogRoots {
         };
         let gemini = non_empty("GEMINI_CLI_HOME")
             .map(PathBuf::from)
-            .or(home)
+            .or(home.clone())
             .map(|h| h.join(".gemini"))
             .into_iter()
             .collect();
+        let qwen = match non_empty("QWEN_HOME") {
+            Some(dir) => vec![PathBuf::from(dir)],
+            None => home.iter().map(|h| h.join(".qwen")).collect(),
+        };
         LogRoots {
             claude,
             codex,
             gemini,
+            qwen,
         }
     }
 
@@ -78,7 +87,8 @@ impl LogRoots {
             .iter()
             .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
         let gemini = self.gemini.iter().map(|r| r.join("tmp"));
-        claude.chain(codex).chain(gemini).collect()
+        let qwen = self.qwen.iter().map(|r| r.join("projects"));
+        claude.chain(codex).chain(gemini).chain(qwen).collect()
     }
 }
 
@@ -201,6 +211,21 @@ pub(crate) fn gemini_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// A Qwen Code session's files: each `projects/*/chats/<id>.jsonl`.
+pub(crate) fn qwen_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let file_name = format!("{id}.jsonl");
+    let mut found = Vec::new();
+    for root in &roots.qwen {
+        for (_, project) in list_dir(&root.join("projects")) {
+            let path = project.join("chats").join(&file_name);
+            if path.is_file() {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
 /// The first line of a file (at most 64 KiB of it).
 fn first_line(path: &Path) -> Option<Vec<u8>> {
     let mut buf = Vec::new();
@@ -251,6 +276,17 @@ pub fn recent_session_files(
         }
         // Gemini logs name a session by its first eight characters only: no second tier.
         Agent::Gemini => {}
+        Agent::Qwen => {
+            for root in &roots.qwen {
+                for (_, project) in list_dir(&root.join("projects")) {
+                    for (name, path) in list_dir(&project.join("chats")) {
+                        if let Some(stem) = name.strip_suffix(".jsonl") {
+                            named.push((stem.to_owned(), path));
+                        }
+                    }
+                }
+            }
+        }
         Agent::Codex => {
             for root in &roots.codex {
                 for (_, year) in list_dir(&root.join("sessions")) {
@@ -484,6 +520,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let roots = LogRoots {
             gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().join("claude")],
             codex: vec![dir.path().join("codex")],
         };
@@ -553,6 +590,7 @@ mod tests {
         write("agent-x.jsonl", "/w/my_repo", 1);
         let roots = LogRoots {
             gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };
@@ -649,6 +687,7 @@ mod tests {
         );
         let roots = LogRoots {
             gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };

@@ -13,6 +13,7 @@ fn fixtures() -> PathBuf {
 fn fixture_roots() -> LogRoots {
     LogRoots {
         gemini: vec![fixtures().join("gemini")],
+        qwen: vec![fixtures().join("qwen")],
         claude: vec![fixtures().join("claude")],
         codex: vec![fixtures().join("codex")],
     }
@@ -245,6 +246,7 @@ fn claude_tree(
     }
     let roots = LogRoots {
         gemini: Vec::new(),
+        qwen: Vec::new(),
         claude: vec![dir.path().to_owned()],
         codex: vec![],
     };
@@ -655,4 +657,22 @@ fn a_gemini_session_is_priced_from_its_log() {
     )
     .expect("found");
     assert_eq!(other.requests, 1);
+}
+
+/// A Qwen Code 0.24.4 session (one review, written against a loopback server) priced from
+/// its own log: 1000 in / 100 out on qwen3.7-max.
+#[test]
+fn a_qwen_session_is_priced_from_its_log() {
+    let cost = price_session(
+        &fixture_roots(),
+        "868a5eda-455c-4d69-8708-6362070c125a",
+        &Pricing::builtin(),
+        None,
+        None,
+    )
+    .expect("found");
+    assert_eq!(cost.agent, Agent::Qwen);
+    assert_eq!(cost.requests, 1);
+    let expected = (1000.0 * 1.714 + 100.0 * 5.142) / 1e6;
+    assert!((cost.total_usd - expected).abs() < 1e-9, "{cost:?}");
 }

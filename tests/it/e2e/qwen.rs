@@ -23,6 +23,12 @@ fn qwen_reviews_two_rounds_resuming_its_session_then_approves() {
     );
     assert_resumed(&e, &run, &first, &second);
     super::assert_default_model_priced(&e);
+    // Priced from its own session log: two requests of 1000 in / 100 out on its default
+    // model (qwen3.7-max at $1.714 / $5.142 per Mtok).
+    let (out, cost) = e.pair_json(&["cost"]);
+    assert_eq!(out.code, 0, "{out}");
+    let (_, status) = e.pair_json(&["status"]);
+    super::assert_spend(&cost, &status, 2.0 * (1000.0 * 1.714 + 100.0 * 5.142) / 1e6);
 }
 
 #[test]
