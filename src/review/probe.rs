@@ -457,7 +457,12 @@ mod tests {
             probed.contains("claude (`claude` is not on PATH)"),
             "{probed}"
         );
-        assert_eq!(report.probed.len(), 2);
+        // Then the rest of the documented fallback order, none of which is on this PATH.
+        let names: Vec<&str> = report.probed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["codex", "claude", "gemini", "copilot", "opencode", "qwen"]
+        );
         assert!(
             err.to_string()
                 .starts_with("no reviewer realization binds for `codex`; probed: ")
@@ -538,10 +543,10 @@ mod tests {
 
     #[test]
     fn unknown_configured_name_is_an_error_listing_the_known_ones() {
-        let err = run_probe("gemini", None, OsStr::new("")).expect_err("unknown");
+        let err = run_probe("mistral", None, OsStr::new("")).expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "unknown reviewer `gemini` (known: builtin, claude, codex, command)"
+            "unknown reviewer `mistral` (known: builtin, claude, codex, command, copilot, gemini, opencode, qwen)"
         );
     }
 
