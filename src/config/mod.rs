@@ -23,6 +23,9 @@ pub struct Options {
     pub coder: String,
     pub reviewer: String,
     pub reviewers: Vec<String>,
+    /// `pair.fallbackOrder`: realizations tried in order when the reviewer does not bind
+    /// (empty: the surfaces document's order).
+    pub fallback_order: Vec<String>,
     pub max_rounds: u32,
     pub budget_usd: Option<f64>,
     pub budget_warn_ratio: f64,
@@ -72,7 +75,7 @@ pub struct Options {
 }
 
 /// Every key of SPEC §12 this module reads.
-pub const KEYS: [&str; 29] = [
+pub const KEYS: [&str; 30] = [
     "pair.coder",
     "pair.reviewer",
     "pair.reviewers",
@@ -102,6 +105,7 @@ pub const KEYS: [&str; 29] = [
     "pair.reviewerEffort",
     "pair.prFinalRound",
     "pair.acpCommand",
+    "pair.fallbackOrder",
 ];
 
 /// A configuration value that does not parse.
@@ -120,6 +124,7 @@ impl Default for Options {
             coder: String::new(),
             reviewer: String::new(),
             reviewers: Vec::new(),
+            fallback_order: Vec::new(),
             max_rounds: 0,
             budget_usd: None,
             budget_warn_ratio: 0.8,
@@ -241,6 +246,7 @@ impl Options {
         o.trusted_checks = texts("pair.trustedChecks");
         o.read_setting(Setting::HandoffAuthorized, &values)?;
         o.read_setting(Setting::ArchiveAuthorized, &values)?;
+        o.read_setting(Setting::FallbackOrder, &values)?;
         o.reviewer_env = texts("pair.reviewerEnv")
             .iter()
             .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
@@ -372,6 +378,16 @@ impl Options {
             Setting::ReviewerModel => self.reviewer_model = value.as_str().map(str::to_owned),
             Setting::ReviewerEffort => self.reviewer_effort = value.as_str().map(str::to_owned),
             Setting::PrFinalRound => self.pr_final_round = value.as_bool() == Some(true),
+            Setting::FallbackOrder => {
+                self.fallback_order = value
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
         }
     }
 }
@@ -390,6 +406,7 @@ impl Configuration for Options {
             Setting::ReviewerModel => self.reviewer_model.clone().into(),
             Setting::ReviewerEffort => self.reviewer_effort.clone().into(),
             Setting::PrFinalRound => self.pr_final_round.into(),
+            Setting::FallbackOrder => self.fallback_order.clone().into(),
         }
     }
 

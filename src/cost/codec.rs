@@ -218,6 +218,28 @@ impl Codec for ClaudeScan {
     }
 }
 
+/// A Gemini scan is Claude-shaped: the same encoding.
+impl Codec for super::gemini::GeminiScan {
+    fn encode(&self, w: &mut Writer) {
+        self.0.encode(w);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Option<Self> {
+        ClaudeScan::decode(r).map(Self)
+    }
+}
+
+/// A Qwen scan is Claude-shaped: the same encoding.
+impl Codec for super::qwen::QwenScan {
+    fn encode(&self, w: &mut Writer) {
+        self.0.encode(w);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Option<Self> {
+        ClaudeScan::decode(r).map(Self)
+    }
+}
+
 impl Codec for CodexScan {
     fn encode(&self, w: &mut Writer) {
         w.strings(&self.models);

@@ -17,6 +17,11 @@ pub struct LogRoots {
     pub claude: Vec<PathBuf>,
     /// Codex homes (each holding `sessions/` and `archived_sessions/`).
     pub codex: Vec<PathBuf>,
+    /// Gemini CLI directories (`${GEMINI_CLI_HOME:-~}/.gemini`, each holding
+    /// `tmp/<project>/chats/`).
+    pub gemini: Vec<PathBuf>,
+    /// Qwen Code homes (`${QWEN_HOME:-~/.qwen}`, each holding `projects/<cwd>/chats/`).
+    pub qwen: Vec<PathBuf>,
 }
 
 /// Which agent wrote a session.
@@ -27,6 +32,10 @@ pub enum Agent {
     Claude,
     /// Codex CLI (`codex`, `codex exec`).
     Codex,
+    /// Gemini CLI (`gemini -p`).
+    Gemini,
+    /// Qwen Code (`qwen`).
+    Qwen,
 }
 
 impl LogRoots {
@@ -52,7 +61,22 @@ impl LogRoots {
             Some(dir) => vec![PathBuf::from(dir)],
             None => home.iter().map(|h| h.join(".codex")).collect(),
         };
-        LogRoots { claude, codex }
+        let gemini = non_empty("GEMINI_CLI_HOME")
+            .map(PathBuf::from)
+            .or(home.clone())
+            .map(|h| h.join(".gemini"))
+            .into_iter()
+            .collect();
+        let qwen = match non_empty("QWEN_HOME") {
+            Some(dir) => vec![PathBuf::from(dir)],
+            None => home.iter().map(|h| h.join(".qwen")).collect(),
+        };
+        LogRoots {
+            claude,
+            codex,
+            gemini,
+            qwen,
+        }
     }
 
     /// The directories a session lookup lists, for "not found" messages.
@@ -62,7 +86,9 @@ impl LogRoots {
             .codex
             .iter()
             .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
-        claude.chain(codex).collect()
+        let gemini = self.gemini.iter().map(|r| r.join("tmp"));
+        let qwen = self.qwen.iter().map(|r| r.join("projects"));
+        claude.chain(codex).chain(gemini).chain(qwen).collect()
     }
 }
 
@@ -158,6 +184,61 @@ pub(crate) fn codex_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// A Gemini CLI session's files, oldest first: each `tmp/*/chats/session-<time>-<id8>.jsonl`
+/// whose first line names the session (a resume may start a file of its own). Reads only
+/// the first line of a file whose name fits.
+pub(crate) fn gemini_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let Some(short) = id.get(..8) else {
+        return Vec::new();
+    };
+    let suffix = format!("-{short}.jsonl");
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    for root in &roots.gemini {
+        for (_, project) in list_dir(&root.join("tmp")) {
+            for (name, path) in list_dir(&project.join("chats")) {
+                if name.starts_with("session-")
+                    && name.ends_with(&suffix)
+                    && first_line(&path)
+                        .and_then(|l| super::gemini::session_of_first_line(&l))
+                        .is_some_and(|s| s == id)
+                {
+                    found.push((name, path));
+                }
+            }
+        }
+    }
+    found.sort();
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A Qwen Code session's files: each `projects/*/chats/<id>.jsonl`.
+pub(crate) fn qwen_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    let file_name = format!("{id}.jsonl");
+    let mut found = Vec::new();
+    for root in &roots.qwen {
+        for (_, project) in list_dir(&root.join("projects")) {
+            let path = project.join("chats").join(&file_name);
+            if path.is_file() {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The first line of a file (at most 64 KiB of it).
+fn first_line(path: &Path) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut buf)
+        .ok()?;
+    let end = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
+    buf.truncate(end);
+    Some(buf)
+}
+
 /// One agent session log file, found from directory listings and its metadata only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecentSessionFile {
@@ -187,6 +268,19 @@ pub fn recent_session_files(
                         if let Some(stem) = name.strip_suffix(".jsonl")
                             && !stem.starts_with("agent-")
                         {
+                            named.push((stem.to_owned(), path));
+                        }
+                    }
+                }
+            }
+        }
+        // Gemini logs name a session by its first eight characters only: no second tier.
+        Agent::Gemini => {}
+        Agent::Qwen => {
+            for root in &roots.qwen {
+                for (_, project) in list_dir(&root.join("projects")) {
+                    for (name, path) in list_dir(&project.join("chats")) {
+                        if let Some(stem) = name.strip_suffix(".jsonl") {
                             named.push((stem.to_owned(), path));
                         }
                     }
@@ -425,6 +519,8 @@ mod tests {
     fn recent_session_files_are_listed_newest_first_within_the_bounds() {
         let dir = tempfile::tempdir().unwrap();
         let roots = LogRoots {
+            gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().join("claude")],
             codex: vec![dir.path().join("codex")],
         };
@@ -493,6 +589,8 @@ mod tests {
         write("newest-other.jsonl", "/w/my-repo", 10);
         write("agent-x.jsonl", "/w/my_repo", 1);
         let roots = LogRoots {
+            gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };
@@ -588,6 +686,8 @@ mod tests {
             10,
         );
         let roots = LogRoots {
+            gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };

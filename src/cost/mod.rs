@@ -9,8 +9,10 @@ mod codec;
 mod codex;
 mod discover;
 mod error;
+mod gemini;
 mod memo;
 mod pricing;
+mod qwen;
 mod scan;
 pub mod spend;
 mod tokens;
@@ -32,6 +34,8 @@ pub use tokens::TokenCounts;
 use cache::{CacheUse, FileScan, LogScan};
 use claude::ClaudeScan;
 use codex::CodexScan;
+use gemini::GeminiScan;
+use qwen::QwenScan;
 use scan::Markers;
 
 /// One model's share of a session.
@@ -179,6 +183,28 @@ pub fn price_session(
             cache_dir,
         );
     }
+    let gemini_files = discover::gemini_session_files(roots, session_id);
+    if !gemini_files.is_empty() {
+        return price_files(
+            Agent::Gemini,
+            session_id,
+            &gemini_files,
+            pricing,
+            window,
+            cache_dir,
+        );
+    }
+    let qwen_files = discover::qwen_session_files(roots, session_id);
+    if !qwen_files.is_empty() {
+        return price_files(
+            Agent::Qwen,
+            session_id,
+            &qwen_files,
+            pricing,
+            window,
+            cache_dir,
+        );
+    }
     Err(CostError::SessionNotFound {
         session_id: session_id.to_owned(),
         searched: roots.searched(),
@@ -215,6 +241,14 @@ pub fn price_files(
             let (scans, stats) = load_all::<CodexScan>(files, &codex::markers(), cache_dir)?;
             (Scans::Codex(scans), stats)
         }
+        Agent::Gemini => {
+            let (scans, stats) = load_all::<GeminiScan>(files, &gemini::markers(), cache_dir)?;
+            (Scans::Gemini(scans), stats)
+        }
+        Agent::Qwen => {
+            let (scans, stats) = load_all::<QwenScan>(files, &qwen::markers(), cache_dir)?;
+            (Scans::Qwen(scans), stats)
+        }
     };
     let cost = price_scans(&scans, session_id, files, pricing, window, cache_stats);
     if let Some(memo) = &memo {
@@ -236,6 +270,8 @@ pub fn price_log_bytes(
     let scans = match agent {
         Agent::Claude => Scans::Claude(vec![cache::scan_bytes(bytes, &claude::markers())]),
         Agent::Codex => Scans::Codex(vec![cache::scan_bytes(bytes, &codex::markers())]),
+        Agent::Gemini => Scans::Gemini(vec![cache::scan_bytes(bytes, &gemini::markers())]),
+        Agent::Qwen => Scans::Qwen(vec![cache::scan_bytes(bytes, &qwen::markers())]),
     };
     price_scans(&scans, "", &[], pricing, window, CacheStats::default())
 }
@@ -244,6 +280,8 @@ pub fn price_log_bytes(
 enum Scans {
     Claude(Vec<FileScan<ClaudeScan>>),
     Codex(Vec<FileScan<CodexScan>>),
+    Gemini(Vec<FileScan<GeminiScan>>),
+    Qwen(Vec<FileScan<QwenScan>>),
 }
 
 /// Merges (Claude) or walks (Codex) a session's scans, in file order, and prices the requests.
@@ -273,6 +311,26 @@ fn price_scans(
                 priced.add(r.model.unwrap_or("<unknown>"), r.fast, &r.tokens);
             }
             (Agent::Codex, parts.iter().map(|s| s.skipped_lines).sum())
+        }
+        Scans::Gemini(scans) => {
+            let parts: Vec<&ClaudeScan> = scans
+                .iter()
+                .flat_map(|s| [&s.complete.0, &s.tail.0])
+                .collect();
+            for r in claude::merge(&parts, &effective_window) {
+                priced.add(r.model, r.fast, &r.tokens);
+            }
+            (Agent::Gemini, parts.iter().map(|s| s.skipped_lines).sum())
+        }
+        Scans::Qwen(scans) => {
+            let parts: Vec<&ClaudeScan> = scans
+                .iter()
+                .flat_map(|s| [&s.complete.0, &s.tail.0])
+                .collect();
+            for r in claude::merge(&parts, &effective_window) {
+                priced.add(r.model, r.fast, &r.tokens);
+            }
+            (Agent::Qwen, parts.iter().map(|s| s.skipped_lines).sum())
         }
     };
     priced.finish(SessionCost {

@@ -441,6 +441,12 @@ mod tests {
     const PINNED_CLI_DEFAULT_MODELS: &[(&str, &str)] = &[
         ("claude-code 2.1.197", "claude-opus-4-8"),
         ("codex-cli 0.171.0", "gpt-6.2-sol"),
+        // Its `auto` routing, as the path of its first streamGenerateContent request named it.
+        ("gemini-cli 0.61.0", "gemini-3.1-pro-preview-customtools"),
+        ("qwen-code 0.24.4", "qwen3.7-max"),
+        // GitHub Copilot CLI 1.0.102 has no default model of its own in BYOK mode (it needs
+        // COPILOT_MODEL) and bills premium requests otherwise; OpenCode 1.18.33 uses the
+        // user's provider: neither has a list-priced default, and both are not measured.
     ];
 
     #[test]

@@ -326,6 +326,8 @@ pub fn growth_records(manifest: &Manifest, spend: &RunSpend, round: u32) -> Vec<
                         .map(|a| match a {
                             Agent::Claude => "claude".to_owned(),
                             Agent::Codex => "codex".to_owned(),
+                            Agent::Gemini => "gemini".to_owned(),
+                            Agent::Qwen => "qwen".to_owned(),
                         })
                         .unwrap_or_else(|| line.tool.clone()),
                     session_id: line.session_id.clone(),

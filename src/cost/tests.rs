@@ -12,6 +12,8 @@ fn fixtures() -> PathBuf {
 
 fn fixture_roots() -> LogRoots {
     LogRoots {
+        gemini: vec![fixtures().join("gemini")],
+        qwen: vec![fixtures().join("qwen")],
         claude: vec![fixtures().join("claude")],
         codex: vec![fixtures().join("codex")],
     }
@@ -243,6 +245,8 @@ fn claude_tree(
         .unwrap();
     }
     let roots = LogRoots {
+        gemini: Vec::new(),
+        qwen: Vec::new(),
         claude: vec![dir.path().to_owned()],
         codex: vec![],
     };
@@ -621,4 +625,54 @@ fn budget_levels() {
         serde_json::to_string(&Some(Level::Warn)).unwrap(),
         "\"warn\""
     );
+}
+
+/// A Gemini CLI 0.61.0 session (a review and its resume, written against a loopback server)
+/// priced from its own log: two requests of 1000 in / 100 out on
+/// gemini-3.1-pro-preview-customtools at $2 / $12 per Mtok.
+#[test]
+fn a_gemini_session_is_priced_from_its_log() {
+    let cost = price_session(
+        &fixture_roots(),
+        "ef828987-b465-461b-90de-e5269dcb0cc8",
+        &Pricing::builtin(),
+        None,
+        None,
+    )
+    .expect("found");
+    assert_eq!(cost.agent, Agent::Gemini);
+    assert_eq!(cost.requests, 2);
+    assert_eq!(cost.tokens.input, 2000);
+    assert_eq!(cost.tokens.output, 200);
+    let expected = 2.0 * (1000.0 * 2.0 + 100.0 * 12.0) / 1e6;
+    assert!((cost.total_usd - expected).abs() < 1e-9, "{cost:?}");
+    assert!(cost.unknown_models.is_empty(), "{cost:?}");
+    // The other session of the same directory is not this one.
+    let other = price_session(
+        &fixture_roots(),
+        "4de6bdb4-e1f8-41da-ad07-20218285a17c",
+        &Pricing::builtin(),
+        None,
+        None,
+    )
+    .expect("found");
+    assert_eq!(other.requests, 1);
+}
+
+/// A Qwen Code 0.24.4 session (one review, written against a loopback server) priced from
+/// its own log: 1000 in / 100 out on qwen3.7-max.
+#[test]
+fn a_qwen_session_is_priced_from_its_log() {
+    let cost = price_session(
+        &fixture_roots(),
+        "868a5eda-455c-4d69-8708-6362070c125a",
+        &Pricing::builtin(),
+        None,
+        None,
+    )
+    .expect("found");
+    assert_eq!(cost.agent, Agent::Qwen);
+    assert_eq!(cost.requests, 1);
+    let expected = (1000.0 * 1.714 + 100.0 * 5.142) / 1e6;
+    assert!((cost.total_usd - expected).abs() < 1e-9, "{cost:?}");
 }

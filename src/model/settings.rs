@@ -22,6 +22,7 @@ pub enum Setting {
     ReviewerModel,
     ReviewerEffort,
     PrFinalRound,
+    FallbackOrder,
 }
 
 /// How a setting's value is written (as a `set` argument and in `git config`) and checked.
@@ -76,7 +77,7 @@ pub struct Spec {
 
 /// The one table of run settings, in [`Setting::ALL`]'s order (a setting's index is its
 /// discriminant).
-static SPECS: [Spec; 11] = [
+static SPECS: [Spec; 12] = [
     Spec {
         name: "reviewer",
         config_key: "pair.reviewer",
@@ -184,11 +185,20 @@ static SPECS: [Spec; 11] = [
         default: || false.into(),
         kept: Kept::RunSettings,
     },
+    // The realizations tried, in order, when the configured reviewer does not bind (SPEC
+    // §6.1); empty: the surfaces document's own order (its `fallback_order`).
+    Spec {
+        name: "fallback-order",
+        config_key: "pair.fallbackOrder",
+        shape: Shape::Reviewers,
+        default: || Value::Array(Vec::new()),
+        kept: Kept::RunSettings,
+    },
 ];
 
 impl Setting {
     /// Every run setting, in the order `status` lists them and errors name them.
-    pub const ALL: [Setting; 11] = [
+    pub const ALL: [Setting; 12] = [
         Setting::Reviewer,
         Setting::Reviewers,
         Setting::Coder,
@@ -200,6 +210,7 @@ impl Setting {
         Setting::ReviewerModel,
         Setting::ReviewerEffort,
         Setting::PrFinalRound,
+        Setting::FallbackOrder,
     ];
 
     /// The setting's row of the one table.
@@ -442,6 +453,26 @@ pub fn flag(manifest: Option<&Manifest>, config: &dyn Configuration, setting: Se
         .unwrap_or(false)
 }
 
+/// The fallback order in force for `manifest` (run-owned, else `pair.fallbackOrder`), or for
+/// a new run (`None`); empty when neither sets one (the surfaces document's order holds).
+pub fn fallback_order(manifest: Option<&Manifest>, config: &dyn Configuration) -> Vec<String> {
+    let value = manifest
+        .and_then(|m| {
+            effective(m, config)
+                .into_iter()
+                .find(|e| e.key == Setting::FallbackOrder.name())
+        })
+        .map_or_else(|| config.value(Setting::FallbackOrder), |e| e.value);
+    value
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The reviewer panel and timeout in force for `manifest` (run-owned, else configuration).
 pub fn review_settings(manifest: &Manifest, config: &dyn Configuration) -> (Vec<String>, u64) {
     let now = effective(manifest, config);
@@ -479,7 +510,7 @@ mod tests {
     fn names_and_keys_are_the_documented_ones() {
         assert_eq!(
             Setting::names(),
-            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized, reviewer-model, reviewer-effort, pr-final-round"
+            "reviewer, reviewers, coder, max-rounds, budget-usd, review-timeout, handoff-authorized, archive-authorized, reviewer-model, reviewer-effort, pr-final-round, fallback-order"
         );
         for s in Setting::ALL {
             assert_eq!(Setting::from_name(s.name()), Some(s));

@@ -30,6 +30,7 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<rep
         vec![chosen.realization]
     };
     let command = reviewer_command.or_else(|| o.reviewer_command.clone());
+    let fallback_order = crate::model::settings::fallback_order(run.as_ref(), o);
     // The doctor view probes afresh (never from a remembered probe), each binary once.
     let fresh = ProbeCache::in_memory();
     // A report whether or not anything binds (its winner says which).
@@ -43,6 +44,7 @@ pub fn probe(ctx: &Context, reviewer_command: Option<Vec<String>>) -> Result<rep
                 cache: Some(&fresh),
                 acp_command: o.acp_command.as_deref(),
                 acp_handshake: true,
+                fallback_order: Some(&fallback_order),
             },
         ) {
             Ok(report) => Ok(report),

@@ -1,5 +1,8 @@
 //! Choosing the realization that binds (SPEC §6.1): the configured one if what is installed
-//! proves every required capability, else its fallbacks in data order. Decided by probing the
+//! proves every required capability, else the fallbacks in order — `pair.fallbackOrder` when
+//! set, else the realization's own `fallback` list then the document's `fallback_order` (an
+//! external reviewer only: a configured command or the built-in one never falls back to a
+//! vendor it did not name). Decided by probing the
 //! installed binary's own output, never by product name or version. Runs probe commands
 //! through the one spawn builder; prints nothing.
 
@@ -34,6 +37,10 @@ pub struct ProbeRequest<'a> {
     /// reviewer binds when its program is on `PATH`, and each attempt's own `initialize`
     /// is its proof.
     pub acp_handshake: bool,
+    /// `pair.fallbackOrder`: the realizations tried, in order, when the configured one does
+    /// not bind; `None` or empty: the realization's `fallback` list, then the document's
+    /// `fallback_order`.
+    pub fallback_order: Option<&'a [String]>,
 }
 
 impl ProbeReport {
@@ -66,7 +73,16 @@ pub fn probe(surfaces: &Surfaces, request: &ProbeRequest<'_>) -> Result<ProbeRep
     let configured = surfaces.get(request.configured)?;
     let command = request.reviewer_command;
     let mut order = vec![request.configured.to_owned()];
-    for f in &configured.fallback {
+    let fallbacks: Vec<&String> = match request.fallback_order.filter(|o| !o.is_empty()) {
+        _ if configured.kind != RealizationKind::External => configured.fallback.iter().collect(),
+        Some(given) => given.iter().collect(),
+        None => configured
+            .fallback
+            .iter()
+            .chain(&surfaces.fallback_order)
+            .collect(),
+    };
+    for f in fallbacks {
         if !order.contains(f) {
             order.push(f.clone());
         }
@@ -534,7 +550,12 @@ mod tests {
             ),
             "{probed}"
         );
-        assert_eq!(report.probed.len(), 2);
+        // Then the rest of the documented fallback order, none of which is on this PATH.
+        let names: Vec<&str> = report.probed.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["codex", "claude", "gemini", "copilot", "opencode", "qwen"]
+        );
         assert!(
             err.to_string()
                 .starts_with("no reviewer realization binds for `codex`; probed: ")
@@ -615,10 +636,10 @@ mod tests {
 
     #[test]
     fn unknown_configured_name_is_an_error_listing_the_known_ones() {
-        let err = run_probe("gemini", None, OsStr::new("")).expect_err("unknown");
+        let err = run_probe("mistral", None, OsStr::new("")).expect_err("unknown");
         assert_eq!(
             err.to_string(),
-            "unknown reviewer `gemini` (known: acp, builtin, claude, codex, command)"
+            "unknown reviewer `mistral` (known: acp, builtin, claude, codex, command, copilot, gemini, opencode, qwen)"
         );
     }
 

@@ -152,6 +152,8 @@ mod tests {
 
     fn roots(home: &Path) -> LogRoots {
         LogRoots {
+            gemini: Vec::new(),
+            qwen: Vec::new(),
             claude: vec![home.join(".claude")],
             codex: vec![home.join(".codex")],
         }

@@ -81,6 +81,10 @@ pub struct Surfaces {
     /// The stricter instruction sent with the single re-ask after an answer had no verdict,
     /// one element per line.
     pub reask_instruction: Vec<String>,
+    /// The realizations tried, in order, when the configured external reviewer does not bind
+    /// and its own `fallback` list found none (`pair.fallbackOrder` replaces both).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback_order: Vec<String>,
     /// Realizations by name (`codex`, `claude`, `builtin`, `command`, or any added one).
     pub realizations: BTreeMap<String, Realization>,
     /// Where the document came from (`shipped` or a path), for error messages.
@@ -708,6 +712,13 @@ impl Surfaces {
         }
         if self.realizations.is_empty() {
             return Err(self.invalid("-", "no realizations"));
+        }
+        for name in &self.fallback_order {
+            if !self.realizations.contains_key(name) {
+                return Err(
+                    self.invalid("-", format!("fallback_order `{name}` names no realization"))
+                );
+            }
         }
         for (name, r) in &self.realizations {
             self.validate_one(name, r)?;
@@ -1436,10 +1447,15 @@ mod tests {
     }
 
     #[test]
-    fn shipped_document_loads_with_the_five_realizations() {
+    fn shipped_document_loads_with_every_realization() {
         let s = shipped();
         let names: Vec<&str> = s.realizations.keys().map(String::as_str).collect();
-        assert_eq!(names, ["acp", "builtin", "claude", "codex", "command"]);
+        assert_eq!(
+            names,
+            [
+                "acp", "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"
+            ]
+        );
         for name in names {
             assert!(Surfaces::shipped_defines(name), "{name}");
         }

@@ -281,7 +281,19 @@ pub fn system_bin() -> &'static Path {
             };
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if matches!(name.to_str(), Some("codex" | "claude" | "gh" | "git-pair")) {
+                if matches!(
+                    name.to_str(),
+                    Some(
+                        "codex"
+                            | "claude"
+                            | "gemini"
+                            | "qwen"
+                            | "opencode"
+                            | "copilot"
+                            | "gh"
+                            | "git-pair"
+                    )
+                ) {
                     continue;
                 }
                 let link = dir.join(&name);

@@ -100,7 +100,7 @@ fn start_json_keys() {
 fn status_json_keys() {
     let env = TestEnv::new();
     env.start("t");
-    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout,handoff-authorized,archive-authorized,reviewer-model,reviewer-effort,pr-final-round}";
+    let settings = "settings:{reviewer,reviewers,coder,max-rounds,budget-usd,review-timeout,handoff-authorized,archive-authorized,reviewer-model,reviewer-effort,pr-final-round,fallback-order}";
     let expected = format!(
         "{{run_id,round,max_rounds,last_verdict,next_action,spent_usd,unpriced_models,budget_usd,branch,task,conflicts,checkpoint,compactions,reviewer,reviewer_fallback,{settings}}}"
     );

@@ -11,6 +11,7 @@ mod cost;
 mod coverage;
 mod diff;
 mod e2e;
+mod fallback;
 mod fast_paths;
 mod finish;
 mod hooks;

@@ -537,7 +537,12 @@ fn probe_shows_every_realization_and_dry_run_works_without_a_reviewer() {
         .iter()
         .map(|r| r["name"].as_str().expect("name"))
         .collect();
-    assert_eq!(names, ["acp", "builtin", "claude", "codex", "command"]);
+    assert_eq!(
+        names,
+        [
+            "acp", "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"
+        ]
+    );
     assert_eq!(v["realizations"][0]["binds"], false, "no pair.acpCommand");
     assert_eq!(v["realizations"][1]["binds"], true);
     assert_eq!(v["realizations"][3]["binds"], false);

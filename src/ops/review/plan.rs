@@ -32,6 +32,8 @@ pub struct Settings {
     pub acp_command: Option<Vec<String>>,
     /// `pair.reviewers` (a panel); empty means the run's reviewer alone.
     pub panel: Vec<String>,
+    /// `pair.fallbackOrder` in force (empty: the surfaces document's order).
+    pub fallback_order: Vec<String>,
     pub timeout: Duration,
     /// `--plan FILE`'s content.
     pub plan: Option<String>,
@@ -362,6 +364,7 @@ pub fn settings_from(
         } else {
             panel
         },
+        fallback_order: crate::model::settings::fallback_order(Some(manifest), o),
         timeout: Duration::from_secs(request.timeout_secs.unwrap_or(timeout)),
         plan: request.plan.clone(),
         again: request.again,

@@ -476,6 +476,7 @@ fn bind_members(
                 cache: Some(cache),
                 acp_command: settings.acp_command.as_deref(),
                 acp_handshake: false,
+                fallback_order: Some(&settings.fallback_order),
             },
         ) {
             Ok(report) => report,

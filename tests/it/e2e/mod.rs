@@ -1,6 +1,8 @@
 //! End to end through the real, pinned vendor CLIs (`tests/e2e/package.json`): `git pair`
-//! drives `claude -p` and `codex exec`, which talk to the loopback [`server::ModelServer`].
-//! Each test gets its own HOME, Claude config dir and Codex home; nothing leaves 127.0.0.1.
+//! drives `claude -p`, `codex exec`, `gemini -p`, `qwen`, `opencode run` and `copilot`,
+//! which talk to the loopback [`server::ModelServer`]. Each test gets its own HOME (and so
+//! its own Claude config dir, Codex home, `~/.gemini`, `~/.qwen`, OpenCode data dir and
+//! `~/.copilot`); nothing leaves 127.0.0.1.
 //! Without the pinned CLIs a test says so on one line and passes, unless
 //! `PAIR_E2E_REQUIRED=1` (CI), where a missing CLI fails it.
 
@@ -8,7 +10,12 @@ mod acp;
 mod claude;
 mod codex;
 mod compaction;
+mod copilot;
+mod gemini;
 mod hooks;
+mod opencode;
+mod probe;
+mod qwen;
 pub mod server;
 
 use std::path::{Path, PathBuf};
@@ -19,8 +26,13 @@ use server::{ModelServer, Step};
 /// The directory holding the pinned `claude` and `codex`, or `None` (after saying why) when
 /// they are not installed and not required.
 pub fn cli_dir() -> Option<PathBuf> {
+    cli_dir_with(&["claude", "codex"])
+}
+
+/// [`cli_dir`] for the pinned CLIs named.
+pub fn cli_dir_with(binaries: &[&str]) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/node_modules/.bin");
-    let present = ["claude", "codex"].iter().all(|b| dir.join(b).exists());
+    let present = binaries.iter().all(|b| dir.join(b).exists());
     if present {
         return Some(dir);
     }
@@ -47,15 +59,39 @@ pub fn cli_dir() -> Option<PathBuf> {
 pub enum Vendor {
     Claude,
     Codex,
+    Gemini,
+    Qwen,
+    OpenCode,
+    Copilot,
 }
 
 impl Vendor {
+    /// The realization's name, which is also its binary's.
     pub fn name(self) -> &'static str {
         match self {
             Vendor::Claude => "claude",
             Vendor::Codex => "codex",
+            Vendor::Gemini => "gemini",
+            Vendor::Qwen => "qwen",
+            Vendor::OpenCode => "opencode",
+            Vendor::Copilot => "copilot",
         }
     }
+}
+
+/// The OpenCode configuration the tests give it (`OPENCODE_CONFIG_CONTENT`): one
+/// OpenAI-compatible provider at the server, its model the default.
+fn opencode_config(url: &str) -> String {
+    serde_json::json!({
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
+            "options": {"baseURL": format!("{url}/v1"), "apiKey": "test"},
+            "models": {"mock-model": {"name": "mock-model"}}}},
+        "model": "mock/mock-model",
+        "autoupdate": false,
+        "share": "disabled"
+    })
+    .to_string()
 }
 
 /// A hermetic repository, a model server, and the pinned CLIs on `PATH`.
@@ -71,7 +107,10 @@ impl E2e {
     /// A repository with one commit, a run started with `--reviewer <vendor>`, and a server
     /// playing `script` (then `fallback`). `None` when the CLIs are not installed.
     pub fn new(vendor: Vendor, script: Vec<Step>, fallback: Option<Step>) -> Option<E2e> {
-        let cli = cli_dir()?;
+        let cli = match vendor {
+            Vendor::Claude | Vendor::Codex => cli_dir()?,
+            other => cli_dir_with(&[other.name()])?,
+        };
         let env = TestEnv::new();
         let server = ModelServer::start(script, fallback);
         let path = format!(
@@ -83,6 +122,17 @@ impl E2e {
         let codex_home = env.home.join(".codex");
         std::fs::create_dir_all(&codex_home).expect("codex home");
         std::fs::create_dir_all(env.home.join(".claude")).expect("claude config dir");
+        // Gemini CLI and Qwen Code take their auth type from the user's settings: an API key
+        // (Gemini's at GOOGLE_GEMINI_BASE_URL, Qwen's OpenAI-compatible one at OPENAI_BASE_URL).
+        for (dir, auth) in [(".gemini", "gemini-api-key"), (".qwen", "openai")] {
+            std::fs::create_dir_all(env.home.join(dir)).expect("settings dir");
+            let settings = serde_json::json!({"security": {"auth": {"selectedType": auth}}});
+            std::fs::write(
+                env.home.join(dir).join("settings.json"),
+                settings.to_string(),
+            )
+            .expect("settings.json");
+        }
         let e2e = E2e {
             env,
             server,
@@ -151,13 +201,29 @@ impl E2e {
     }
 
     fn server_env(&self, cmd: &mut std::process::Command) {
+        let url = self.server.url();
         cmd.env("PATH", &self.path)
-            .env("ANTHROPIC_BASE_URL", self.server.url())
+            .env("ANTHROPIC_BASE_URL", &url)
             .env("ANTHROPIC_API_KEY", "test")
             .env("OPENAI_API_KEY", "test")
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        if self.vendor != Vendor::Codex {
+            // Codex reads its provider from config.toml; the others from their environment.
+            cmd.env("OPENAI_BASE_URL", format!("{url}/v1"));
+        }
+        cmd.env("GOOGLE_GEMINI_BASE_URL", &url)
+            .env("GEMINI_API_KEY", "test")
+            .env("COPILOT_PROVIDER_BASE_URL", format!("{url}/v1"))
+            .env("COPILOT_PROVIDER_API_KEY", "test")
+            .env("COPILOT_MODEL", "gpt-5.4")
+            .env("COPILOT_OFFLINE", "true")
+            .env("COPILOT_AUTO_UPDATE", "false")
+            .env("OPENCODE_CONFIG_CONTENT", opencode_config(&url))
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .env("OPENCODE_DISABLE_SHARE", "1");
         for (k, v) in &self.extra {
             cmd.env(k, v);
         }
@@ -273,13 +339,8 @@ impl E2e {
         let mut cmd = Command::new(program);
         cmd.args(args).current_dir(&self.env.repo);
         self.env.configure(&mut cmd);
-        cmd.env("PATH", &self.path)
-            .env("ANTHROPIC_BASE_URL", self.server.url())
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("OPENAI_API_KEY", "test")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .stdin(Stdio::piped())
+        self.server_env(&mut cmd);
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn the CLI");
@@ -355,4 +416,99 @@ impl E2e {
         self.env
             .git(&["notes", "--ref=refs/notes/pair", "show", "HEAD"])
     }
+}
+
+/// The review answers the agents' tests script: the finding they request changes with.
+pub const FINDING: &str = "the greeting misses its name";
+
+/// A JSON CHANGES_REQUESTED answer with [`FINDING`].
+pub fn changes() -> Step {
+    server::Reply::Json(
+        serde_json::json!({"verdict": "CHANGES_REQUESTED", "findings": [
+        {"category": "bug", "severity": "high", "location": "greet.txt:1", "text": FINDING}]}),
+    )
+    .into()
+}
+
+/// A JSON APPROVED answer.
+pub fn approve() -> Step {
+    server::Reply::Json(serde_json::json!({"verdict": "APPROVED", "findings": []})).into()
+}
+
+/// A run reviewed by `vendor` with its first coder round recorded.
+pub fn round_one(
+    vendor: Vendor,
+    script: Vec<Step>,
+    fallback: Option<Step>,
+) -> Option<(E2e, String)> {
+    let e = E2e::new(vendor, script, fallback)?;
+    let run = e.start();
+    e.code("greet.txt", "hello\n", "add a greeting");
+    Some((e, run))
+}
+
+/// Two reviewed rounds through `vendor`'s real CLI: CHANGES_REQUESTED (the finding read
+/// back), then APPROVED, each a model call whose prompt names the round. Returns the env,
+/// the run and the two reviews' session ids.
+pub fn two_rounds(vendor: Vendor) -> Option<(E2e, String, String, String)> {
+    let (e, run) = round_one(vendor, vec![changes(), approve()], None)?;
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
+    assert_eq!(v["findings"][0]["text"], FINDING, "{v:#}");
+    assert_eq!(v["outcomes"][0]["reviewer"], vendor.name(), "{v:#}");
+    let first = E2e::session_of(&v);
+    let texts = e.call_texts();
+    assert_eq!(texts.len(), 1, "one model turn for one answer");
+    assert!(
+        texts[0].contains(&format!("git-pair: {run}/1/")),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[0].contains("greet.txt"), "{}", texts[0]);
+
+    e.code("greet.txt", "hello, name\n", "name the greeting");
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(v["next_action"], "finish", "{v:#}");
+    let second = E2e::session_of(&v);
+    let texts = e.call_texts();
+    assert_eq!(texts.len(), 2, "one model turn per round");
+    assert!(
+        texts[1].contains(&format!("git-pair: {run}/2/")),
+        "{}",
+        texts[1]
+    );
+    let status = e.env.pair_json(&["status"]);
+    assert_eq!(status["last_verdict"], "APPROVED", "{status:#}");
+    assert_eq!(status["round"], 2, "{status:#}");
+    Some((e, run, first, second))
+}
+
+/// Asserts that the second round resumed the first one's session: the same id, and the
+/// resumed turn resends round 1's prompt.
+pub fn assert_resumed(e: &E2e, run: &str, first: &str, second: &str) {
+    assert_eq!(first, second, "round 2 resumed round 1's session");
+    let texts = e.call_texts();
+    assert!(
+        texts[1].contains(&format!("git-pair: {run}/1/")),
+        "the resumed turn carries round 1's prompt:\n{}",
+        texts[1]
+    );
+}
+
+/// A review whose every model call gets `reply`: never approval, and when the review fails
+/// it fails closed (exit 1, no verdict, no round used).
+pub fn assert_never_approves(vendor: Vendor, reply: server::Reply) -> Option<E2e> {
+    let (e, _run) = round_one(vendor, Vec::new(), Some(reply.into()))?;
+    let (out, v) = e.review(&["--timeout", "60"]);
+    assert_ne!(v["verdict"], "APPROVED", "{out}");
+    if out.code == 0 {
+        assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{out}");
+        assert_eq!(v["findings"][0]["category"], "process", "{out}");
+    } else {
+        e.assert_fail_closed(&out, &v);
+    }
+    Some(e)
 }

@@ -1,8 +1,12 @@
 //! The loopback model server the end-to-end tests point the real CLIs at: std only, one
 //! thread per connection, hand-written HTTP/1.1. It speaks enough of the Anthropic Messages
-//! API (`POST /v1/messages`, streaming SSE or plain JSON) and the OpenAI Responses API
-//! (`POST /v1/responses`, streaming SSE) to play a scripted answer per request, records every
-//! request, answers anything else harmlessly, and stops when dropped.
+//! API (`POST /v1/messages`, streaming SSE or plain JSON), the OpenAI Responses API
+//! (`POST /v1/responses`, streaming SSE), OpenAI chat completions (`POST …/chat/completions`,
+//! streaming SSE or plain JSON: Qwen Code, OpenCode, Copilot's BYOK provider) and Gemini's
+//! `…:streamGenerateContent` / `…:generateContent` to play a scripted answer per request,
+//! records every request, answers anything else harmlessly (a CLI's own side requests, such
+//! as OpenCode's title generator, get a fixed text without using the script), and stops when
+//! dropped.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -105,15 +109,34 @@ impl Request {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Whether this is a model turn (Messages or Responses), not a probe or telemetry.
+    /// Whether this is a model turn (Messages, Responses, chat completions, Gemini), not a
+    /// probe, telemetry or a CLI's side request ([`Self::is_side_call`]).
     pub fn is_model_call(&self) -> bool {
         self.method == "POST"
             && (self.path.starts_with("/v1/messages") && !self.path.contains("count_tokens")
-                || self.path.starts_with("/v1/responses"))
+                || self.path.starts_with("/v1/responses")
+                || self.path.ends_with("/chat/completions")
+                || self.path.contains(":generateContent")
+                || self.path.contains(":streamGenerateContent"))
+            && !self.is_side_call()
     }
 
+    /// A request a CLI makes on its own besides the turn (OpenCode's session title, Qwen
+    /// Code's memory extractor): answered with a fixed text, never from the script.
+    pub fn is_side_call(&self) -> bool {
+        let system = self.body["messages"][0]["content"].as_str().unwrap_or("");
+        system.starts_with("You are a title generator")
+            || self
+                .all_text()
+                .contains("Managed memory has TWO directories")
+    }
+
+    /// The model asked for: the body's `model`, or Gemini's `models/<model>:…` path.
     pub fn model(&self) -> Option<&str> {
-        self.body["model"].as_str()
+        self.body["model"].as_str().or_else(|| {
+            let rest = self.path.split("/models/").nth(1)?;
+            rest.split(':').next()
+        })
     }
 
     /// Every text the request carries (messages / input items / system), joined: what a
@@ -122,20 +145,27 @@ impl Request {
         let mut out = String::new();
         collect_text(&self.body["messages"], &mut out);
         collect_text(&self.body["input"], &mut out);
+        collect_text(&self.body["contents"], &mut out);
         out
     }
 
-    /// Names of the tools the request offers.
+    /// Names of the tools the request offers (Anthropic / Responses `name`, chat
+    /// completions `function.name`, Gemini `functionDeclarations[].name`).
     pub fn tool_names(&self) -> Vec<String> {
-        self.body["tools"]
-            .as_array()
-            .map(|tools| {
-                tools
-                    .iter()
-                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
+        let mut names = Vec::new();
+        for tool in self.body["tools"].as_array().into_iter().flatten() {
+            if let Some(name) = tool["name"].as_str().or(tool["function"]["name"].as_str()) {
+                names.push(name.to_owned());
+            }
+            for f in tool["functionDeclarations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                names.extend(f["name"].as_str().map(str::to_owned));
+            }
+        }
+        names
     }
 }
 
@@ -150,7 +180,7 @@ fn collect_text(v: &Value, out: &mut String) {
             for (k, v) in map {
                 if matches!(
                     k.as_str(),
-                    "text" | "content" | "input" | "output" | "arguments"
+                    "text" | "content" | "input" | "output" | "arguments" | "parts"
                 ) {
                     collect_text(v, out);
                 }
@@ -354,22 +384,32 @@ fn respond(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
             (None, id)
         }
     };
-    let Some(step) = step else {
-        return harmless(request, out);
-    };
     let api = if request.path.starts_with("/v1/responses") {
         Api::Responses
+    } else if request.path.ends_with("/chat/completions") {
+        Api::Chat
+    } else if request.path.contains(":generateContent")
+        || request.path.contains(":streamGenerateContent")
+    {
+        Api::Gemini
     } else {
         Api::Messages
+    };
+    let step = match step {
+        Some(step) => step,
+        None if request.is_side_call() => Reply::Text("Side answer".to_owned()).into(),
+        None => return harmless(request, out),
     };
     let streaming = request.body["stream"].as_bool().unwrap_or(false);
     if let Reply::Status(code) = step.reply {
         let body = match api {
             Api::Messages => json!({"type": "error", "error": {
                 "type": error_type(code), "message": format!("scripted HTTP {code}")}}),
-            Api::Responses => json!({"error": {
+            Api::Responses | Api::Chat => json!({"error": {
                 "type": error_type(code), "code": error_type(code),
                 "message": format!("scripted HTTP {code}")}}),
+            Api::Gemini => json!({"error": {"code": code,
+                "message": format!("scripted HTTP {code}"), "status": gemini_status(code)}}),
         };
         return plain(out, code, &body.to_string());
     }
@@ -381,7 +421,24 @@ fn respond(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
     let events = match api {
         Api::Messages => messages_events(request, &step, &model, id),
         Api::Responses => responses_events(request, &step, &model, id),
+        Api::Chat => chat_events(request, &step, &model, id),
+        Api::Gemini => gemini_events(&step, &model),
     };
+    // Gemini streams only when the path says so (`…:streamGenerateContent?alt=sse`).
+    let streaming = match api {
+        Api::Gemini => request.path.contains(":streamGenerateContent"),
+        _ => streaming,
+    };
+    if !streaming && matches!(api, Api::Chat | Api::Gemini) {
+        return match step.reply {
+            Reply::Drop | Reply::Stall => {
+                hang_or_drop(&step.reply, out, shared);
+                false
+            }
+            Reply::Empty if api == Api::Gemini => plain(out, 200, &events[0].1.to_string()),
+            _ => plain(out, 200, &fold_json(api, &events).to_string()),
+        };
+    }
     if api == Api::Messages && !streaming {
         return match step.reply {
             Reply::Drop | Reply::Stall => {
@@ -398,7 +455,12 @@ fn respond(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
     let cut = matches!(step.reply, Reply::Drop | Reply::Stall);
     let send = if cut { &events[..1] } else { &events[..] };
     for (name, data) in send {
-        let frame = format!("event: {name}\ndata: {data}\n\n");
+        // Chat completions and Gemini streams are unnamed `data:` lines (chat: then [DONE]).
+        let frame = match api {
+            Api::Chat | Api::Gemini if name == "done" => "data: [DONE]\n\n".to_owned(),
+            Api::Chat | Api::Gemini => format!("data: {data}\n\n"),
+            _ => format!("event: {name}\ndata: {data}\n\n"),
+        };
         let chunk = format!("{:x}\r\n{frame}\r\n", frame.len());
         if out
             .write_all(chunk.as_bytes())
@@ -435,6 +497,19 @@ fn hang_or_drop(reply: &Reply, out: &mut TcpStream, shared: &Shared) {
 enum Api {
     Messages,
     Responses,
+    Chat,
+    Gemini,
+}
+
+fn gemini_status(code: u16) -> &'static str {
+    match code {
+        400 => "INVALID_ARGUMENT",
+        401 => "UNAUTHENTICATED",
+        403 => "PERMISSION_DENIED",
+        429 => "RESOURCE_EXHAUSTED",
+        503 => "UNAVAILABLE",
+        _ => "INTERNAL",
+    }
 }
 
 fn error_type(code: u16) -> &'static str {
@@ -450,6 +525,7 @@ fn error_type(code: u16) -> &'static str {
 fn reason(code: u16) -> &'static str {
     match code {
         200 => "OK",
+        400 => "Bad Request",
         401 => "Unauthorized",
         404 => "Not Found",
         429 => "Too Many Requests",
@@ -667,4 +743,101 @@ fn codex_shell_item(request: &Request, cmd: &str, id: u64) -> Value {
             "call_id": format!("call_{id:04}"), "status": "completed",
             "action": {"type": "exec", "command": ["bash", "-c", cmd]}})
     }
+}
+
+/// The chat-completions stream for a step: one `chat.completion.chunk` per `data:` line, a
+/// usage chunk, then `[DONE]`. A JSON answer is a `structured_output` tool call when the
+/// request offers that tool (Qwen Code's `--json-schema`), its text otherwise.
+fn chat_events(request: &Request, step: &Step, model: &str, id: u64) -> Vec<(String, Value)> {
+    let u = step.usage;
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": format!("chatcmpl-{id:04}"), "object": "chat.completion.chunk",
+            "created": 1_796_000_000, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let tool_call = |name: &str, args: &Value| {
+        json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0,
+            "id": format!("call_{id:04}"), "type": "function",
+            "function": {"name": name, "arguments": args.to_string()}}]})
+    };
+    let offers = |tool: &str| request.tool_names().iter().any(|t| t == tool);
+    let (delta, finish) = match &step.reply {
+        Reply::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        Reply::Json(v) if offers("structured_output") => {
+            (tool_call("structured_output", v), "tool_calls")
+        }
+        Reply::Json(v) => (
+            json!({"role": "assistant", "content": v.to_string()}),
+            "stop",
+        ),
+        Reply::Tool(name, input) => (tool_call(name, input), "tool_calls"),
+        Reply::Shell(cmd) => (tool_call("bash", &json!({"command": cmd})), "tool_calls"),
+        Reply::Drop | Reply::Stall => (json!({"role": "assistant", "content": "partial"}), "stop"),
+        Reply::Empty | Reply::Status(_) => (json!({"role": "assistant", "content": ""}), "stop"),
+    };
+    let mut usage = chunk(json!({}), Value::Null);
+    usage["choices"] = json!([]);
+    usage["usage"] = json!({"prompt_tokens": u.input + u.cache_read,
+        "completion_tokens": u.output, "total_tokens": u.input + u.cache_read + u.output,
+        "prompt_tokens_details": {"cached_tokens": u.cache_read}});
+    vec![
+        ("chunk".to_owned(), chunk(delta, Value::Null)),
+        ("chunk".to_owned(), chunk(json!({}), json!(finish))),
+        ("usage".to_owned(), usage),
+        ("done".to_owned(), Value::Null),
+    ]
+}
+
+/// Gemini's answer for a step: one `GenerateContentResponse` (a stream of one chunk).
+fn gemini_events(step: &Step, model: &str) -> Vec<(String, Value)> {
+    let u = step.usage;
+    let parts = match &step.reply {
+        Reply::Text(text) => json!([{"text": text}]),
+        Reply::Json(v) => json!([{"text": v.to_string()}]),
+        Reply::Tool(name, input) => json!([{"functionCall": {"name": name, "args": input}}]),
+        Reply::Shell(cmd) => {
+            json!([{"functionCall": {"name": "run_shell_command", "args": {"command": cmd}}}])
+        }
+        Reply::Drop | Reply::Stall => json!([{"text": "partial"}]),
+        Reply::Empty | Reply::Status(_) => json!([]),
+    };
+    vec![(
+        "chunk".to_owned(),
+        json!({"candidates": [{"content": {"role": "model", "parts": parts},
+            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": u.input + u.cache_read,
+                "cachedContentTokenCount": u.cache_read,
+                "candidatesTokenCount": u.output,
+                "totalTokenCount": u.input + u.cache_read + u.output},
+            "modelVersion": model, "responseId": format!("resp-{model}")}),
+    )]
+}
+
+/// The non-streaming object of a chat-completions or Gemini answer.
+fn fold_json(api: Api, events: &[(String, Value)]) -> Value {
+    let first = events
+        .first()
+        .map(|(_, d)| d.clone())
+        .unwrap_or(Value::Null);
+    if api == Api::Gemini {
+        return first;
+    }
+    let mut message = first["choices"][0]["delta"].clone();
+    if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for call in calls {
+            if let Some(o) = call.as_object_mut() {
+                o.remove("index");
+            }
+        }
+    }
+    let finish = events.get(1).map_or(Value::Null, |(_, d)| {
+        d["choices"][0]["finish_reason"].clone()
+    });
+    let usage = events
+        .get(2)
+        .map_or(Value::Null, |(_, d)| d["usage"].clone());
+    json!({"id": first["id"], "object": "chat.completion", "created": first["created"],
+        "model": first["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage})
 }
