@@ -1453,7 +1453,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "acp", "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode", "qwen"
+                "acp", "builtin", "claude", "codex", "command", "copilot", "gemini", "opencode",
+                "qwen"
             ]
         );
         for name in names {
