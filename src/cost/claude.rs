@@ -86,6 +86,60 @@ pub(crate) fn markers() -> Markers {
     Markers::new(&[r#""usage""#])
 }
 
+/// One request another agent's log records, read into a Claude-shaped entry.
+pub(crate) struct LoggedRequest<'a> {
+    /// What a replay of the same request repeats (`m:<message id>`).
+    pub key: Option<String>,
+    pub at: Option<Timestamp>,
+    pub model: &'a str,
+    pub tokens: TokenCounts,
+}
+
+impl ClaudeScan {
+    /// Appends the requests `requests` finds in each complete JSON line of `buf` (`base` is
+    /// `buf`'s offset): the walk the Gemini and Qwen readers share. A line that is not JSON is
+    /// counted as skipped.
+    pub(crate) fn scan_json_lines(
+        &mut self,
+        markers: &Markers,
+        buf: &[u8],
+        base: u64,
+        requests: impl for<'v> Fn(&'v serde_json::Value) -> Vec<LoggedRequest<'v>>,
+    ) {
+        let mut model_index: HashMap<String, u32> = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.clone(), i as u32))
+            .collect();
+        markers.for_each_line(buf, |line, offset| {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return;
+            }
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+                self.skipped_lines += 1;
+                return;
+            };
+            for request in requests(&value) {
+                let model = *model_index
+                    .entry(request.model.to_owned())
+                    .or_insert_with(|| {
+                        self.models.push(request.model.to_owned());
+                        (self.models.len() - 1) as u32
+                    });
+                self.entries.push(ClaudeEntry {
+                    key: request.key,
+                    at: request.at,
+                    model,
+                    fast: false,
+                    offset: base + offset as u64,
+                    tokens: request.tokens,
+                });
+            }
+        });
+    }
+}
+
 impl ClaudeScan {
     /// Appends the entries of the complete lines in `buf`; `base` is `buf`'s offset in the file.
     pub(crate) fn scan(&mut self, markers: &Markers, buf: &[u8], base: u64) {

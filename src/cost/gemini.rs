@@ -8,12 +8,10 @@
 //! `input` is the uncached prompt and `cached` the cached part (priced as cached input), and
 //! thoughts are billed as output.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::claude::{ClaudeEntry, ClaudeScan};
+use super::claude::{ClaudeScan, LoggedRequest};
 use super::scan::Markers;
 use super::tokens::TokenCounts;
 use crate::util::time::Timestamp;
@@ -36,64 +34,35 @@ pub(crate) fn session_of_first_line(line: &[u8]) -> Option<String> {
 impl GeminiScan {
     /// Appends the entries of the complete lines in `buf`; `base` is `buf`'s offset.
     pub(crate) fn scan(&mut self, markers: &Markers, buf: &[u8], base: u64) {
-        let scan = &mut self.0;
-        let mut model_index: HashMap<String, u32> = scan
-            .models
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.clone(), i as u32))
-            .collect();
-        markers.for_each_line(buf, |line, offset| {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            let Ok(v) = serde_json::from_slice::<Value>(line) else {
-                scan.skipped_lines += 1;
-                return;
-            };
+        self.0.scan_json_lines(markers, buf, base, |v| {
             let records: Vec<&Value> = match v["$set"]["messages"].as_array() {
                 Some(history) => history.iter().collect(),
-                None => vec![&v],
+                None => vec![v],
             };
-            for record in records {
-                let Some((key, at, model, tokens)) = entry_of(record) else {
-                    continue;
-                };
-                let model = *model_index.entry(model.to_owned()).or_insert_with(|| {
-                    scan.models.push(model.to_owned());
-                    (scan.models.len() - 1) as u32
-                });
-                scan.entries.push(ClaudeEntry {
-                    key,
-                    at,
-                    model,
-                    fast: false,
-                    offset: base + offset as u64,
-                    tokens,
-                });
-            }
+            records.into_iter().filter_map(request_of).collect()
         });
     }
 }
 
-/// A `gemini` message record's key, time, model and tokens.
-fn entry_of(record: &Value) -> Option<(Option<String>, Option<Timestamp>, &str, TokenCounts)> {
+/// A `gemini` message record's request: key, time, model and tokens.
+fn request_of(record: &Value) -> Option<LoggedRequest<'_>> {
     if record["type"] != "gemini" {
         return None;
     }
     let t = record.get("tokens")?;
     let n = |k: &str| t[k].as_u64().unwrap_or(0);
-    let tokens = TokenCounts {
-        input: n("input"),
-        output: n("output") + n("thoughts"),
-        cached_input: n("cached"),
-        reasoning_output: n("thoughts"),
-        ..TokenCounts::default()
-    };
-    let key = record["id"].as_str().map(|id| format!("m:{id}"));
-    let at = record["timestamp"].as_str().and_then(Timestamp::parse);
-    let model = record["model"].as_str().unwrap_or("<unknown>");
-    Some((key, at, model, tokens))
+    Some(LoggedRequest {
+        key: record["id"].as_str().map(|id| format!("m:{id}")),
+        at: record["timestamp"].as_str().and_then(Timestamp::parse),
+        model: record["model"].as_str().unwrap_or("<unknown>"),
+        tokens: TokenCounts {
+            input: n("input"),
+            output: n("output") + n("thoughts"),
+            cached_input: n("cached"),
+            reasoning_output: n("thoughts"),
+            ..TokenCounts::default()
+        },
+    })
 }
 
 #[cfg(test)]

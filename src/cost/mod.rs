@@ -145,10 +145,10 @@ pub struct CacheStats {
     pub parsed: u32,
 }
 
-/// Prices one agent session by id: a Claude Code session (main log plus subagents) or a Codex
-/// session (its rollouts). With `window`, only requests stamped inside it count (coder
-/// sessions); with `cache_dir`, unchanged logs are not parsed again. An id present in both
-/// agents' logs is priced as the Claude session.
+/// Prices one agent session by id: a Claude Code session (main log plus subagents), a Codex
+/// session (its rollouts), a Gemini CLI or a Qwen Code session. With `window`, only requests
+/// stamped inside it count (coder sessions); with `cache_dir`, unchanged logs are not parsed
+/// again. An id present in several agents' logs is priced as the first in that order.
 pub fn price_session(
     roots: &LogRoots,
     session_id: &str,
@@ -161,49 +161,19 @@ pub fn price_session(
             session_id: session_id.to_owned(),
         });
     }
-    let claude_files = discover::claude_session_files(roots, session_id);
-    if !claude_files.is_empty() {
-        return price_files(
-            Agent::Claude,
-            session_id,
-            &claude_files,
-            pricing,
-            window,
-            cache_dir,
-        );
-    }
-    let codex_files = discover::codex_session_files(roots, session_id);
-    if !codex_files.is_empty() {
-        return price_files(
-            Agent::Codex,
-            session_id,
-            &codex_files,
-            pricing,
-            window,
-            cache_dir,
-        );
-    }
-    let gemini_files = discover::gemini_session_files(roots, session_id);
-    if !gemini_files.is_empty() {
-        return price_files(
-            Agent::Gemini,
-            session_id,
-            &gemini_files,
-            pricing,
-            window,
-            cache_dir,
-        );
-    }
-    let qwen_files = discover::qwen_session_files(roots, session_id);
-    if !qwen_files.is_empty() {
-        return price_files(
-            Agent::Qwen,
-            session_id,
-            &qwen_files,
-            pricing,
-            window,
-            cache_dir,
-        );
+    // Each agent's own log layout, in the order tried: the first that holds the id prices it.
+    type Locate = fn(&LogRoots, &str) -> Vec<PathBuf>;
+    let locators: [(Agent, Locate); 4] = [
+        (Agent::Claude, discover::claude_session_files),
+        (Agent::Codex, discover::codex_session_files),
+        (Agent::Gemini, discover::gemini_session_files),
+        (Agent::Qwen, discover::qwen_session_files),
+    ];
+    for (agent, locate) in locators {
+        let files = locate(roots, session_id);
+        if !files.is_empty() {
+            return price_files(agent, session_id, &files, pricing, window, cache_dir);
+        }
     }
     Err(CostError::SessionNotFound {
         session_id: session_id.to_owned(),

@@ -4,12 +4,10 @@
 //! model. Read into Claude-shaped entries keyed by the record's uuid, so
 //! [`super::claude::merge`] counts a replayed record once. Pure over bytes.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::claude::{ClaudeEntry, ClaudeScan};
+use super::claude::{ClaudeScan, LoggedRequest};
 use super::scan::Markers;
 use super::tokens::TokenCounts;
 use crate::util::time::Timestamp;
@@ -26,51 +24,32 @@ pub(crate) fn markers() -> Markers {
 impl QwenScan {
     /// Appends the entries of the complete lines in `buf`; `base` is `buf`'s offset.
     pub(crate) fn scan(&mut self, markers: &Markers, buf: &[u8], base: u64) {
-        let scan = &mut self.0;
-        let mut model_index: HashMap<String, u32> = scan
-            .models
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.clone(), i as u32))
-            .collect();
-        markers.for_each_line(buf, |line, offset| {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            let Ok(record) = serde_json::from_slice::<Value>(line) else {
-                scan.skipped_lines += 1;
-                return;
-            };
-            if record["type"] != "assistant" {
-                return;
-            }
-            let Some(u) = record.get("usageMetadata") else {
-                return;
-            };
-            let n = |k: &str| u[k].as_u64().unwrap_or(0);
-            let cached = n("cachedContentTokenCount");
-            let tokens = TokenCounts {
-                input: n("promptTokenCount").saturating_sub(cached),
-                output: n("candidatesTokenCount") + n("thoughtsTokenCount"),
-                cached_input: cached,
-                reasoning_output: n("thoughtsTokenCount"),
-                ..TokenCounts::default()
-            };
-            let model = record["model"].as_str().unwrap_or("<unknown>");
-            let model = *model_index.entry(model.to_owned()).or_insert_with(|| {
-                scan.models.push(model.to_owned());
-                (scan.models.len() - 1) as u32
-            });
-            scan.entries.push(ClaudeEntry {
-                key: record["uuid"].as_str().map(|id| format!("m:{id}")),
-                at: record["timestamp"].as_str().and_then(Timestamp::parse),
-                model,
-                fast: false,
-                offset: base + offset as u64,
-                tokens,
-            });
+        self.0.scan_json_lines(markers, buf, base, |record| {
+            request_of(record).into_iter().collect()
         });
     }
+}
+
+/// An `assistant` record's request: key, time, model and tokens.
+fn request_of(record: &Value) -> Option<LoggedRequest<'_>> {
+    if record["type"] != "assistant" {
+        return None;
+    }
+    let u = record.get("usageMetadata")?;
+    let n = |k: &str| u[k].as_u64().unwrap_or(0);
+    let cached = n("cachedContentTokenCount");
+    Some(LoggedRequest {
+        key: record["uuid"].as_str().map(|id| format!("m:{id}")),
+        at: record["timestamp"].as_str().and_then(Timestamp::parse),
+        model: record["model"].as_str().unwrap_or("<unknown>"),
+        tokens: TokenCounts {
+            input: n("promptTokenCount").saturating_sub(cached),
+            output: n("candidatesTokenCount") + n("thoughtsTokenCount"),
+            cached_input: cached,
+            reasoning_output: n("thoughtsTokenCount"),
+            ..TokenCounts::default()
+        },
+    })
 }
 
 #[cfg(test)]
