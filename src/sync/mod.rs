@@ -727,31 +727,8 @@ fn record_pushed(repo: &Repo, updates: &[Update], statuses: &[RefStatus]) -> Res
 }
 
 fn fetch(repo: &Repo, remote: &Remote) -> Result<(), Error> {
-    let mut args: Vec<String> = [
-        "fetch",
-        "--no-tags",
-        // Prunes only what the refspecs below map to: the staging namespace.
-        "--prune",
-        "--no-write-fetch-head",
-        "--no-recurse-submodules",
-        // No opportunistic updates of the user's remote-tracking refs.
-        "--refmap=",
-        "--quiet",
-        "--",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.push(remote.name.clone());
-    args.extend(remote.fetch_refspecs());
-    let out = git(repo, &args)?;
-    if out.success {
-        Ok(())
-    } else {
-        Err(Error::Fetch {
-            remote: remote.name.clone(),
-            detail: git_error_line(&out.stderr, out.code),
-        })
-    }
+    // Prunes only what the refspecs map to: the staging namespace.
+    git_fetch(repo, remote, &["--prune"], remote.fetch_refspecs())
 }
 
 /// Fetches each commit of `commits` from `remote` into its local ref (`(id, ref)`, a ref
@@ -763,18 +740,7 @@ pub fn fetch_commits(
     commits: &[(ObjectId, String)],
 ) -> Result<(), Error> {
     let remote = Remote::resolve(repo, remote)?;
-    let mut args: Vec<String> = [
-        "fetch",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--no-recurse-submodules",
-        "--refmap=",
-        "--quiet",
-        "--",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.push(remote.name.clone());
+    let mut refspecs = Vec::with_capacity(commits.len());
     for (id, dest) in commits {
         if !dest.starts_with("refs/pair-local/") {
             return Err(Error::Fetch {
@@ -782,8 +748,33 @@ pub fn fetch_commits(
                 detail: format!("refusing to fetch into {dest}"),
             });
         }
-        args.push(format!("+{id}:{dest}"));
+        refspecs.push(format!("+{id}:{dest}"));
     }
+    git_fetch(repo, &remote, &[], refspecs)
+}
+
+/// `git fetch` of exactly `refspecs` from `remote`: no tags, no FETCH_HEAD, no submodules,
+/// no opportunistic updates of the user's remote-tracking refs (`--refmap=`).
+fn git_fetch(
+    repo: &Repo,
+    remote: &Remote,
+    extra: &[&str],
+    refspecs: impl IntoIterator<Item = String>,
+) -> Result<(), Error> {
+    let mut args: Vec<String> = ["fetch", "--no-tags"].map(String::from).to_vec();
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    args.extend(
+        [
+            "--no-write-fetch-head",
+            "--no-recurse-submodules",
+            "--refmap=",
+            "--quiet",
+            "--",
+        ]
+        .map(String::from),
+    );
+    args.push(remote.name.clone());
+    args.extend(refspecs);
     let out = git(repo, &args)?;
     if out.success {
         Ok(())
