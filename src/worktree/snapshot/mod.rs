@@ -6,7 +6,7 @@
 //! into one pack rather than one loose file each (much faster for large changes). Open the
 //! repository `.with_object_memory()` to compute a snapshot without writing anything.
 
-mod pack;
+pub(crate) mod pack;
 mod scan;
 
 use std::collections::HashMap;
