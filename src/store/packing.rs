@@ -1,8 +1,9 @@
 //! Packing what git pair's own writes leave loose, as `git gc --auto` would but touching
-//! nothing else: every run commit this clone writes is noted in `.git/pair/loose-commits`;
-//! once [`PACK_AFTER_COMMITS`] have piled up, the loose objects of those commits (the commits,
-//! their run trees, records, manifests and stored material — never a reviewed snapshot, whose
-//! objects are the user's files) go into one pack, each object a delta against the same path's
+//! nothing else: every run commit this clone writes is noted in `.git/pair/loose-commits`, and
+//! so is every object a reviewed snapshot wrote loose; once [`PACK_AFTER_COMMITS`] lines have
+//! piled up, the loose objects of those commits (the commits, their run trees, records,
+//! manifests and stored material — a snapshot's subtree is not walked: only the objects the
+//! snapshot noted as its own writes are taken, never a user's object) go into one pack, each object a delta against the same path's
 //! newer version, and their loose copies are removed once the pack is durable. Best effort:
 //! a failure leaves objects loose, which only costs space.
 
@@ -21,6 +22,8 @@ use super::layout::snapshot_round;
 pub const PACK_AFTER_COMMITS: u64 = 128;
 /// Bytes per noted commit: 40 hex digits and a newline.
 const LINE: u64 = 41;
+/// The mark of a noted object that is not a run commit (`<id> object`).
+const LONE: &str = "object";
 /// Commits one pack takes at most (older loose ones wait for the next).
 const MAX_COMMITS: usize = 8_192;
 /// A delta chain is cut (the object stored whole) at this depth, so reading an old version
@@ -55,6 +58,21 @@ impl Repo {
         }
     }
 
+    /// Notes objects git pair wrote loose outside a run commit's own writes (a reviewed
+    /// snapshot's new files and trees), so they are packed with the next pack: only objects
+    /// this tool wrote are ever packed, never the user's.
+    pub fn note_loose_objects(&self, ids: &[ObjectId]) {
+        if ids.is_empty() {
+            return;
+        }
+        let lines: String = ids.iter().map(|id| format!("{id} {LONE}\n")).collect();
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.loose_log())
+            .and_then(|mut file| file.write_all(lines.as_bytes()));
+    }
+
     fn loose_log(&self) -> PathBuf {
         self.pair_dir().join("loose-commits")
     }
@@ -82,13 +100,27 @@ impl Repo {
             std::fs::rename(&log, &taken)?;
         }
         let text = std::fs::read_to_string(&taken)?;
-        let mut noted: Vec<ObjectId> = Vec::new();
+        let (mut noted, mut lone) = (Vec::new(), Vec::new());
         for line in text.lines() {
-            if let Ok(id) = ObjectId::from_hex(line.trim().as_bytes()) {
-                noted.push(id);
+            let mut words = line.split_whitespace();
+            let Some(Ok(id)) = words.next().map(|hex| ObjectId::from_hex(hex.as_bytes())) else {
+                continue;
+            };
+            match words.next() {
+                Some(LONE) => lone.push(id),
+                _ => noted.push(id),
             }
         }
-        let found = self.loose_run_objects(&noted);
+        let mut found = self.loose_run_objects(&noted);
+        let mut seen: HashSet<ObjectId> = found.iter().map(|f| f.id).collect();
+        for id in lone {
+            if seen.insert(id) && self.is_loose(id) {
+                found.push(Found {
+                    id,
+                    path: LONE.to_owned(),
+                });
+            }
+        }
         let packed = self.write_loose_pack(&found)?;
         std::fs::remove_file(&taken)?;
         drop(lock);
@@ -192,12 +224,12 @@ impl Repo {
         if found.is_empty() {
             return Ok(0);
         }
-        // By path (commits by themselves: their messages differ little but cost little),
-        // newest first within each.
+        // By what they are (the same path in every round: `reviews/*/prompt.md`, a record
+        // kind, a bucket), newest first within each.
         let mut groups: Vec<(String, Vec<ObjectId>)> = Vec::new();
         let mut group_of: HashMap<String, usize> = HashMap::new();
         for f in found {
-            let key = f.path.clone();
+            let key = similar(&f.path);
             let at = *group_of.entry(key.clone()).or_insert_with(|| {
                 groups.push((key, Vec::new()));
                 groups.len() - 1
@@ -215,7 +247,7 @@ impl Repo {
                 };
                 let kind = object.kind;
                 let base = previous
-                    .filter(|(_, k)| *k == kind && kind != gix::objs::Kind::Commit)
+                    .filter(|(_, k)| *k == kind)
                     .filter(|_| depth < MAX_DEPTH)
                     .map(|(i, _)| i);
                 depth = if base.is_some() { depth + 1 } else { 0 };
@@ -236,5 +268,39 @@ impl Repo {
             let _ = std::fs::remove_file(self.loose_path(*id));
         }
         Ok(objects.len())
+    }
+}
+
+/// The group of objects whose versions look alike, for `path`: round numbers and buckets
+/// (all-digit components) are one, a record file goes by its kind.
+fn similar(path: &str) -> String {
+    path.split('/')
+        .map(|part| {
+            if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) {
+                "*"
+            } else if let Some(kind) = super::layout::record_kind(part) {
+                kind
+            } else {
+                part
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::similar;
+
+    #[test]
+    fn versions_of_one_thing_group_together() {
+        assert_eq!(similar("reviews/12/prompt.md"), "reviews/*/prompt.md");
+        assert_eq!(similar("records/0003"), "records/*");
+        assert_eq!(
+            similar("records/0003/000770-review-0123456789ab.json"),
+            "records/*/review"
+        );
+        assert_eq!(similar("manifest.json"), "manifest.json");
+        assert_eq!(similar(""), "");
     }
 }
