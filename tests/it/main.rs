@@ -15,6 +15,7 @@ mod finish;
 mod hooks;
 mod isolation;
 mod json_contract;
+mod layout;
 mod lifecycle;
 mod loop_state;
 mod man;
