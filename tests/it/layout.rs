@@ -127,7 +127,7 @@ fn an_append_to_a_long_run_adds_a_bounded_number_of_objects() {
         }
     }
     // Everything still reads, through the packs.
-    let log = env.pair_json(&["log", "--json"]);
+    let log = env.pair_json(&["log"]);
     assert_eq!(log["rounds"].as_array().map(Vec::len), Some(1));
 }
 
@@ -150,19 +150,19 @@ fn the_manifest_keeps_the_newest_rounds_and_the_views_show_every_round() {
     assert_eq!(rounds[0]["n"], 5);
     assert_eq!(rounds[31]["n"], 20);
     assert_eq!(manifest["rounds_folded"], 8);
-    let status = env.pair_json(&["status", "--json"]);
+    let status = env.pair_json(&["status"]);
     assert_eq!(status["round"], 20);
     assert_eq!(status["last_verdict"], "CHANGES_REQUESTED");
     // What needs every round projects it from the records.
     let body = env.pair(&["pr-body"]).stdout;
     assert!(body.contains("| 1 | coder |"), "{body}");
     assert!(body.contains("| 20 | reviewer |"), "{body}");
-    let cost = env.pair_json(&["cost", "--json"]);
-    let detail = cost["runs"][0]["detail"]["rounds"]
+    let cost = env.pair_json(&["cost"]);
+    let detail = cost["runs"][0]["rounds"]
         .as_array()
         .expect("rounds");
     assert_eq!(detail.len(), 40, "{cost}");
-    let log = env.pair_json(&["log", "--json"]);
+    let log = env.pair_json(&["log"]);
     assert_eq!(log["rounds"].as_array().map(Vec::len), Some(20));
 }
 
@@ -230,10 +230,10 @@ fn a_run_written_flat_still_reads_and_moves_into_buckets_on_its_next_append() {
     let records_before = record_paths(&env, &flat);
 
     // Reads as before.
-    let status = env.pair_json(&["status", "--json"]);
+    let status = env.pair_json(&["status"]);
     assert_eq!(status["round"], 1);
     assert_eq!(status["last_verdict"], "CHANGES_REQUESTED");
-    let log = env.pair_json(&["log", "--json"]);
+    let log = env.pair_json(&["log"]);
     assert_eq!(log["rounds"][0]["reviews"][0]["findings"], 2);
 
     // The next append moves every record into its bucket: the same blobs, nothing flat.
@@ -260,7 +260,7 @@ fn a_run_written_flat_still_reads_and_moves_into_buckets_on_its_next_append() {
     let manifest = env.manifest(&run);
     assert_eq!(manifest["records"], moved.len());
     assert!(manifest["records_tree"].is_string());
-    let status = env.pair_json(&["status", "--json"]);
+    let status = env.pair_json(&["status"]);
     assert_eq!(status["round"], 2);
     env.pair_json(&["review", "--reviewer-cmd", &reviewer()]);
     env.assert_fsck_clean();
