@@ -433,6 +433,74 @@ mod tests {
         }
     }
 
+    #[test]
+    fn deltas_rebuild_their_targets() {
+        let base: Vec<u8> = (0..5_000u32).flat_map(|n| n.to_string().into_bytes()).collect();
+        let mut shifted = b"a new start ".to_vec();
+        shifted.extend_from_slice(&base[100..3_000]);
+        shifted.extend_from_slice(b" something inserted ");
+        shifted.extend_from_slice(&base[3_000..]);
+        let long_copy = [base.clone(), base.clone(), base.clone(), base.clone()].concat();
+        for target in [shifted, base[..base.len() / 2].to_vec(), long_copy] {
+            let delta = delta::encode(&base, &target).expect("a delta pays");
+            assert!(delta.len() < target.len() / 4, "{} vs {}", delta.len(), target.len());
+            assert_eq!(delta::apply(&base, &delta), target);
+        }
+        // Nothing in common: stored whole.
+        let other: Vec<u8> = (0..4_000u32).map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        assert!(delta::encode(&base, &other).is_none());
+        assert_eq!(delta::offset_bytes(127), [127]);
+        assert_eq!(delta::offset_bytes(128), [0x80, 0]);
+    }
+
+    /// A pack of objects stored as deltas of each other: git verifies it and reads every
+    /// object back byte for byte.
+    #[test]
+    fn git_reads_a_pack_of_deltas() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let versions: Vec<Vec<u8>> = (0..20u32)
+            .rev()
+            .map(|n| {
+                (0..200 + n * 10)
+                    .flat_map(|i| format!("line {i} of version {}\n", i.min(n)).into_bytes())
+                    .collect()
+            })
+            .collect();
+        let objects: Vec<(ObjectId, gix::objs::Kind, &[u8])> = versions
+            .iter()
+            .map(|data| {
+                let kind = gix::objs::Kind::Blob;
+                let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, data).expect("hash");
+                (id, kind, data.as_slice())
+            })
+            .collect();
+        let bases: Vec<Option<usize>> = (0..objects.len()).map(|i| i.checked_sub(1)).collect();
+        let pack_dir = repo.objects.store_ref().path().join("pack");
+        write_with_bases(&pack_dir, &objects, &bases).expect("write pack");
+        let idx = std::fs::read_dir(&pack_dir)
+            .expect("pack dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .expect("an index");
+        let verified = git(dir.path(), &["verify-pack", "-v", idx.to_str().expect("utf-8")], b"");
+        let verified = String::from_utf8(verified).expect("utf-8");
+        assert!(verified.contains("chain length = 1"), "{verified}");
+        let pack_size = std::fs::metadata(idx.with_extension("pack")).expect("pack").len();
+        let whole: usize = versions.iter().map(Vec::len).sum();
+        assert!((pack_size as usize) < whole / 4, "{pack_size} of {whole}");
+        let ids: String = objects.iter().map(|(id, _, _)| format!("{id}\n")).collect();
+        let batch = git(dir.path(), &["cat-file", "--batch"], ids.as_bytes());
+        let mut want = Vec::new();
+        for (id, _, data) in &objects {
+            want.extend_from_slice(format!("{id} blob {}\n", data.len()).as_bytes());
+            want.extend_from_slice(data);
+            want.push(b'\n');
+        }
+        assert!(batch == want, "cat-file --batch differs");
+    }
+
     /// Runs git on the repository at `git_dir` (isolated from any configuration), feeding
     /// `stdin`; returns stdout.
     fn git(git_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Vec<u8> {
