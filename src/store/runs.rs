@@ -240,15 +240,21 @@ impl Repo {
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
         let records = self.records_in_tree(run_id, tree)?;
         let mut projected = Manifest::project(&records);
-        projected.records_tree = self.records_tree_id(tree)?.map(|id| id.to_string());
+        let stamp = self.records_tree_id(tree)?.map(|id| id.to_string());
+        projected.records_tree = stamp.clone();
         if let Some(stored) = self.stored_manifest(tree)? {
-            // Fields a newer version wrote are compared as they are, not trusted when not.
+            // Fields a newer version wrote are compared as they are, not trusted when not; a
+            // manifest from before stamps is taken without one (it is checked by its head).
             projected.extra = stored.extra.clone();
+            if stored.records_tree.is_none() {
+                projected.records_tree = None;
+            }
             if stored == projected {
                 return Ok(tip);
             }
         }
         projected.extra.clear();
+        projected.records_tree = stamp;
         let blob = self.write_blob(&manifest_json(&projected))?;
         let mut editor = self
             .repo
