@@ -184,7 +184,10 @@ pub(crate) fn record_seq(name: &str) -> Option<u64> {
 /// Where the record file `name` lives in a run's tree written with buckets:
 /// `records/<bucket>/<name>` (`None` for a name with no position).
 pub(crate) fn record_path(name: &str) -> Option<String> {
-    Some(format!("{RECORDS}/{}/{name}", record_bucket(record_seq(name)?)))
+    Some(format!(
+        "{RECORDS}/{}/{name}",
+        record_bucket(record_seq(name)?)
+    ))
 }
 
 /// Orders record file names by their numeric seq, then by name, so the order is the same on

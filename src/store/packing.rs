@@ -236,7 +236,8 @@ impl Repo {
             });
             groups[at].1.push(f.id);
         }
-        let mut objects: Vec<(ObjectId, gix::objs::Kind, Vec<u8>)> = Vec::with_capacity(found.len());
+        let mut objects: Vec<(ObjectId, gix::objs::Kind, Vec<u8>)> =
+            Vec::with_capacity(found.len());
         let mut bases: Vec<Option<usize>> = Vec::with_capacity(found.len());
         for (_, ids) in &groups {
             let mut depth = 0;

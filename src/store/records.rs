@@ -108,10 +108,7 @@ impl Repo {
 
     /// The run's records newest first, read a bucket at a time as the iteration goes: the
     /// last few records of a long run cost one bucket, not the run.
-    pub fn records_newest_first<'r>(
-        &'r self,
-        state: &RunState,
-    ) -> Result<NewestFirst<'r>, Error> {
+    pub fn records_newest_first<'r>(&'r self, state: &RunState) -> Result<NewestFirst<'r>, Error> {
         let top = self.records_top(self.records_tree_id(state.tree)?)?;
         let mut pending = Vec::new();
         let mut buckets = top.buckets;

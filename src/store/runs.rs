@@ -685,7 +685,11 @@ impl Repo {
 
     /// Writes the `records/` tree of `base_tree` with `records` added to their buckets (and
     /// any record kept flat moved into its bucket); returns its id.
-    fn write_records_tree(&self, base_tree: ObjectId, records: &[Record]) -> Result<ObjectId, Error> {
+    fn write_records_tree(
+        &self,
+        base_tree: ObjectId,
+        records: &[Record],
+    ) -> Result<ObjectId, Error> {
         let old = self.records_tree_id(base_tree)?;
         let flat = self.records_top(old)?.flat;
         let mut editor = self.plain_editor(old)?;
@@ -707,15 +711,19 @@ impl Repo {
         }
         for record in records {
             let record_blob = self.write_blob(&record.to_json())?;
-            upsert([&record_bucket(record.seq), &record.file_name()], record_blob)?;
+            upsert(
+                [&record_bucket(record.seq), &record.file_name()],
+                record_blob,
+            )?;
         }
-        for (name, _) in flat.iter().filter(|(n, _)| super::layout::record_seq(n).is_some()) {
-            editor
-                .remove([name.as_str()])
-                .map_err(|e| Error::Git {
-                    action: format!("move {RECORDS}/{name} into its bucket"),
-                    source: gix::Error::from_error(e),
-                })?;
+        for (name, _) in flat
+            .iter()
+            .filter(|(n, _)| super::layout::record_seq(n).is_some())
+        {
+            editor.remove([name.as_str()]).map_err(|e| Error::Git {
+                action: format!("move {RECORDS}/{name} into its bucket"),
+                source: gix::Error::from_error(e),
+            })?;
         }
         editor
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))

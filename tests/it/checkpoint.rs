@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{record_path, TestEnv, assert_one_error_line};
+use crate::common::{TestEnv, assert_one_error_line, record_path};
 
 /// A token the shipped scanner reports as `bearer` (mixed case and digits, so not a
 /// placeholder; `Bearer ` and 30 `a`s is one, on purpose).
@@ -27,7 +27,10 @@ fn stored_record(env: &TestEnv, run_id: &str, kind: &str) -> Vec<serde_json::Val
         .iter()
         .filter(|name| name.contains(&format!("-{kind}-")))
         .map(|name| {
-            let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:{}", record_path(&name))]);
+            let text = env.git(&[
+                "show",
+                &format!("refs/pair/runs/{run_id}:{}", record_path(&name)),
+            ]);
             serde_json::from_str(&text).expect("record JSON")
         })
         .collect()

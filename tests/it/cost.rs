@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{record_path, TestEnv, assert_one_error_line, fixtures};
+use crate::common::{TestEnv, assert_one_error_line, fixtures, record_path};
 
 pub(crate) const CLAUDE_SESSION: &str = "11111111-2222-4333-8444-555555555555";
 const CODEX_SESSION: &str = "0199f0aa-1111-7222-8333-444455556666";
@@ -598,7 +598,10 @@ fn a_reviewer_session_is_recorded_at_its_clis_own_cost() {
         .records(&run_id)
         .iter()
         .map(|name| {
-            let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:{}", record_path(&name))]);
+            let text = env.git(&[
+                "show",
+                &format!("refs/pair/runs/{run_id}:{}", record_path(&name)),
+            ]);
             serde_json::from_str::<serde_json::Value>(&text).expect("json")
         })
         .find(|r| r["kind"] == "review")

@@ -158,9 +158,7 @@ fn the_manifest_keeps_the_newest_rounds_and_the_views_show_every_round() {
     assert!(body.contains("| 1 | coder |"), "{body}");
     assert!(body.contains("| 20 | reviewer |"), "{body}");
     let cost = env.pair_json(&["cost"]);
-    let detail = cost["runs"][0]["rounds"]
-        .as_array()
-        .expect("rounds");
+    let detail = cost["runs"][0]["rounds"].as_array().expect("rounds");
     assert_eq!(detail.len(), 40, "{cost}");
     let log = env.pair_json(&["log"]);
     assert_eq!(log["rounds"].as_array().map(Vec::len), Some(20));
@@ -185,10 +183,7 @@ fn flatten(env: &TestEnv, run: &str) {
         .as_object_mut()
         .expect("object")
         .remove("records_tree");
-    let manifest = env.git_stdin(
-        &["hash-object", "-w", "--stdin"],
-        &format!("{manifest}\n"),
-    );
+    let manifest = env.git_stdin(&["hash-object", "-w", "--stdin"], &format!("{manifest}\n"));
     let root: String = env
         .git(&["ls-tree", &tip])
         .lines()
@@ -210,7 +205,11 @@ fn flatten(env: &TestEnv, run: &str) {
         "-m",
         &format!("flat\n\nPair-Run: {run}"),
     ]);
-    env.git(&["update-ref", &format!("refs/pair/runs/{run}"), commit.trim()]);
+    env.git(&[
+        "update-ref",
+        &format!("refs/pair/runs/{run}"),
+        commit.trim(),
+    ]);
 }
 
 #[test]
@@ -280,9 +279,7 @@ fn merging_divergent_copies_of_a_bucketed_run_keeps_every_record() {
     let other = tip(&env, &run);
     let repo = Repo::open_isolated(&env.repo).expect("open");
     let id = RunId::parse(&run).expect("run id");
-    let integration = repo
-        .integrate_run(&id, gix_id(&one))
-        .expect("integrate");
+    let integration = repo.integrate_run(&id, gix_id(&one)).expect("integrate");
     assert_eq!(integration, Integration::Merged);
     let merged = tip(&env, &run);
     let names = |rev: &str| -> std::collections::BTreeSet<String> {
@@ -310,9 +307,7 @@ fn merging_divergent_copies_of_a_bucketed_run_keeps_every_record() {
     // The same pair merged from the other side is the same commit.
     env.git(&["update-ref", &format!("refs/pair/runs/{run}"), &one]);
     let again = Repo::open_isolated(&env.repo).expect("open");
-    again
-        .integrate_run(&id, gix_id(&other))
-        .expect("integrate");
+    again.integrate_run(&id, gix_id(&other)).expect("integrate");
     assert_eq!(tip(&env, &run), merged);
     env.assert_fsck_clean();
 }

@@ -1,7 +1,7 @@
 //! `coder-done`, `status`, `handoff`, `list`, `show`: the first half of the loop as stored
 //! state, and the run-id rows of SPEC §13.
 
-use crate::common::{record_path, TestEnv, assert_one_error_line};
+use crate::common::{TestEnv, assert_one_error_line, record_path};
 
 #[test]
 fn coder_done_records_a_round_and_moves_next_action_to_review() {

@@ -6,7 +6,7 @@
 //!
 //! Every secret is assembled at run time from a seeded generator: this file holds none.
 
-use crate::common::{record_path, Output, TestEnv, assert_one_error_line, fixtures};
+use crate::common::{Output, TestEnv, assert_one_error_line, fixtures, record_path};
 use crate::sync::{Net, path};
 
 /// A small deterministic generator (xorshift), so the secrets look random but are fixed.

@@ -6,7 +6,7 @@
 use git_pair::model::{Body, RunId, Start};
 use git_pair::store::{Append, Content, Repo};
 
-use crate::common::{record_path, TestEnv, assert_one_error_line, fixtures};
+use crate::common::{TestEnv, assert_one_error_line, fixtures, record_path};
 use crate::sync::Net;
 
 fn refs(env: &TestEnv) -> String {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{record_path, TestEnv, fixtures};
+use crate::common::{TestEnv, fixtures, record_path};
 
 const ID: &str = "33333333-4444-4555-8666-777777777777";
 

@@ -1066,7 +1066,10 @@ fn a_malformed_run_is_reported_and_skipped_and_drop_removes_it_for_good() {
     let tree = edited_tree(
         &mate,
         tip.trim(),
-        &[("records/0000/000099-review-0123456789ab.json", Some("{not json"))],
+        &[(
+            "records/0000/000099-review-0123456789ab.json",
+            Some("{not json"),
+        )],
     );
     let commit = mate.git(&["commit-tree", &tree, "-m", "broken"]);
     mate.git(&[

@@ -346,7 +346,10 @@ fn the_stored_projection_keeps_the_newest_rounds_and_answers_as_the_whole_one() 
             3 => Verdict::Approved,
             _ => Verdict::ChangesRequested,
         };
-        records.push(rec(seq, review(&format!("d{round}"), round, Some(verdict), &["same"])));
+        records.push(rec(
+            seq,
+            review(&format!("d{round}"), round, Some(verdict), &["same"]),
+        ));
     }
     let bounded = Manifest::project(&records);
     let mut whole = Manifest::unbounded();

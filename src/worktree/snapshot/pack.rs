@@ -435,7 +435,9 @@ mod tests {
 
     #[test]
     fn deltas_rebuild_their_targets() {
-        let base: Vec<u8> = (0..5_000u32).flat_map(|n| n.to_string().into_bytes()).collect();
+        let base: Vec<u8> = (0..5_000u32)
+            .flat_map(|n| n.to_string().into_bytes())
+            .collect();
         let mut shifted = b"a new start ".to_vec();
         shifted.extend_from_slice(&base[100..3_000]);
         shifted.extend_from_slice(b" something inserted ");
@@ -443,11 +445,18 @@ mod tests {
         let long_copy = [base.clone(), base.clone(), base.clone(), base.clone()].concat();
         for target in [shifted, base[..base.len() / 2].to_vec(), long_copy] {
             let delta = delta::encode(&base, &target).expect("a delta pays");
-            assert!(delta.len() < target.len() / 4, "{} vs {}", delta.len(), target.len());
+            assert!(
+                delta.len() < target.len() / 4,
+                "{} vs {}",
+                delta.len(),
+                target.len()
+            );
             assert_eq!(delta::apply(&base, &delta), target);
         }
         // Nothing in common: stored whole.
-        let other: Vec<u8> = (0..4_000u32).map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let other: Vec<u8> = (0..4_000u32)
+            .map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
         assert!(delta::encode(&base, &other).is_none());
         assert_eq!(delta::offset_bytes(127), [127]);
         assert_eq!(delta::offset_bytes(128), [0x80, 0]);
@@ -484,10 +493,16 @@ mod tests {
             .map(|e| e.path())
             .find(|p| p.extension().is_some_and(|e| e == "idx"))
             .expect("an index");
-        let verified = git(dir.path(), &["verify-pack", "-v", idx.to_str().expect("utf-8")], b"");
+        let verified = git(
+            dir.path(),
+            &["verify-pack", "-v", idx.to_str().expect("utf-8")],
+            b"",
+        );
         let verified = String::from_utf8(verified).expect("utf-8");
         assert!(verified.contains("chain length = 1"), "{verified}");
-        let pack_size = std::fs::metadata(idx.with_extension("pack")).expect("pack").len();
+        let pack_size = std::fs::metadata(idx.with_extension("pack"))
+            .expect("pack")
+            .len();
         let whole: usize = versions.iter().map(Vec::len).sum();
         assert!((pack_size as usize) < whole / 4, "{pack_size} of {whole}");
         let ids: String = objects.iter().map(|(id, _, _)| format!("{id}\n")).collect();
