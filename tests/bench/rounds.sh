@@ -8,14 +8,15 @@
 # Each sample starts from the same state (the run ref and .git/pair restored), so every
 # sample measures exactly round 1 and round N. Fixtures are built once by fixture_rounds.sh
 # (FRESH=1 to rebuild).
-# Usage: tests/bench/rounds.sh [N=1000]   (SAMPLES=15; BENCH_DIR to keep fixtures elsewhere)
+# Usage: tests/bench/rounds.sh [N=1000]   (SAMPLES=15; BENCH_DIR to keep fixtures elsewhere;
+#        NO_BUILD=1 to use target/release/git-pair as it is)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-1000}
 samples=${SAMPLES:-15}
 work=${BENCH_DIR:-$root/target/bench-fixtures}
 mkdir -p "$work"
-cargo build --release --quiet --locked --manifest-path "$root/Cargo.toml"
+[ -n "${NO_BUILD:-}" ] || cargo build --release --quiet --locked --manifest-path "$root/Cargo.toml"
 bin=$root/target/release/git-pair
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$work/home
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
