@@ -27,8 +27,9 @@ const LONE: &str = "object";
 /// Commits one pack takes at most (older loose ones wait for the next).
 const MAX_COMMITS: usize = 8_192;
 /// A delta chain is cut (the object stored whole) at this depth, so reading an old version
-/// applies at most this many deltas.
-const MAX_DEPTH: usize = 16;
+/// applies at most this many deltas (git's `pack.depth`). The newest version of each thing is
+/// whole, so reading a run's current state applies none.
+const MAX_DEPTH: usize = 50;
 
 /// An object to pack, found at `path` of a run tree (`""`: a commit or a root tree).
 struct Found {
@@ -239,7 +240,7 @@ impl Repo {
         let mut objects: Vec<(ObjectId, gix::objs::Kind, Vec<u8>)> =
             Vec::with_capacity(found.len());
         let mut bases: Vec<Option<usize>> = Vec::with_capacity(found.len());
-        for (_, ids) in &groups {
+        for (group, ids) in &groups {
             let mut depth = 0;
             let mut previous: Option<(usize, gix::objs::Kind)> = None;
             for id in ids {
@@ -247,8 +248,11 @@ impl Repo {
                     continue;
                 };
                 let kind = object.kind;
+                // Records are read whole and oldest first (a transcript, a PR body): each is
+                // stored whole, so reading every record applies no delta chain.
+                let is_record = kind == gix::objs::Kind::Blob && group.starts_with("records/");
                 let base = previous
-                    .filter(|(_, k)| *k == kind)
+                    .filter(|(_, k)| *k == kind && !is_record)
                     .filter(|_| depth < MAX_DEPTH)
                     .map(|(i, _)| i);
                 depth = if base.is_some() { depth + 1 } else { 0 };

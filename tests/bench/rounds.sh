@@ -61,7 +61,24 @@ class Fixture:
         subprocess.run([bin, *args], cwd=self.d, check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - t
 
+def objects(d):
+    out = dict(line.split(": ") for line in git(d, "count-objects", "-v").splitlines())
+    return int(out["count"]), int(out["size"]), int(out["packs"]), int(out["size-pack"])
+def history(d, ref):
+    # Every object the run's ref reaches, at its size on disk (in a pack, or its loose file).
+    ids = subprocess.run(["git", "rev-list", "--objects", ref], cwd=d, check=True, capture_output=True, text=True).stdout
+    ids = "".join(line.split(" ")[0] + "\n" for line in ids.splitlines())
+    sizes = subprocess.run(["git", "cat-file", "--batch-check=%(objectsize:disk)"], cwd=d, input=ids, check=True, capture_output=True, text=True).stdout
+    sizes = [int(s) for s in sizes.split()]
+    return len(sizes), sum(sizes)
+
 a, b = Fixture(small), Fixture(big)
+# Sizes first: the samples below write objects of their own.
+sized = []
+for label, f in (("1 round", a), (f"{n} rounds", b)):
+    count, loose, packs, packed = objects(f.d)
+    reached, on_disk = history(f.d, f.ref)
+    sized.append((label, count, loose, packs, packed, reached, on_disk))
 times = {k: [] for k in ("cd1", "cdn", "rv1", "rvn")}
 for i in range(samples):          # interleaved, so machine load hits both alike
     for f, cd, rv in ((a, "cd1", "rv1"), (b, "cdn", "rvn")):
@@ -94,13 +111,8 @@ print(f"  pr-body ({len(body)} chars, limit 65536)  {mp*1e3:8.2f} ms")
 print(f"  git log {b.ref}  {mg*1e3:8.2f} ms")
 print(f"  pr-body ratio vs git log          {mp/mg:6.2f}   (target <= 2)")
 
-def objects(d):
-    out = dict(line.split(": ") for line in git(d, "count-objects", "-v").splitlines())
-    return int(out["count"]), int(out["size"]), int(out["packs"]), int(out["size-pack"])
-for label, f in (("1 round", a), (f"{n} rounds", b)):
-    count, loose, packs, packed = objects(f.d)
-    total = (loose + packed) / 1024
-    print(f"objects after {label:<11} {total:8.2f} MiB on disk ({packed} KiB in {packs} pack(s), {count} loose = {loose} KiB)")
-count, loose, packs, packed = objects(b.d)
-print(f"  history size at {n} rounds       {(loose + packed) / 1024:6.2f} MiB   (target < 10 MB)")
+for label, count, loose, packs, packed, reached, on_disk in sized:
+    print(f"after {label:<11} the run reaches {reached} objects, {on_disk / 2**20:6.2f} MiB on disk; "
+          f"the repository: {packed} KiB in {packs} pack(s), {count} loose ({loose} KiB in blocks)")
+print(f"  history size at {n} rounds       {sized[1][6] / 2**20:6.2f} MiB   (target < 10 MB)")
 PY
