@@ -29,7 +29,7 @@ fn stored_record(env: &TestEnv, run_id: &str, kind: &str) -> Vec<serde_json::Val
         .map(|name| {
             let text = env.git(&[
                 "show",
-                &format!("refs/pair/runs/{run_id}:{}", record_path(&name)),
+                &format!("refs/pair/runs/{run_id}:{}", record_path(name)),
             ]);
             serde_json::from_str(&text).expect("record JSON")
         })

@@ -600,7 +600,7 @@ fn a_reviewer_session_is_recorded_at_its_clis_own_cost() {
         .map(|name| {
             let text = env.git(&[
                 "show",
-                &format!("refs/pair/runs/{run_id}:{}", record_path(&name)),
+                &format!("refs/pair/runs/{run_id}:{}", record_path(name)),
             ]);
             serde_json::from_str::<serde_json::Value>(&text).expect("json")
         })
