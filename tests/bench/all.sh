@@ -31,6 +31,7 @@ run() { # name command…
 }
 
 run store        bash tests/bench/store.sh 200
+run rounds       bash tests/bench/rounds.sh $([ -n "$quick" ] && echo 200 || echo 1000)
 run clean_check  cargo bench --locked --quiet --bench clean_check
 run start        bash tests/bench/start.sh 20
 run packet       cargo bench --locked --quiet --bench packet

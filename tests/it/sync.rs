@@ -438,7 +438,7 @@ fn the_merge_is_deterministic_commutative_and_idempotent() {
     );
     // The union holds exactly the records of both sides, read back with real git.
     let names = |rev: &str| -> std::collections::BTreeSet<String> {
-        a.git(&["ls-tree", "--name-only", &format!("{rev}:records")])
+        a.git(&["ls-tree", "-r", "--name-only", &format!("{rev}:records")])
             .lines()
             .map(str::to_owned)
             .collect()
