@@ -254,7 +254,7 @@ fn finish_record(pr: &PrEnv) -> String {
     pr.env.git(&[
         "cat-file",
         "-p",
-        &format!("refs/pair/runs/{}:records/{name}", pr.run_id),
+        &format!("refs/pair/runs/{}:{}", pr.run_id, crate::common::record_path(&name)),
     ])
 }
 
