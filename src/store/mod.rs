@@ -46,4 +46,4 @@ pub use receipts::Receipt;
 pub use repo::{Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
 pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
-pub use summaries::{RunSummary, Summaries};
+pub use summaries::{Listed, RunSummary, Summaries};
