@@ -229,7 +229,7 @@ impl Repo {
     /// The summary of run `run_id` at `tip`, read from its manifest (not kept in this
     /// handle's manifest cache: a listing reads each once).
     fn summary_at(&self, run_id: &RunId, tip: ObjectId) -> Listed {
-        let known = self.manifests.borrow().contains_key(&tip);
+        let known = self.is_loaded(tip);
         let listed = match self.load_at(run_id, tip) {
             Ok(state) => Listed::Run(RunSummary::of(run_id, tip, &state.manifest)),
             Err(err) => Listed::Malformed(
@@ -302,6 +302,17 @@ impl Repo {
             .filter(|s| !s.claimed)
             .map(|s| s.run_id)
             .collect())
+    }
+
+    /// Whether this handle remembers the run state at `tip`.
+    pub fn is_loaded(&self, tip: ObjectId) -> bool {
+        self.manifests.borrow().contains_key(&tip)
+    }
+
+    /// Drops what this handle remembers of the run state at `tip` (its manifest), for a pass
+    /// over many runs that reads each once (a push's scan) and must not hold them all.
+    pub fn forget_loaded(&self, tip: ObjectId) {
+        self.manifests.borrow_mut().remove(&tip);
     }
 
     /// Forgets the index of unclaimed runs (runs arrived that may be such runs): the next
