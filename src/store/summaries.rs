@@ -137,7 +137,10 @@ impl Repo {
         let cached = cached_lines(&bytes, &tips);
         // A full listing also drops the lines of runs that are gone.
         let mut changed = complete
-            && bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count()
+            && bytes
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count()
                 != cached.iter().flatten().count();
         // The summaries to read again, newest first, a batch at a time (each batch on a few
         // threads), so a cold listing neither waits for every manifest before printing nor

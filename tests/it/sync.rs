@@ -1301,5 +1301,11 @@ fn push_records_every_landed_ref_and_nothing_new_pushes_nothing() {
     assert_eq!(again["pushed_runs"], 0);
     assert_eq!(again["pushed"], 0);
     b.pair_json(&["pull"]);
-    assert_eq!(b.pair_json(&["list"])["runs"].as_array().expect("runs").len(), 40);
+    assert_eq!(
+        b.pair_json(&["list"])["runs"]
+            .as_array()
+            .expect("runs")
+            .len(),
+        40
+    );
 }

@@ -203,7 +203,12 @@ fn newest_on_branch(
     if newest.len() <= READ_DIRECTLY {
         return Ok(found);
     }
-    let read: BTreeSet<&RunId> = newest.iter().rev().take(READ_DIRECTLY).map(|(id, _)| id).collect();
+    let read: BTreeSet<&RunId> = newest
+        .iter()
+        .rev()
+        .take(READ_DIRECTLY)
+        .map(|(id, _)| id)
+        .collect();
     let claimed = repo.claimed_runs()?;
     let mut candidates: BTreeSet<RunId> = repo.unclaimed_runs()?.into_iter().collect();
     candidates.extend(claimed.iter().cloned());
