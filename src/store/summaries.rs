@@ -324,3 +324,53 @@ impl Repo {
         let _ = std::fs::remove_file(self.pair_dir().join("cache").join(UNCLAIMED_FILE));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oid(byte: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[byte; 20])
+    }
+
+    fn line(run: &str, tip: ObjectId) -> String {
+        format!(r#"{{"run_id":"{run}","tip":"{tip}","branch":"main"}}"#)
+    }
+
+    #[test]
+    fn cache_lines_join_the_tips_in_one_pass_and_only_at_the_same_tip() {
+        let ids: Vec<RunId> = [
+            "20260101-000001-aaaaaa",
+            "20260101-000002-bbbbbb",
+            "20260101-000003-cccccc",
+            "20260101-000004-dddddd",
+        ]
+        .iter()
+        .map(|s| RunId::parse(s).expect("id"))
+        .collect();
+        let tips: Vec<(RunId, ObjectId)> = ids
+            .iter()
+            .cloned()
+            .zip([oid(1), oid(2), oid(3), oid(4)])
+            .collect();
+        // Run 1 cached at its tip, run 2 at an older tip, run 3 not at all, run 4 cached;
+        // a line of a run that is gone sorts between them, and one is not a summary.
+        let text = [
+            line(ids[0].as_str(), oid(1)),
+            line(ids[1].as_str(), oid(9)),
+            line("20260101-000003-000000", oid(7)),
+            "garbage".to_owned(),
+            line(ids[3].as_str(), oid(4)),
+        ]
+        .join("\n");
+        let joined = cached_lines(text.as_bytes(), &tips);
+        let hit: Vec<bool> = joined.iter().map(Option::is_some).collect();
+        assert_eq!(hit, [true, false, false, true]);
+        assert_eq!(joined[3], Some(line(ids[3].as_str(), oid(4)).as_bytes()));
+        // Out of order (an older version's file): what cannot be joined is read again.
+        let reversed = [line(ids[3].as_str(), oid(4)), line(ids[0].as_str(), oid(1))].join("\n");
+        let joined = cached_lines(reversed.as_bytes(), &tips);
+        assert_eq!(joined.iter().filter(|l| l.is_some()).count(), 1);
+        assert!(cached_lines(b"", &tips).iter().all(Option::is_none));
+    }
+}
