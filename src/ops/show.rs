@@ -184,7 +184,7 @@ pub fn each_run(
                 created_at: m.created_at,
                 max_rounds: m.max_rounds,
             });
-        match line.and_then(|line| emit(line)) {
+        match line.and_then(&mut *emit) {
             Ok(go_on) => Ok(go_on),
             Err(err) => {
                 failed = Some(err);
