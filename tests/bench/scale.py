@@ -148,15 +148,13 @@ def list_bench(b, big, iterations):
 def prepare_flat(b, fx):
     """The fixture's source having pulled from its three remotes (the staging copies written),
     listed once (the summaries and the index of runs without owners exist, as after any
-    listing), with a change in its work tree. Used in place: copying 100,000 runs costs more
+    listing). Used in place: copying 100,000 runs costs more
     than the whole benchmark."""
     repo = os.path.join(fx, "source")
     for remote in "abc":
         b.run([BIN, "pull", remote, "--json"], repo)
     b.run([BIN, "list", "--limit", "100", "--json"], repo)
     b.run([BIN, "list", "--json"], repo)
-    with open(os.path.join(repo, "README"), "a") as f:
-        f.write("bench\n")
     return repo
 
 
