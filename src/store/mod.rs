@@ -52,4 +52,4 @@ pub use records::NewestFirst;
 pub use repo::{GlobalConfig, Head, Repo};
 pub use runs::{Append, Appended, Content, PreparedRun, RunState};
 pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
-pub use summaries::{RunSummary, Summaries};
+pub use summaries::{Listed, RunSummary, Summaries};
