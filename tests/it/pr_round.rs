@@ -254,7 +254,11 @@ fn finish_record(pr: &PrEnv) -> String {
     pr.env.git(&[
         "cat-file",
         "-p",
-        &format!("refs/pair/runs/{}:{}", pr.run_id, crate::common::record_path(&name)),
+        &format!(
+            "refs/pair/runs/{}:{}",
+            pr.run_id,
+            crate::common::record_path(&name)
+        ),
     ])
 }
 

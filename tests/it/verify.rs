@@ -1116,9 +1116,10 @@ fn a_malformed_run_is_reported_and_skipped_and_drop_removes_it_for_good() {
     // list keeps working and names the unreadable one; status is not thrown by it.
     // (A record that is not JSON makes its run unreadable too: the manifest is only a cache,
     // rebuilt from the records.)
+    // Newest first, as list prints runs.
     let listed = ci.pair_json(&["list"]);
-    assert_eq!(listed["malformed_runs"][0]["run"], blob_run, "{listed}");
-    assert_eq!(listed["malformed_runs"][1]["run"], json_run, "{listed}");
+    assert_eq!(listed["malformed_runs"][0]["run"], json_run, "{listed}");
+    assert_eq!(listed["malformed_runs"][1]["run"], blob_run, "{listed}");
     assert_eq!(
         listed["runs"].as_array().expect("runs").len(),
         1,

@@ -685,7 +685,8 @@ pub fn prepare_change(
         },
     );
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
-    let (mut members, unbound) = bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
+    let (mut members, unbound) =
+        bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
     let _ = cache.save();
     for m in &mut members {
         m.resume_session = None;
@@ -740,7 +741,8 @@ pub fn prepare_plan_alone(run_id: &RunId, settings: &Settings) -> Result<Plan, E
         },
     );
     let cache = review::ProbeCache::in_memory();
-    let (members, unbound) = bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
+    let (members, unbound) =
+        bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
     check_choices(&members, settings)?;
     let parallelism = parallelism(&members, settings);
     Ok(Plan {
