@@ -345,13 +345,15 @@ impl Manifest {
         self.last_record.as_deref()
     }
 
-    /// The highest coder round, if any.
+    /// The highest coder round, if any: the last coder entry's, since the fold appends each
+    /// coder round one past the one before (and folding old rounds out keeps the order), so
+    /// this reads from the end and not the whole of an unbounded projection.
     pub fn current_coder_round(&self) -> Option<u32> {
         self.rounds
             .iter()
-            .filter(|e| e.role == Role::Coder)
+            .rev()
+            .find(|e| e.role == Role::Coder)
             .map(|e| e.n)
-            .max()
     }
 
     /// The last reviewer entry that carries a verdict.
@@ -373,11 +375,17 @@ impl Manifest {
             .is_some_and(|e| e.partial && e.verdict == Some(Verdict::Approved))
     }
 
-    /// Whether coder round `n` has a completed review (failed reviews use no round).
+    /// Whether coder round `n` has a completed review (failed reviews use no round). A round's
+    /// reviews come after its coder entry, so the scan from the end stops at an older round.
     pub fn is_reviewed(&self, n: u32) -> bool {
-        self.rounds
-            .iter()
-            .any(|e| e.role == Role::Reviewer && e.n == n && e.verdict.is_some())
+        for e in self.rounds.iter().rev() {
+            match e.role {
+                Role::Reviewer if e.n == n && e.verdict.is_some() => return true,
+                Role::Coder if e.n < n => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Whether the run was closed: finished with a verdict, or abandoned.
