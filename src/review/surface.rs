@@ -163,6 +163,17 @@ pub struct Realization {
     /// was given one); `pair.reviewerEnv` adds names.
     #[serde(default)]
     pub env: Vec<String>,
+    /// Variables set to fixed values in the reviewer's environment, over whatever it
+    /// inherits: the switches a CLI offers only as environment (OpenCode's
+    /// `OPENCODE_DISABLE_PROJECT_CONFIG`). Names are plain variable names; values are text,
+    /// never a placeholder, so nothing from the reviewed change can reach them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_set: BTreeMap<String, String>,
+    /// Paths of the reviewed snapshot left out of the directory the reviewer runs in (they
+    /// stay in the diff as text): the project configuration a CLI would load from its working
+    /// directory and has no switch to ignore. Relative, `/`-separated, no `.` or `..` part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_omit: Vec<String>,
     /// Where the reviewer runs: the reviewed snapshot alone (the default; at a path stable for
     /// the run with `run-snapshot`), or the work tree.
     #[serde(default)]
@@ -971,6 +982,26 @@ impl Surfaces {
                     .into(),
             ));
         }
+        for (name, value) in &r.env_set {
+            let plain = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !plain {
+                return Err(bad(format!("env_set name {name:?} is not a variable name")));
+            }
+            if !placeholders(value).is_empty() || value.contains('\0') {
+                return Err(bad(format!(
+                    "env_set `{name}` must be a fixed value (no placeholder, no NUL)"
+                )));
+            }
+        }
+        for path in &r.snapshot_omit {
+            if !omit_path_fits(path) {
+                return Err(bad(format!(
+                    "snapshot_omit {path:?} must be a relative path without `.` or `..` parts"
+                )));
+            }
+        }
         if let Some(shape) = &r.session_id_shape {
             if !shape.starts_with('^') || !shape.ends_with('$') {
                 return Err(bad(format!(
@@ -1002,6 +1033,14 @@ impl Surfaces {
 }
 
 /// Checks that every `{name}` in a template is a known placeholder used the right way.
+/// A `snapshot_omit` entry: relative, `/`-separated, every part a plain name.
+fn omit_path_fits(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != ".." && !part.contains('\0'))
+}
+
 fn check_template(template: &[String]) -> Result<(), String> {
     for element in template {
         for name in placeholders(element) {
@@ -1582,6 +1621,77 @@ mod tests {
     }
 
     #[test]
+    fn the_newer_clis_take_model_and_effort_through_their_own_flags() {
+        let s = shipped();
+        let all = |r: &Realization| -> BTreeSet<String> {
+            r.probe
+                .as_ref()
+                .map(|p| p.capabilities.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        // (realization, model, its flag, effort and its flag, or no effort arguments)
+        let cases = [
+            ("gemini", "gemini-2.5-pro", "-m", None),
+            ("qwen", "qwen3-coder-plus", "-m", None),
+            (
+                "opencode",
+                "mock/mock-model",
+                "-m",
+                Some(("high", "--variant")),
+            ),
+            (
+                "copilot",
+                "gpt-5.4",
+                "--model",
+                Some(("xhigh", "--reasoning-effort")),
+            ),
+        ];
+        for (name, model, model_flag, effort) in cases {
+            let r = s.get(name).expect(name);
+            let proven = all(r);
+            let mut v = values(false);
+            v.choices.insert("model", model.into());
+            r.check_choice(name, "model", model, &proven)
+                .unwrap_or_else(|e| panic!("{e}"));
+            match effort {
+                Some((level, flag)) => {
+                    r.check_choice(name, "effort", level, &proven)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    v.choices.insert("effort", level.into());
+                    let argv = r.render_argv(&r.argv, &v).expect("render");
+                    assert!(argv.windows(2).any(|w| w == [flag, level]), "{argv:?}");
+                }
+                None => {
+                    let err = r
+                        .check_choice(name, "effort", "high", &proven)
+                        .expect_err("no effort");
+                    assert!(err.contains("takes no effort"), "{err}");
+                }
+            }
+            for argv in [&r.argv, &r.resume.as_ref().expect("resume").argv] {
+                let argv = r.render_argv(argv, &v).expect("render");
+                assert!(
+                    argv.windows(2).any(|w| w == [model_flag, model]),
+                    "{name}: {argv:?}"
+                );
+            }
+            for hostile in ["-x", "--flag=1", "a b", ""] {
+                assert!(
+                    r.check_choice(name, "model", hostile, &proven).is_err(),
+                    "{name} took model {hostile:?}"
+                );
+            }
+        }
+        // OpenCode names the provider too.
+        let opencode = s.get("opencode").expect("opencode");
+        assert!(
+            opencode
+                .check_choice("opencode", "model", "gpt-5.4", &all(opencode))
+                .is_err()
+        );
+    }
+
+    #[test]
     fn choice_groups_are_validated() {
         let shipped = SHIPPED_SURFACES;
         for (from, to, reason) in [
@@ -1801,6 +1911,26 @@ mod tests {
                 "\"args\": [\"--safe-mode\"]",
                 "\"args\": [\"{structured_output}\"]",
                 "isolation args may not nest list placeholders",
+            ),
+            (
+                "\"env_set\": {\"OPENCODE_DISABLE_PROJECT_CONFIG\"",
+                "\"env_set\": {\"OPENCODE_*\"",
+                "env_set name \"OPENCODE_*\" is not a variable name",
+            ),
+            (
+                "\"OPENCODE_DISABLE_PROJECT_CONFIG\": \"1\"",
+                "\"OPENCODE_DISABLE_PROJECT_CONFIG\": \"{session_id}\"",
+                "must be a fixed value",
+            ),
+            (
+                "\"snapshot_omit\": [\".gemini\"",
+                "\"snapshot_omit\": [\"../.gemini\"",
+                "snapshot_omit \"../.gemini\" must be a relative path",
+            ),
+            (
+                "\"snapshot_omit\": [\".gemini\"",
+                "\"snapshot_omit\": [\"/etc\"",
+                "must be a relative path",
             ),
         ];
         for (from, to, want) in cases {

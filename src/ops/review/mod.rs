@@ -155,6 +155,20 @@ pub fn review(
     } else {
         None
     };
+    // What a member's CLI would load as its own configuration stays out of its directory.
+    let omit_in = |dir: &std::path::Path, workdir| {
+        let members = plan.members.iter().map(|m| &m.bound.realization);
+        let omitted = members
+            .filter(|r| r.workdir == workdir)
+            .flat_map(|r| r.snapshot_omit.iter().map(String::as_str));
+        crate::worktree::export::omit(dir, omitted);
+    };
+    if let Some(dir) = &snapshot_dir {
+        omit_in(dir.path(), crate::review::surface::Workdir::Snapshot);
+    }
+    if let Some(dir) = &run_snapshot_dir {
+        omit_in(dir.path(), crate::review::surface::Workdir::RunSnapshot);
+    }
     let dirs = SnapshotDirs {
         snapshot: snapshot_dir.as_ref().map(|d| d.path()),
         run_snapshot: run_snapshot_dir.as_ref().map(|d| d.path()),
