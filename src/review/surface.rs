@@ -129,7 +129,7 @@ pub enum Workdir {
     #[default]
     Snapshot,
     /// A directory holding only the reviewed snapshot at a path that stays the same for the
-    /// whole run (`$GIT_DIR/pair/reviewers/<run>`), laid down afresh each round and removed
+    /// whole run (`${XDG_CACHE_HOME:-~/.cache}/git-pair/reviewers/<repo>/<run>`, outside the repository), laid down afresh each round and removed
     /// when the round ends: for a vendor whose sessions belong to the directory they ran in,
     /// so that a later round can resume them there.
     RunSnapshot,

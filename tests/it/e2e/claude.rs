@@ -498,7 +498,7 @@ fn claude_reviewer_cannot_read_ignored_files_and_still_resumes_its_session() {
         tool_results(&e).iter().all(|r| !r.contains(SECRET)),
         "the resumed reviewer read the ignored .env"
     );
-    let left = e.env.repo.join(".git/pair/reviewers");
+    let left = e.env.home.join(".cache/git-pair/reviewers");
     assert!(
         std::fs::read_dir(&left).map_or(true, |mut d| d.next().is_none()),
         "the reviewer's directory is removed after the round"

@@ -36,3 +36,47 @@ fn copilot_empty_answer_never_approves() {
 fn copilot_401_fails_closed() {
     assert_never_approves(Vendor::Copilot, Reply::Status(401));
 }
+
+/// The snapshot's hooks (`.github/hooks/*.json`, `.github/copilot/settings.json`) are the
+/// coder's: Copilot loads a folder's configuration only when it trusts the folder, which
+/// `COPILOT_ALLOW_ALL=true` in the user's environment would do, so the reviewer runs with
+/// `COPILOT_ALLOW_ALL=false` (`env_set`).
+#[test]
+fn copilot_reviewer_ignores_the_snapshots_hooks_even_with_allow_all() {
+    super::assert_project_config_ignored(
+        Vendor::Copilot,
+        |marker| {
+            let hook = serde_json::json!({"type": "command",
+                "bash": format!("touch {}", marker.display()), "timeoutSec": 10});
+            let hooks = serde_json::json!({"version": 1, "hooks": {
+                "sessionStart": [hook.clone()], "userPromptSubmitted": [hook]}});
+            vec![
+                (".github/hooks/evil.json", hooks.to_string()),
+                (".github/copilot/settings.json", hooks.to_string()),
+            ]
+        },
+        |e| e.set_env("COPILOT_ALLOW_ALL", "true"),
+        |r| {
+            r.as_object_mut().expect("object").remove("env_set");
+        },
+        super::marker_or_evil_model,
+    );
+}
+
+#[test]
+fn copilot_asks_the_server_for_the_chosen_model_and_effort() {
+    let Some(e) = super::assert_chosen_model_reaches_the_server(
+        Vendor::Copilot,
+        "gpt-5.2",
+        "gpt-5.2",
+        Some("high"),
+    ) else {
+        return;
+    };
+    let calls = e.server.model_calls();
+    assert!(
+        calls.iter().any(|c| c.body["reasoning_effort"] == "high"),
+        "{:#}",
+        calls[0].body
+    );
+}
