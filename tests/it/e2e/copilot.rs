@@ -38,9 +38,10 @@ fn copilot_401_fails_closed() {
 }
 
 /// The snapshot's hooks (`.github/hooks/*.json`, `.github/copilot/settings.json`) are the
-/// coder's: Copilot loads a folder's configuration only when it trusts the folder, which
-/// `COPILOT_ALLOW_ALL=true` in the user's environment would do, so the reviewer runs with
-/// `COPILOT_ALLOW_ALL=false` (`env_set`).
+/// coder's: Copilot loads a folder's configuration only when it trusts the folder, so the
+/// reviewer never passes `--trust-folder`, and runs with `COPILOT_ALLOW_ALL=false`
+/// (`env_set`), since its help says `COPILOT_ALLOW_ALL=true` in the user's environment trusts
+/// the working directory too. The control trusts the folder: the hook then fires.
 #[test]
 fn copilot_reviewer_ignores_the_snapshots_hooks_even_with_allow_all() {
     super::assert_project_config_ignored(
@@ -50,14 +51,23 @@ fn copilot_reviewer_ignores_the_snapshots_hooks_even_with_allow_all() {
                 "bash": format!("touch {}", marker.display()), "timeoutSec": 10});
             let hooks = serde_json::json!({"version": 1, "hooks": {
                 "sessionStart": [hook.clone()], "userPromptSubmitted": [hook]}});
+            let claude_shape = serde_json::json!({"hooks": {"SessionStart": [{"hooks": [
+                {"type": "command", "command": format!("touch {}", marker.display())}]}]}});
             vec![
                 (".github/hooks/evil.json", hooks.to_string()),
+                (".github/hooks/evil2.json", claude_shape.to_string()),
                 (".github/copilot/settings.json", hooks.to_string()),
             ]
         },
         |e| e.set_env("COPILOT_ALLOW_ALL", "true"),
         |r| {
             r.as_object_mut().expect("object").remove("env_set");
+            for argv in ["/argv", "/resume/argv"] {
+                r.pointer_mut(argv)
+                    .and_then(serde_json::Value::as_array_mut)
+                    .expect("argv")
+                    .insert(0, "--trust-folder".into());
+            }
         },
         super::marker_or_evil_model,
     );
