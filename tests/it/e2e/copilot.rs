@@ -22,9 +22,13 @@ fn copilot_reviews_two_rounds_resuming_its_session_then_approves() {
         "{tools:?}"
     );
     assert_resumed(&e, &run, &first, &second);
-    // Copilot records no list-priced usage git pair reads: its spend is not measured, never $0.
+    // Priced from its own session events (~/.copilot/session-state/<id>/events.jsonl, whose
+    // `cost` is 0 for a BYOK provider): two requests of 1000 in / 100 out on gpt-5.4
+    // ($2.50 / $15 per Mtok in the shipped table).
+    let (out, cost) = e.pair_json(&["cost"]);
+    assert_eq!(out.code, 0, "{out}");
     let (_, status) = e.pair_json(&["status"]);
-    assert!(status["spent_usd"].is_null(), "{status:#}");
+    super::assert_spend(&cost, &status, 2.0 * (1000.0 * 2.5 + 100.0 * 15.0) / 1e6);
 }
 
 #[test]
