@@ -374,6 +374,11 @@ pub enum Pick {
     /// The last one carrying the field.
     #[default]
     Last,
+    /// The total of the field's numbers over every matching event (a CLI that prices each
+    /// step, OpenCode's `step_finish` `part.cost`); only for `cost_usd`. A total of 0 is
+    /// none: such a CLI reports 0 for a model it knows no price of, and an unknown spend is
+    /// "not measured", never $0.
+    Sum,
 }
 
 /// How a vendor reports that it, not the code under review, failed.
@@ -982,6 +987,22 @@ impl Surfaces {
                     .into(),
             ));
         }
+        let sums = |selectors: &[Selector]| {
+            selectors.iter().any(|s| {
+                matches!(
+                    s,
+                    Selector::JsonEvent {
+                        pick: Pick::Sum,
+                        ..
+                    }
+                )
+            })
+        };
+        if sums(&r.answer) || sums(&r.session_id) {
+            return Err(bad(
+                "pick `sum` is only for cost_usd (an answer or a session id is one value)".into(),
+            ));
+        }
         for (name, value) in &r.env_set {
             let plain = !name.is_empty()
                 && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -1277,6 +1298,13 @@ impl Realization {
                     match pick {
                         Pick::First => found.next(),
                         Pick::Last => found.next_back(),
+                        Pick::Sum => {
+                            let numbers: Vec<f64> = found
+                                .map(|t| t.trim().parse::<f64>().ok())
+                                .collect::<Option<_>>()?;
+                            let total: f64 = numbers.iter().sum();
+                            (total.is_finite() && total > 0.0).then(|| total.to_string())
+                        }
                     }
                 }
             })
@@ -1618,6 +1646,46 @@ mod tests {
             err,
             "reviewer `builtin` takes no model (its realization declares no model arguments)"
         );
+    }
+
+    #[test]
+    fn opencode_cost_is_the_total_of_its_steps_and_zero_is_no_figure() {
+        let s = shipped();
+        let opencode = s.get("opencode").expect("opencode");
+        let step = |cost: &str| {
+            format!(
+                r#"{{"type":"step_finish","sessionID":"ses_dc8203733ffeWzSxl3o1SJEgXt","part":{{"type":"step-finish","tokens":{{"input":1000,"output":100}},"cost":{cost}}}}}"#
+            )
+        };
+        let two = format!("{}\n{}\n", step("0.002"), step("0.001"));
+        let got = opencode.interpret(two.as_bytes(), b"", None);
+        let usd: f64 = got
+            .cost_usd
+            .as_deref()
+            .expect("a figure")
+            .parse()
+            .expect("a number");
+        assert!((usd - 0.003).abs() < 1e-12, "{usd}");
+        let unpriced = format!("{}\n{}\n", step("0"), step("0"));
+        assert_eq!(
+            opencode.interpret(unpriced.as_bytes(), b"", None).cost_usd,
+            None
+        );
+        let odd = format!("{}\n{}\n", step("0.002"), step("\"x\""));
+        assert_eq!(
+            opencode.interpret(odd.as_bytes(), b"", None).cost_usd,
+            None,
+            "a step whose cost is not a number: no figure at all"
+        );
+        let text = SHIPPED_SURFACES.replacen(
+            r#""field": "part.text", "pick": "last""#,
+            r#""field": "part.text", "pick": "sum""#,
+            1,
+        );
+        let err = Surfaces::from_json(&text, "t")
+            .expect_err("sum answer")
+            .to_string();
+        assert!(err.contains("only for cost_usd"), "{err}");
     }
 
     #[test]

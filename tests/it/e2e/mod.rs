@@ -81,7 +81,7 @@ impl Vendor {
 
 /// The OpenCode configuration the tests give it (`OPENCODE_CONFIG_CONTENT`): one
 /// OpenAI-compatible provider at the server, its model the default.
-fn opencode_config(url: &str) -> String {
+pub fn opencode_config(url: &str) -> String {
     serde_json::json!({
         "$schema": "https://opencode.ai/config.json",
         "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
