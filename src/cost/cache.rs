@@ -11,6 +11,7 @@ use std::time::UNIX_EPOCH;
 use super::claude::ClaudeScan;
 use super::codec::{Codec, Reader, Writer};
 use super::codex::CodexScan;
+use super::copilot::CopilotScan;
 use super::gemini::GeminiScan;
 use super::qwen::QwenScan;
 use super::scan::{Markers, complete_len};
@@ -48,6 +49,19 @@ impl LogScan for ClaudeScan {
 
 impl LogScan for GeminiScan {
     const FORMAT: &'static str = "gemini";
+    fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64) {
+        self.scan(markers, buf, base);
+    }
+    fn compact_from(&mut self, start: usize) {
+        self.0.compact_from(start);
+    }
+    fn len(&self) -> usize {
+        self.0.entries.len()
+    }
+}
+
+impl LogScan for CopilotScan {
+    const FORMAT: &'static str = "copilot";
     fn scan_bytes(&mut self, markers: &Markers, buf: &[u8], base: u64) {
         self.scan(markers, buf, base);
     }

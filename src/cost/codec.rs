@@ -229,6 +229,17 @@ impl Codec for super::gemini::GeminiScan {
     }
 }
 
+/// A Copilot scan is Claude-shaped: the same encoding.
+impl Codec for super::copilot::CopilotScan {
+    fn encode(&self, w: &mut Writer) {
+        self.0.encode(w);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Option<Self> {
+        ClaudeScan::decode(r).map(Self)
+    }
+}
+
 /// A Qwen scan is Claude-shaped: the same encoding.
 impl Codec for super::qwen::QwenScan {
     fn encode(&self, w: &mut Writer) {

@@ -22,6 +22,9 @@ pub struct LogRoots {
     pub gemini: Vec<PathBuf>,
     /// Qwen Code homes (`${QWEN_HOME:-~/.qwen}`, each holding `projects/<cwd>/chats/`).
     pub qwen: Vec<PathBuf>,
+    /// GitHub Copilot CLI homes (`${COPILOT_HOME:-~/.copilot}`, each holding
+    /// `session-state/<id>/events.jsonl`).
+    pub copilot: Vec<PathBuf>,
 }
 
 /// Which agent wrote a session.
@@ -36,6 +39,8 @@ pub enum Agent {
     Gemini,
     /// Qwen Code (`qwen`).
     Qwen,
+    /// GitHub Copilot CLI (`copilot`).
+    Copilot,
 }
 
 impl LogRoots {
@@ -71,11 +76,16 @@ impl LogRoots {
             Some(dir) => vec![PathBuf::from(dir)],
             None => home.iter().map(|h| h.join(".qwen")).collect(),
         };
+        let copilot = match non_empty("COPILOT_HOME") {
+            Some(dir) => vec![PathBuf::from(dir)],
+            None => home.iter().map(|h| h.join(".copilot")).collect(),
+        };
         LogRoots {
             claude,
             codex,
             gemini,
             qwen,
+            copilot,
         }
     }
 
@@ -88,7 +98,13 @@ impl LogRoots {
             .flat_map(|r| [r.join("sessions"), r.join("archived_sessions")]);
         let gemini = self.gemini.iter().map(|r| r.join("tmp"));
         let qwen = self.qwen.iter().map(|r| r.join("projects"));
-        claude.chain(codex).chain(gemini).chain(qwen).collect()
+        let copilot = self.copilot.iter().map(|r| r.join("session-state"));
+        claude
+            .chain(codex)
+            .chain(gemini)
+            .chain(qwen)
+            .chain(copilot)
+            .collect()
     }
 }
 
@@ -211,6 +227,16 @@ pub(crate) fn gemini_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// A Copilot CLI session's files: its `session-state/<id>/events.jsonl`.
+pub(crate) fn copilot_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
+    roots
+        .copilot
+        .iter()
+        .map(|root| root.join("session-state").join(id).join("events.jsonl"))
+        .filter(|path| path.is_file())
+        .collect()
+}
+
 /// A Qwen Code session's files: each `projects/*/chats/<id>.jsonl`.
 pub(crate) fn qwen_session_files(roots: &LogRoots, id: &str) -> Vec<PathBuf> {
     let file_name = format!("{id}.jsonl");
@@ -276,6 +302,16 @@ pub fn recent_session_files(
         }
         // Gemini logs name a session by its first eight characters only: no second tier.
         Agent::Gemini => {}
+        Agent::Copilot => {
+            for root in &roots.copilot {
+                for (name, dir) in list_dir(&root.join("session-state")) {
+                    let events = dir.join("events.jsonl");
+                    if events.is_file() {
+                        named.push((name, events));
+                    }
+                }
+            }
+        }
         Agent::Qwen => {
             for root in &roots.qwen {
                 for (_, project) in list_dir(&root.join("projects")) {
@@ -521,6 +557,7 @@ mod tests {
         let roots = LogRoots {
             gemini: Vec::new(),
             qwen: Vec::new(),
+            copilot: Vec::new(),
             claude: vec![dir.path().join("claude")],
             codex: vec![dir.path().join("codex")],
         };
@@ -591,6 +628,7 @@ mod tests {
         let roots = LogRoots {
             gemini: Vec::new(),
             qwen: Vec::new(),
+            copilot: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };
@@ -688,6 +726,7 @@ mod tests {
         let roots = LogRoots {
             gemini: Vec::new(),
             qwen: Vec::new(),
+            copilot: Vec::new(),
             claude: vec![dir.path().to_owned()],
             codex: vec![],
         };

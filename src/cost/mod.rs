@@ -7,6 +7,7 @@ mod cache;
 mod claude;
 mod codec;
 mod codex;
+mod copilot;
 mod discover;
 mod error;
 mod gemini;
@@ -34,6 +35,7 @@ pub use tokens::TokenCounts;
 use cache::{CacheUse, FileScan, LogScan};
 use claude::ClaudeScan;
 use codex::CodexScan;
+use copilot::CopilotScan;
 use gemini::GeminiScan;
 use qwen::QwenScan;
 use scan::Markers;
@@ -163,11 +165,12 @@ pub fn price_session(
     }
     // Each agent's own log layout, in the order tried: the first that holds the id prices it.
     type Locate = fn(&LogRoots, &str) -> Vec<PathBuf>;
-    let locators: [(Agent, Locate); 4] = [
+    let locators: [(Agent, Locate); 5] = [
         (Agent::Claude, discover::claude_session_files),
         (Agent::Codex, discover::codex_session_files),
         (Agent::Gemini, discover::gemini_session_files),
         (Agent::Qwen, discover::qwen_session_files),
+        (Agent::Copilot, discover::copilot_session_files),
     ];
     for (agent, locate) in locators {
         let files = locate(roots, session_id);
@@ -219,6 +222,10 @@ pub fn price_files(
             let (scans, stats) = load_all::<QwenScan>(files, &qwen::markers(), cache_dir)?;
             (Scans::Qwen(scans), stats)
         }
+        Agent::Copilot => {
+            let (scans, stats) = load_all::<CopilotScan>(files, &copilot::markers(), cache_dir)?;
+            (Scans::Copilot(scans), stats)
+        }
     };
     let cost = price_scans(&scans, session_id, files, pricing, window, cache_stats);
     if let Some(memo) = &memo {
@@ -242,6 +249,7 @@ pub fn price_log_bytes(
         Agent::Codex => Scans::Codex(vec![cache::scan_bytes(bytes, &codex::markers())]),
         Agent::Gemini => Scans::Gemini(vec![cache::scan_bytes(bytes, &gemini::markers())]),
         Agent::Qwen => Scans::Qwen(vec![cache::scan_bytes(bytes, &qwen::markers())]),
+        Agent::Copilot => Scans::Copilot(vec![cache::scan_bytes(bytes, &copilot::markers())]),
     };
     price_scans(&scans, "", &[], pricing, window, CacheStats::default())
 }
@@ -252,6 +260,7 @@ enum Scans {
     Codex(Vec<FileScan<CodexScan>>),
     Gemini(Vec<FileScan<GeminiScan>>),
     Qwen(Vec<FileScan<QwenScan>>),
+    Copilot(Vec<FileScan<CopilotScan>>),
 }
 
 /// Merges (Claude) or walks (Codex) a session's scans, in file order, and prices the requests.
@@ -301,6 +310,16 @@ fn price_scans(
                 priced.add(r.model, r.fast, &r.tokens);
             }
             (Agent::Qwen, parts.iter().map(|s| s.skipped_lines).sum())
+        }
+        Scans::Copilot(scans) => {
+            let parts: Vec<&ClaudeScan> = scans
+                .iter()
+                .flat_map(|s| [&s.complete.0, &s.tail.0])
+                .collect();
+            for r in claude::merge(&parts, &effective_window) {
+                priced.add(r.model, r.fast, &r.tokens);
+            }
+            (Agent::Copilot, parts.iter().map(|s| s.skipped_lines).sum())
         }
     };
     priced.finish(SessionCost {

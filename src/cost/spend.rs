@@ -328,6 +328,7 @@ pub fn growth_records(manifest: &Manifest, spend: &RunSpend, round: u32) -> Vec<
                             Agent::Codex => "codex".to_owned(),
                             Agent::Gemini => "gemini".to_owned(),
                             Agent::Qwen => "qwen".to_owned(),
+                            Agent::Copilot => "copilot".to_owned(),
                         })
                         .unwrap_or_else(|| line.tool.clone()),
                     session_id: line.session_id.clone(),

@@ -14,6 +14,7 @@ fn fixture_roots() -> LogRoots {
     LogRoots {
         gemini: vec![fixtures().join("gemini")],
         qwen: vec![fixtures().join("qwen")],
+        copilot: vec![fixtures().join("copilot")],
         claude: vec![fixtures().join("claude")],
         codex: vec![fixtures().join("codex")],
     }
@@ -247,6 +248,7 @@ fn claude_tree(
     let roots = LogRoots {
         gemini: Vec::new(),
         qwen: Vec::new(),
+        copilot: Vec::new(),
         claude: vec![dir.path().to_owned()],
         codex: vec![],
     };

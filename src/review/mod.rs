@@ -382,6 +382,15 @@ pub fn run_attempt_with_progress(
     let spawned_at = std::time::SystemTime::now();
     // The vendor's own retries, bounded by the time this attempt has.
     let mut env = options.env.clone();
+    // The realization's fixed switches (project configuration off) win over anything
+    // inherited or added.
+    env.extend(
+        bound
+            .realization
+            .env_set
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
     env.extend(
         bound
             .realization

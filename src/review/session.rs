@@ -154,6 +154,7 @@ mod tests {
         LogRoots {
             gemini: Vec::new(),
             qwen: Vec::new(),
+            copilot: Vec::new(),
             claude: vec![home.join(".claude")],
             codex: vec![home.join(".codex")],
         }

@@ -129,7 +129,7 @@ pub enum Workdir {
     #[default]
     Snapshot,
     /// A directory holding only the reviewed snapshot at a path that stays the same for the
-    /// whole run (`$GIT_DIR/pair/reviewers/<run>`), laid down afresh each round and removed
+    /// whole run (`${XDG_CACHE_HOME:-~/.cache}/git-pair/reviewers/<repo>/<run>`, outside the repository), laid down afresh each round and removed
     /// when the round ends: for a vendor whose sessions belong to the directory they ran in,
     /// so that a later round can resume them there.
     RunSnapshot,
@@ -163,6 +163,17 @@ pub struct Realization {
     /// was given one); `pair.reviewerEnv` adds names.
     #[serde(default)]
     pub env: Vec<String>,
+    /// Variables set to fixed values in the reviewer's environment, over whatever it
+    /// inherits: the switches a CLI offers only as environment (OpenCode's
+    /// `OPENCODE_DISABLE_PROJECT_CONFIG`). Names are plain variable names; values are text,
+    /// never a placeholder, so nothing from the reviewed change can reach them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_set: BTreeMap<String, String>,
+    /// Paths of the reviewed snapshot left out of the directory the reviewer runs in (they
+    /// stay in the diff as text): the project configuration a CLI would load from its working
+    /// directory and has no switch to ignore. Relative, `/`-separated, no `.` or `..` part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_omit: Vec<String>,
     /// Where the reviewer runs: the reviewed snapshot alone (the default; at a path stable for
     /// the run with `run-snapshot`), or the work tree.
     #[serde(default)]
@@ -363,6 +374,11 @@ pub enum Pick {
     /// The last one carrying the field.
     #[default]
     Last,
+    /// The total of the field's numbers over every matching event (a CLI that prices each
+    /// step, OpenCode's `step_finish` `part.cost`); only for `cost_usd`. A total of 0 is
+    /// none: such a CLI reports 0 for a model it knows no price of, and an unknown spend is
+    /// "not measured", never $0.
+    Sum,
 }
 
 /// How a vendor reports that it, not the code under review, failed.
@@ -971,6 +987,42 @@ impl Surfaces {
                     .into(),
             ));
         }
+        let sums = |selectors: &[Selector]| {
+            selectors.iter().any(|s| {
+                matches!(
+                    s,
+                    Selector::JsonEvent {
+                        pick: Pick::Sum,
+                        ..
+                    }
+                )
+            })
+        };
+        if sums(&r.answer) || sums(&r.session_id) {
+            return Err(bad(
+                "pick `sum` is only for cost_usd (an answer or a session id is one value)".into(),
+            ));
+        }
+        for (name, value) in &r.env_set {
+            let plain = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !plain {
+                return Err(bad(format!("env_set name {name:?} is not a variable name")));
+            }
+            if !placeholders(value).is_empty() || value.contains('\0') {
+                return Err(bad(format!(
+                    "env_set `{name}` must be a fixed value (no placeholder, no NUL)"
+                )));
+            }
+        }
+        for path in &r.snapshot_omit {
+            if !omit_path_fits(path) {
+                return Err(bad(format!(
+                    "snapshot_omit {path:?} must be a relative path without `.` or `..` parts"
+                )));
+            }
+        }
         if let Some(shape) = &r.session_id_shape {
             if !shape.starts_with('^') || !shape.ends_with('$') {
                 return Err(bad(format!(
@@ -1002,6 +1054,14 @@ impl Surfaces {
 }
 
 /// Checks that every `{name}` in a template is a known placeholder used the right way.
+/// A `snapshot_omit` entry: relative, `/`-separated, every part a plain name.
+fn omit_path_fits(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != ".." && !part.contains('\0'))
+}
+
 fn check_template(template: &[String]) -> Result<(), String> {
     for element in template {
         for name in placeholders(element) {
@@ -1238,6 +1298,13 @@ impl Realization {
                     match pick {
                         Pick::First => found.next(),
                         Pick::Last => found.next_back(),
+                        Pick::Sum => {
+                            let numbers: Vec<f64> = found
+                                .map(|t| t.trim().parse::<f64>().ok())
+                                .collect::<Option<_>>()?;
+                            let total: f64 = numbers.iter().sum();
+                            (total.is_finite() && total > 0.0).then(|| total.to_string())
+                        }
                     }
                 }
             })
@@ -1582,6 +1649,117 @@ mod tests {
     }
 
     #[test]
+    fn opencode_cost_is_the_total_of_its_steps_and_zero_is_no_figure() {
+        let s = shipped();
+        let opencode = s.get("opencode").expect("opencode");
+        let step = |cost: &str| {
+            format!(
+                r#"{{"type":"step_finish","sessionID":"ses_dc8203733ffeWzSxl3o1SJEgXt","part":{{"type":"step-finish","tokens":{{"input":1000,"output":100}},"cost":{cost}}}}}"#
+            )
+        };
+        let two = format!("{}\n{}\n", step("0.002"), step("0.001"));
+        let got = opencode.interpret(two.as_bytes(), b"", None);
+        let usd: f64 = got
+            .cost_usd
+            .as_deref()
+            .expect("a figure")
+            .parse()
+            .expect("a number");
+        assert!((usd - 0.003).abs() < 1e-12, "{usd}");
+        let unpriced = format!("{}\n{}\n", step("0"), step("0"));
+        assert_eq!(
+            opencode.interpret(unpriced.as_bytes(), b"", None).cost_usd,
+            None
+        );
+        let odd = format!("{}\n{}\n", step("0.002"), step("\"x\""));
+        assert_eq!(
+            opencode.interpret(odd.as_bytes(), b"", None).cost_usd,
+            None,
+            "a step whose cost is not a number: no figure at all"
+        );
+        let text = SHIPPED_SURFACES.replacen(
+            r#""field": "part.text", "pick": "last""#,
+            r#""field": "part.text", "pick": "sum""#,
+            1,
+        );
+        let err = Surfaces::from_json(&text, "t")
+            .expect_err("sum answer")
+            .to_string();
+        assert!(err.contains("only for cost_usd"), "{err}");
+    }
+
+    #[test]
+    fn the_newer_clis_take_model_and_effort_through_their_own_flags() {
+        let s = shipped();
+        let all = |r: &Realization| -> BTreeSet<String> {
+            r.probe
+                .as_ref()
+                .map(|p| p.capabilities.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        // (realization, model, its flag, effort and its flag, or no effort arguments)
+        let cases = [
+            ("gemini", "gemini-2.5-pro", "-m", None),
+            ("qwen", "qwen3-coder-plus", "-m", None),
+            (
+                "opencode",
+                "mock/mock-model",
+                "-m",
+                Some(("high", "--variant")),
+            ),
+            (
+                "copilot",
+                "gpt-5.4",
+                "--model",
+                Some(("xhigh", "--reasoning-effort")),
+            ),
+        ];
+        for (name, model, model_flag, effort) in cases {
+            let r = s.get(name).expect(name);
+            let proven = all(r);
+            let mut v = values(false);
+            v.choices.insert("model", model.into());
+            r.check_choice(name, "model", model, &proven)
+                .unwrap_or_else(|e| panic!("{e}"));
+            match effort {
+                Some((level, flag)) => {
+                    r.check_choice(name, "effort", level, &proven)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    v.choices.insert("effort", level.into());
+                    let argv = r.render_argv(&r.argv, &v).expect("render");
+                    assert!(argv.windows(2).any(|w| w == [flag, level]), "{argv:?}");
+                }
+                None => {
+                    let err = r
+                        .check_choice(name, "effort", "high", &proven)
+                        .expect_err("no effort");
+                    assert!(err.contains("takes no effort"), "{err}");
+                }
+            }
+            for argv in [&r.argv, &r.resume.as_ref().expect("resume").argv] {
+                let argv = r.render_argv(argv, &v).expect("render");
+                assert!(
+                    argv.windows(2).any(|w| w == [model_flag, model]),
+                    "{name}: {argv:?}"
+                );
+            }
+            for hostile in ["-x", "--flag=1", "a b", ""] {
+                assert!(
+                    r.check_choice(name, "model", hostile, &proven).is_err(),
+                    "{name} took model {hostile:?}"
+                );
+            }
+        }
+        // OpenCode names the provider too.
+        let opencode = s.get("opencode").expect("opencode");
+        assert!(
+            opencode
+                .check_choice("opencode", "model", "gpt-5.4", &all(opencode))
+                .is_err()
+        );
+    }
+
+    #[test]
     fn choice_groups_are_validated() {
         let shipped = SHIPPED_SURFACES;
         for (from, to, reason) in [
@@ -1801,6 +1979,26 @@ mod tests {
                 "\"args\": [\"--safe-mode\"]",
                 "\"args\": [\"{structured_output}\"]",
                 "isolation args may not nest list placeholders",
+            ),
+            (
+                "\"env_set\": {\"OPENCODE_DISABLE_PROJECT_CONFIG\"",
+                "\"env_set\": {\"OPENCODE_*\"",
+                "env_set name \"OPENCODE_*\" is not a variable name",
+            ),
+            (
+                "\"OPENCODE_DISABLE_PROJECT_CONFIG\": \"1\"",
+                "\"OPENCODE_DISABLE_PROJECT_CONFIG\": \"{session_id}\"",
+                "must be a fixed value",
+            ),
+            (
+                "\"snapshot_omit\": [\".gemini\"",
+                "\"snapshot_omit\": [\"../.gemini\"",
+                "snapshot_omit \"../.gemini\" must be a relative path",
+            ),
+            (
+                "\"snapshot_omit\": [\".gemini\"",
+                "\"snapshot_omit\": [\"/etc\"",
+                "must be a relative path",
             ),
         ];
         for (from, to, want) in cases {

@@ -75,6 +75,22 @@ pub fn export_at(repo: &Repo, tree: ObjectId, path: &Path) -> Result<FixedDir, E
     Ok(dir)
 }
 
+/// Takes `paths` (relative to `root`, `/`-separated) out of a laid-down snapshot: the
+/// project configuration a reviewer's CLI would otherwise load from its working directory.
+/// A path with an empty, `.` or `..` part is skipped (the surfaces document refuses those).
+pub fn omit<'p>(root: &Path, paths: impl IntoIterator<Item = &'p str>) {
+    for path in paths {
+        let plain = path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+        if plain {
+            // The tree holds no symbolic links (lay_down leaves them out), so nothing on the
+            // way can lead outside `root`.
+            remove(&root.join(path));
+        }
+    }
+}
+
 /// Removes whatever is at `path`: a directory with everything in it, or the file or symbolic
 /// link itself (never what a link points at). Nothing there is fine.
 pub fn remove(path: &Path) {

@@ -155,6 +155,20 @@ pub fn review(
     } else {
         None
     };
+    // What a member's CLI would load as its own configuration stays out of its directory.
+    let omit_in = |dir: &std::path::Path, workdir| {
+        let members = plan.members.iter().map(|m| &m.bound.realization);
+        let omitted = members
+            .filter(|r| r.workdir == workdir)
+            .flat_map(|r| r.snapshot_omit.iter().map(String::as_str));
+        crate::worktree::export::omit(dir, omitted);
+    };
+    if let Some(dir) = &snapshot_dir {
+        omit_in(dir.path(), crate::review::surface::Workdir::Snapshot);
+    }
+    if let Some(dir) = &run_snapshot_dir {
+        omit_in(dir.path(), crate::review::surface::Workdir::RunSnapshot);
+    }
     let dirs = SnapshotDirs {
         snapshot: snapshot_dir.as_ref().map(|d| d.path()),
         run_snapshot: run_snapshot_dir.as_ref().map(|d| d.path()),
@@ -188,8 +202,32 @@ pub fn review(
 /// Where the reviewed snapshot lies, at a path stable for the run, for a reviewer whose
 /// sessions belong to the directory they ran in (`workdir: run-snapshot`): local, never
 /// shared, removed when the round ends and again when the run ends or is dropped.
+/// It is outside the repository (`${XDG_CACHE_HOME:-~/.cache}/git-pair/reviewers/<repo>/<run>`,
+/// `<repo>` a hash of its git directory): CLIs look for their configuration and `.env` files
+/// in every directory above their own, and above `$GIT_DIR` lies the live work tree.
 pub fn reviewer_dir(repo: &crate::store::Repo, run_id: &crate::model::RunId) -> std::path::PathBuf {
-    repo.pair_dir().join("reviewers").join(run_id.as_str())
+    let absolute =
+        |v: std::ffi::OsString| Some(std::path::PathBuf::from(v)).filter(|p| p.is_absolute());
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".cache"))
+        });
+    match cache {
+        Some(cache) => {
+            let git_dir = repo.pair_dir();
+            let key = sha1_smol::Sha1::from(git_dir.as_os_str().as_encoded_bytes())
+                .digest()
+                .to_string();
+            cache
+                .join("git-pair/reviewers")
+                .join(&key[..16])
+                .join(run_id.as_str())
+        }
+        None => repo.pair_dir().join("reviewers").join(run_id.as_str()),
+    }
 }
 
 /// Removes what an interrupted round left in the run's reviewer directory.

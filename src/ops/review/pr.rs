@@ -73,6 +73,12 @@ pub fn review_pr(
     settings.scanner.warm_up();
     let plan = prepare_change(&ctx.repo, &run_id, round, old, new, &settings)?;
     let snapshot_dir = crate::worktree::export::export(&ctx.repo, new)?;
+    crate::worktree::export::omit(
+        snapshot_dir.path(),
+        plan.members
+            .iter()
+            .flat_map(|m| m.bound.realization.snapshot_omit.iter().map(String::as_str)),
+    );
     let dirs = SnapshotDirs {
         snapshot: Some(snapshot_dir.path()),
         run_snapshot: Some(snapshot_dir.path()),

@@ -498,10 +498,23 @@ fn claude_reviewer_cannot_read_ignored_files_and_still_resumes_its_session() {
         tool_results(&e).iter().all(|r| !r.contains(SECRET)),
         "the resumed reviewer read the ignored .env"
     );
-    let left = e.env.repo.join(".git/pair/reviewers");
+    // ~/.cache/git-pair/reviewers/<repo>/<run>: no run's directory is left.
+    let repos = e.env.home.join(".cache/git-pair/reviewers");
+    let left: Vec<_> = std::fs::read_dir(&repos)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|repo| {
+            std::fs::read_dir(repo.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|run| run.path())
+        .collect();
     assert!(
-        std::fs::read_dir(&left).map_or(true, |mut d| d.next().is_none()),
-        "the reviewer's directory is removed after the round"
+        left.is_empty(),
+        "the reviewer's directory is removed after the round: {left:?}"
     );
 }
 

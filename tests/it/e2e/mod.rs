@@ -81,7 +81,7 @@ impl Vendor {
 
 /// The OpenCode configuration the tests give it (`OPENCODE_CONFIG_CONTENT`): one
 /// OpenAI-compatible provider at the server, its model the default.
-fn opencode_config(url: &str) -> String {
+pub fn opencode_config(url: &str) -> String {
     serde_json::json!({
         "$schema": "https://opencode.ai/config.json",
         "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "mock",
@@ -510,5 +510,113 @@ pub fn assert_never_approves(vendor: Vendor, reply: server::Reply) -> Option<E2e
     } else {
         e.assert_fail_closed(&out, &v);
     }
+    Some(e)
+}
+
+impl E2e {
+    /// Points `pair.surfaceFile` at the shipped surfaces document with this vendor's
+    /// realization changed by `edit`: a control case takes one isolation out.
+    pub fn edit_realization(&self, edit: impl FnOnce(&mut serde_json::Value)) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/surfaces.json");
+        let text = std::fs::read_to_string(path).expect("data/surfaces.json");
+        let mut surfaces: serde_json::Value = serde_json::from_str(&text).expect("json");
+        edit(&mut surfaces["realizations"][self.vendor.name()]);
+        let file = self.env.home.join("surfaces-edited.json");
+        std::fs::write(&file, surfaces.to_string()).expect("write surfaces");
+        self.env.git(&[
+            "config",
+            "pair.surfaceFile",
+            file.to_str().expect("utf-8 path"),
+        ]);
+    }
+}
+
+/// The model a hostile project configuration asks for.
+pub const EVIL_MODEL: &str = "evil-model";
+
+/// The snapshot under review carries a hostile project configuration for `vendor` (`files`,
+/// given the marker path a command it starts would create; it also asks for
+/// [`EVIL_MODEL`]): the review still reaches the loopback server with the reviewer's own
+/// settings, and the marker never appears. Then the control: the same configuration in a
+/// later round, with the realization changed by `without_isolation`, does take effect
+/// (`took_effect`), so the first half can fail.
+pub fn assert_project_config_ignored(
+    vendor: Vendor,
+    files: impl Fn(&Path) -> Vec<(&'static str, String)>,
+    prepare: impl FnOnce(&mut E2e),
+    without_isolation: impl FnOnce(&mut serde_json::Value),
+    took_effect: impl Fn(&E2e, &Path) -> bool,
+) {
+    let Some(mut e) = E2e::new(vendor, Vec::new(), Some(approve())) else {
+        return;
+    };
+    prepare(&mut e);
+    let marker = e.env.home.join("hostile-config-ran");
+    e.start();
+    for (path, text) in files(&marker) {
+        e.env.write(path, &text);
+    }
+    e.code(
+        "greet.txt",
+        "hello\n",
+        "add a greeting and project settings",
+    );
+    let (out, v) = e.review(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    let calls = e.server.model_calls();
+    assert!(!calls.is_empty(), "the review reached the loopback server");
+    assert!(
+        calls.iter().all(|c| c.model() != Some(EVIL_MODEL)),
+        "the snapshot chose the reviewer's model: {:?}",
+        calls.iter().map(|c| c.model()).collect::<Vec<_>>()
+    );
+    assert!(
+        !marker.exists(),
+        "a command from the snapshot's project configuration ran inside the reviewer"
+    );
+
+    e.edit_realization(without_isolation);
+    e.code("greet.txt", "hello, name\n", "name the greeting");
+    let (out, _) = e.review(&[]);
+    assert!(
+        took_effect(&e, &marker),
+        "control: without the isolation the same configuration should take effect:\n{out}"
+    );
+}
+
+/// Whether a hostile command ran (its marker exists) or a model call asked for
+/// [`EVIL_MODEL`].
+pub fn marker_or_evil_model(e: &E2e, marker: &Path) -> bool {
+    marker.exists()
+        || e.server
+            .model_calls()
+            .iter()
+            .any(|c| c.model() == Some(EVIL_MODEL))
+}
+
+/// A review with `--model model` (and `--effort effort`) through `vendor`: the chosen model
+/// reaches the server's request; returns the env for more checks.
+pub fn assert_chosen_model_reaches_the_server(
+    vendor: Vendor,
+    model: &str,
+    wire_model: &str,
+    effort: Option<&str>,
+) -> Option<E2e> {
+    let (e, _) = round_one(vendor, Vec::new(), Some(approve()))?;
+    let mut args = vec!["--model", model];
+    if let Some(effort) = effort {
+        args.extend(["--effort", effort]);
+    }
+    let (out, v) = e.review(&args);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(v["model"], model, "{v:#}");
+    let calls = e.server.model_calls();
+    assert!(
+        calls.iter().any(|c| c.model() == Some(wire_model)),
+        "{:?}",
+        calls.iter().map(|c| c.model()).collect::<Vec<_>>()
+    );
     Some(e)
 }
