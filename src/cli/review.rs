@@ -58,6 +58,10 @@ pub struct Args {
     /// then gets one more coder round to address them before `finish`. Never merges.
     #[arg(long, value_name = "n", conflicts_with_all = ["plan", "dry_run"])]
     pub pr: Option<u64>,
+    /// With --pr: the remote the PR lives on, its head and base fetched from there (default:
+    /// the current branch's upstream remote, else origin). Only a configured remote.
+    #[arg(long, value_name = "remote", requires = "pr")]
+    pub remote: Option<String>,
 }
 
 /// `review` where a repository may be missing: `--plan FILE` outside a repository, or with
@@ -123,7 +127,7 @@ pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> 
             ctx,
             &request,
             number,
-            crate::sync::DEFAULT_REMOTE,
+            args.remote.as_deref(),
             &|message| ui.progress(message),
         )?;
         return Ok(Report::rendered(&reviewed, render::pr_round));

@@ -5,13 +5,15 @@
 //! round to address them before `finish` records the PR as final. Never merges.
 
 use super::execute::{SnapshotDirs, execute};
-use super::plan::{MemberResult, Request, Settings, settings_from};
+use super::plan::{Plan, Request, Settings, settings_from};
 use super::prepare::prepare_change;
+use super::record::{Outcome, review_attempt, reviewed, runner, store_dispatch, store_outcome};
 use crate::model::report::review::PrRound;
 use crate::model::settings::{self, Setting};
-use crate::model::{self, Body, PrReview};
+use crate::model::{self, Body, PrDispatch, PrReview, PrReviewFailed};
+use crate::ops::common::pr::PrView;
 use crate::ops::{Context, Error};
-use crate::store::Append;
+use crate::store::ReviewDir;
 
 /// Where the PR's fetched commits are kept (local, never shared): reachable, so `gc` keeps
 /// them while the run needs them.
@@ -19,12 +21,54 @@ fn fetched_ref(number: u64, which: &str) -> String {
     format!("refs/pair-local/pr/{number}/{which}")
 }
 
-/// Reviews PR `number` of the active run as the remote has it and posts the findings.
+/// The remote PR reviews are fetched from: `--remote`, else the current branch's upstream
+/// remote (`branch.<name>.remote`, when that is a configured remote), else `origin`. Only a
+/// configured remote is taken (the PR lives on one; a URL or path is no PR's home), and never
+/// a name git could read as an option.
+pub fn pr_remote(ctx: &Context, given: Option<&str>) -> Result<String, Error> {
+    let configured = |name: &str| !ctx.repo.config_values(&format!("remote.{name}.url")).is_empty();
+    let name = match given {
+        Some(name) => name.to_owned(),
+        None => ctx
+            .repo
+            .head()
+            .ok()
+            .and_then(|head| {
+                ctx.repo
+                    .config_values(&format!("branch.{}.remote", head.branch_name()))
+                    .pop()
+            })
+            .filter(|name| !name.starts_with('-') && configured(name))
+            .unwrap_or_else(|| crate::sync::DEFAULT_REMOTE.to_owned()),
+    };
+    let plain = !name.is_empty()
+        && !name.starts_with('-')
+        && !name.chars().any(|c| c.is_control() || c.is_whitespace());
+    if !plain {
+        return Err(Error::PrRemote {
+            remote: name.escape_debug().to_string(),
+            detail: "not a remote name",
+        });
+    }
+    if !configured(&name) {
+        return Err(Error::PrRemote {
+            remote: name,
+            detail: "no such remote is configured",
+        });
+    }
+    Ok(name)
+}
+
+/// Reviews PR `number` of the active run as `remote` has it and posts the findings. The
+/// dispatch (with the packet) is stored before the reviewers run and the outcome (with every
+/// attempt) after, under `pr/<number>/<attempt>/`, by the same code a coder round's review
+/// is stored with; a review that gets no verdict, or whose comment cannot be posted, leaves
+/// that audit trail and nothing else (nothing on the PR, the final review still due).
 pub fn review_pr(
     ctx: &Context,
     request: &Request,
     number: u64,
-    remote: &str,
+    remote: Option<&str>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<PrRound, Error> {
     let run_id = crate::ops::common::select::active(ctx, None)?;
@@ -33,6 +77,7 @@ pub fn review_pr(
         return Err(model::Refusal::PrFinalRoundOff.into());
     }
     model::check_pr_review(&stored, number)?;
+    let remote = pr_remote(ctx, remote)?;
     let round = stored
         .current_coder_round()
         .expect("check_pr_review needs a reviewed coder round");
@@ -50,7 +95,7 @@ pub fn review_pr(
     ));
     crate::sync::fetch_commits(
         &ctx.repo,
-        remote,
+        &remote,
         &[
             (pr.head, fetched_ref(number, "head")),
             (pr.base, fetched_ref(number, "base")),
@@ -72,36 +117,85 @@ pub fn review_pr(
     let new = ctx.repo.commit_tree(pr.head)?;
     settings.scanner.warm_up();
     let plan = prepare_change(&ctx.repo, &run_id, round, old, new, &settings)?;
+    let settings = &Settings {
+        over_budget: super::enforce_budget(ctx, &stored, &plan, request)?,
+        ..settings
+    };
+    let fetched = Fetched {
+        pr: &pr,
+        remote: &remote,
+        merge_base,
+    };
+    let mut attempt = 0;
+    let (dispatch_id, dir) = store_dispatch(&ctx.repo, &plan, |state| {
+        model::check_pr_review(&state.manifest, number)?;
+        attempt = state.manifest.pr_round.as_ref().map_or(0, |p| p.dispatched) + 1;
+        let body = fetched.dispatch(number, attempt, &plan, settings);
+        let subject = format!(
+            "pr-review: #{number} dispatched to {} (attempt {attempt})",
+            plan.reviewer_labels().join(", ")
+        );
+        Ok((ReviewDir::Pr { number, attempt }, body, subject))
+    })
+    .map_err(Error::dispatch)?;
     let snapshot_dir = crate::worktree::export::export(&ctx.repo, new)?;
     let dirs = SnapshotDirs {
         snapshot: Some(snapshot_dir.path()),
         run_snapshot: Some(snapshot_dir.path()),
     };
-    let results: Vec<MemberResult> =
-        execute(&plan, &settings, &dirs, None, progress, &mut |_, _| {})
-            .into_iter()
-            .map(|r| super::record::redact_result(&settings.scanner, r))
-            .collect();
-    let combined = super::record::combine(&plan, &results, settings.quorum);
+    let results = execute(&plan, settings, &dirs, None, progress, &mut |_, _| {});
+    drop(snapshot_dir);
+    let (results, combined) = reviewed(&plan, results, settings);
+    let sources = ctx.spend_sources().ok();
     let reviewers = plan.reviewer_labels();
+    let tool = reviewers.join("+");
+    let failed = |outcome: String, error: String| -> Result<(), Error> {
+        let body = Body::PrReviewFailed(PrReviewFailed {
+            dispatch: dispatch_id.clone(),
+            number,
+            attempt,
+            round,
+            outcome: outcome.clone(),
+            verdict: combined.verdict,
+            findings: combined.findings.clone(),
+            tool: tool.clone(),
+            reviewers: results.iter().map(review_attempt).collect(),
+            error,
+        });
+        let subject = format!("pr-review: #{number} failed ({outcome}), nothing posted");
+        store_outcome(
+            &ctx.repo,
+            &plan,
+            &settings.scanner,
+            dir,
+            Outcome {
+                body: &body,
+                subject: &subject,
+                results: &results,
+                combined: &combined,
+                // Nothing was put on the PR: the record carries the reviewers' verdict,
+                // the commit no `Pair-Verdict:`.
+                trailer: None,
+            },
+            sources.as_ref(),
+        )
+    };
     let Some(verdict) = combined.verdict else {
+        let why = combined.error.clone().unwrap_or_default();
+        failed(combined.outcome.clone(), why.clone())?;
         return Err(Error::GhPr {
             number,
             what: "the final review",
             detail: format!(
-                "no verdict ({}){}; nothing was posted or recorded: run git pair review --pr {number} again",
+                "no verdict ({}){}; nothing was posted (the attempts are stored: git pair show {run_id} --pr {number}); run git pair review --pr {number} again",
                 combined.outcome,
-                combined
-                    .error
-                    .as_deref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default()
+                if why.is_empty() { String::new() } else { format!(": {why}") }
             ),
         });
     };
     let body = crate::render::pr_comment::render(&crate::render::pr_comment::Comment {
         run_id: run_id.as_str(),
-        reviewers: &reviewers.join("+"),
+        reviewers: &tool,
         head: &pr.head.to_string(),
         findings: &combined.findings,
     });
@@ -111,7 +205,13 @@ pub fn review_pr(
         .join("pr")
         .join(format!("{run_id}-review.md"));
     crate::ops::common::view::write_atomically(&path, body.as_bytes())?;
-    let commented = crate::ops::common::pr::comment(ctx, number, pr.own_comment, &path)?;
+    let commented = match crate::ops::common::pr::comment(ctx, number, pr.own_comment, &path) {
+        Ok(commented) => commented,
+        Err(e) => {
+            failed("not-posted".to_owned(), e.to_string())?;
+            return Err(e);
+        }
+    };
     let record = PrReview {
         number,
         round,
@@ -121,27 +221,37 @@ pub fn review_pr(
         head_ref: pr.head_ref.clone(),
         base_ref: pr.base_ref.clone(),
         verdict,
-        tool: reviewers.join("+"),
+        tool: tool.clone(),
         findings: combined.findings.clone(),
         comment: commented.as_str().to_owned(),
         model: settings.model.clone(),
         effort: settings.effort.clone(),
+        dispatch: Some(dispatch_id.clone()),
+        attempt: Some(attempt),
+        remote: Some(remote.clone()),
+        outcome: Some(combined.outcome.clone()),
+        reviewers: results.iter().map(review_attempt).collect(),
+        fallback_used: combined.fallback_used,
     };
     let findings = record.findings.len();
-    ctx.repo.append(&run_id, |s| {
-        model::check_pr_review(&s.manifest, number)?;
-        let mut append = Append::record(
-            Body::PrReview(record.clone()),
-            format!(
-                "pr-review: #{number} {} ({}, {findings} findings)",
-                verdict.as_str(),
-                record.tool
-            ),
-        );
-        append.verdict = Some(verdict.as_str().to_owned());
-        append.round = Some(round);
-        Ok(append)
-    })?;
+    let subject = format!(
+        "pr-review: #{number} {} ({tool}, {findings} findings)",
+        verdict.as_str(),
+    );
+    store_outcome(
+        &ctx.repo,
+        &plan,
+        &settings.scanner,
+        dir,
+        Outcome {
+            body: &Body::PrReview(record),
+            subject: &subject,
+            results: &results,
+            combined: &combined,
+            trailer: Some(verdict),
+        },
+        sources.as_ref(),
+    )?;
     ctx.refresh_handoff(&run_id)?;
     let next = crate::ops::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
     Ok(PrRound {
@@ -159,6 +269,36 @@ pub fn review_pr(
         next_action: next.as_str(),
         next,
     })
+}
+
+/// What was read from gh and fetched: the PR's commits as the remote has them.
+struct Fetched<'a> {
+    pr: &'a PrView,
+    remote: &'a str,
+    merge_base: gix::ObjectId,
+}
+
+impl Fetched<'_> {
+    /// The dispatch record of attempt `attempt` of PR `number`'s final review.
+    fn dispatch(&self, number: u64, attempt: u32, plan: &Plan, settings: &Settings) -> Body {
+        Body::PrDispatch(PrDispatch {
+            number,
+            attempt,
+            round: plan.round,
+            reviewers: plan.reviewer_names(),
+            remote: self.remote.to_owned(),
+            head: self.pr.head.into(),
+            base: self.pr.base.into(),
+            merge_base: self.merge_base.into(),
+            head_ref: self.pr.head_ref.clone(),
+            base_ref: self.pr.base_ref.clone(),
+            snapshot: plan.snapshot.into(),
+            runner: Some(runner()),
+            redacted: plan.secrets.clone(),
+            over_budget: settings.over_budget,
+            parallelism: Some(plan.panel_limit()),
+        })
+    }
 }
 
 fn short(id: &gix::ObjectId) -> String {
