@@ -123,13 +123,10 @@ fn plan_alone_report(
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = request(args)?;
     if let Some(number) = args.pr {
-        let reviewed = ops::review::review_pr(
-            ctx,
-            &request,
-            number,
-            args.remote.as_deref(),
-            &|message| ui.progress(message),
-        )?;
+        let reviewed =
+            ops::review::review_pr(ctx, &request, number, args.remote.as_deref(), &|message| {
+                ui.progress(message)
+            })?;
         return Ok(Report::rendered(&reviewed, render::pr_round));
     }
     let reviewed = ops::review::review(ctx, &request, &|message| ui.progress(message))?;

@@ -8,7 +8,7 @@ use gix::object::tree::EntryKind;
 
 use super::cas::{Swap, Swapped, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
-    MANIFEST, Material, ReviewDir, RECORDS, RUNS_PREFIX, checkpoint_snapshot_path, manifest_json,
+    MANIFEST, Material, RECORDS, RUNS_PREFIX, ReviewDir, checkpoint_snapshot_path, manifest_json,
     record_order, run_ref,
 };
 use super::{Error, Repo, lock};

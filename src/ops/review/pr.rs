@@ -26,7 +26,11 @@ fn fetched_ref(number: u64, which: &str) -> String {
 /// configured remote is taken (the PR lives on one; a URL or path is no PR's home), and never
 /// a name git could read as an option.
 pub fn pr_remote(ctx: &Context, given: Option<&str>) -> Result<String, Error> {
-    let configured = |name: &str| !ctx.repo.config_values(&format!("remote.{name}.url")).is_empty();
+    let configured = |name: &str| {
+        !ctx.repo
+            .config_values(&format!("remote.{name}.url"))
+            .is_empty()
+    };
     let name = match given {
         Some(name) => name.to_owned(),
         None => ctx
@@ -101,6 +105,9 @@ pub fn review_pr(
             (pr.base, fetched_ref(number, "base")),
         ],
     )?;
+    // The head is pinned by its id from here on; a PR that moved meanwhile is not the one
+    // fetched, and reviewing it would say nothing of what it holds now.
+    still_at(ctx, number, &pr)?;
     let merge_base = ctx
         .repo
         .merge_base(pr.base, pr.head)?
@@ -180,8 +187,19 @@ pub fn review_pr(
             sources.as_ref(),
         )
     };
-    let Some(verdict) = combined.verdict else {
-        let why = combined.error.clone().unwrap_or_default();
+    // An answer no reviewer could give readably is the reviewer's failure, not a review of
+    // the PR: it goes on the PR as nothing (a `[process]` finding is no finding of the code).
+    let verdict = combined
+        .verdict
+        .filter(|_| combined.outcome != "failed-validation");
+    let Some(verdict) = verdict else {
+        let why = combined.error.clone().unwrap_or_else(|| {
+            results
+                .iter()
+                .filter_map(|r| r.error.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
         failed(combined.outcome.clone(), why.clone())?;
         return Err(Error::GhPr {
             number,
@@ -189,10 +207,18 @@ pub fn review_pr(
             detail: format!(
                 "no verdict ({}){}; nothing was posted (the attempts are stored: git pair show {run_id} --pr {number}); run git pair review --pr {number} again",
                 combined.outcome,
-                if why.is_empty() { String::new() } else { format!(": {why}") }
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {why}")
+                }
             ),
         });
     };
+    if let Err(moved) = still_at(ctx, number, &pr) {
+        failed("head-moved".to_owned(), moved.to_string())?;
+        return Err(moved);
+    }
     let body = crate::render::pr_comment::render(&crate::render::pr_comment::Comment {
         run_id: run_id.as_str(),
         reviewers: &tool,
@@ -268,6 +294,23 @@ pub fn review_pr(
         effort: settings.effort.clone(),
         next_action: next.as_str(),
         next,
+    })
+}
+
+/// Refuses when PR `number`'s head is no longer the commit `pr` read (pushed to meanwhile).
+fn still_at(ctx: &Context, number: u64, pr: &PrView) -> Result<(), Error> {
+    let now = crate::ops::common::pr::view(ctx, number, crate::render::pr_comment::MARKER)?;
+    if now.head == pr.head {
+        return Ok(());
+    }
+    Err(Error::GhPr {
+        number,
+        what: "the final review",
+        detail: format!(
+            "the PR's head moved from {} to {} while it was being reviewed; nothing was posted: run git pair review --pr {number} again",
+            short(&pr.head),
+            short(&now.head)
+        ),
     })
 }
 

@@ -47,9 +47,7 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         carried: plan.carried.iter().map(|c| c.realization.clone()).collect(),
     });
     let dir = ReviewDir::Round(plan.round);
-    let (id, _) = store_dispatch(repo, plan, |_| {
-        Ok((dir, body.clone(), subject.clone()))
-    })?;
+    let (id, _) = store_dispatch(repo, plan, |_| Ok((dir, body.clone(), subject.clone())))?;
     Ok(id)
 }
 
@@ -87,7 +85,11 @@ pub(super) fn store_dispatch(
         stored_in = dir;
         let mut append = Append::record(body, subject);
         append.round = Some(plan.round);
-        append.put_in(dir, Material::Prompt, Content::Blob(prompt.clone().into_bytes()));
+        append.put_in(
+            dir,
+            Material::Prompt,
+            Content::Blob(prompt.clone().into_bytes()),
+        );
         append.put_in(
             dir,
             Material::Diff,
@@ -544,9 +546,7 @@ fn round_files(
             attempts_json.push(serde_json::json!({ "reviewer": r.name, "attempt": a }));
         }
     }
-    let output = scanner
-        .redact_bytes(&dir.path(Material::Output), &output)
-        .0;
+    let output = scanner.redact_bytes(&dir.path(Material::Output), &output).0;
     let mut attempts_json = serde_json::Value::Array(attempts_json);
     scanner.redact_json(&dir.path(Material::Attempts), &mut attempts_json);
     let mut result_json = serde_json::json!({
