@@ -606,3 +606,218 @@ fn a_pr_review_without_a_verdict_stores_its_attempts_and_posts_nothing() {
     assert_eq!(pr.status()["next_action"], "review:pr");
     pr.fsck_is_clean();
 }
+
+impl PrEnv {
+    /// How many `gh pr view` calls the fake gh has answered so far.
+    fn views(&self) -> usize {
+        self.argv_log()
+            .lines()
+            .filter(|l| l.starts_with("pr | view"))
+            .count()
+    }
+
+    /// Asserts `out` failed with one error line holding `needle` and stored nothing.
+    fn refused(&self, out: &Output, code: i32, needle: &str, before: &str) {
+        assert_one_error_line(out, code, needle);
+        assert_eq!(
+            self.env.pair_refs(),
+            before,
+            "stored state untouched:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_hostile_pr_number_or_remote_is_refused_before_gh_runs() {
+    let pr = opened();
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    for number in ["-1", "1;rm", "1 2", "7x", "99999999999999999999999"] {
+        let out = pr.pair(&["review", "--pr", number, "--reviewer-cmd", &approve], &[]);
+        pr.refused(&out, 129, "", &before);
+    }
+    let out = pr.pair(&["review", "--remote", "origin"], &[]);
+    pr.refused(&out, 129, "--pr", &before);
+    let path = pr.env.home.join("origin.git").display().to_string();
+    for (remote, needle) in [
+        (
+            "--remote=-oProxyCommand=touch /tmp/pwned",
+            "not a remote name",
+        ),
+        ("--remote=--upload-pack=touch x", "not a remote name"),
+        ("--remote=nosuch", "no such remote is configured"),
+        (
+            &format!("--remote={path}") as &str,
+            "no such remote is configured",
+        ),
+        (
+            "--remote=https://example.com/o/r.git",
+            "no such remote is configured",
+        ),
+        ("--remote=or\nigin", "not a remote name"),
+    ] {
+        let out = pr.pair(
+            &["review", "--pr", "7", remote, "--reviewer-cmd", &approve],
+            &[],
+        );
+        pr.refused(&out, 1, needle, &before);
+        assert!(
+            out.stderr.contains("hint: name the remote the PR lives on"),
+            "{out}"
+        );
+    }
+    assert_eq!(pr.views(), 0, "gh never ran: {}", pr.argv_log());
+}
+
+#[test]
+fn the_pr_is_fetched_from_the_branchs_upstream_remote_or_the_one_named() {
+    let pr = opened();
+    // The PR lives on a fork, the branch's upstream; origin is unreachable now.
+    let fork = pr.env.home.join("fork.git");
+    pr.env.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        &pr.env.home.join("origin.git").display().to_string(),
+        &fork.display().to_string(),
+    ]);
+    pr.env
+        .git(&["remote", "add", "fork", &fork.display().to_string()]);
+    pr.env.git(&["push", "-q", "-u", "fork", "feature"]);
+    pr.env.git(&[
+        "remote",
+        "set-url",
+        "origin",
+        &pr.env.home.join("gone.git").display().to_string(),
+    ]);
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let v = pr.json(&["review", "--pr", "7", "--reviewer-cmd", &approve], &[]);
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(pr.record("pr-dispatch")["remote"], "fork");
+    assert_eq!(pr.record("pr-review")["remote"], "fork");
+    // Named, it wins over the upstream (the commits are here already: git asks no one).
+    let v = pr.json(
+        &[
+            "review",
+            "--pr",
+            "7",
+            "--remote",
+            "origin",
+            "--reviewer-cmd",
+            &approve,
+        ],
+        &[],
+    );
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(pr.record("pr-dispatch")["remote"], "origin");
+}
+
+#[test]
+fn junk_from_gh_is_refused_and_stores_nothing() {
+    let pr = opened();
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let head = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    let zero = "0".repeat(40);
+    let junk = [
+        "<html>502 Bad Gateway</html>".to_owned(),
+        String::new(),
+        "{\"headRefOid\":".to_owned(),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"feature","headRefOid":"HEAD~1","baseRefOid":"{head}"}}"#
+        ),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"--upload-pack=x","headRefOid":"{head}","baseRefOid":"{head}"}}"#
+        ),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"feature","headRefOid":"{head}","baseRefOid":"{head}","headRefOid":"{zero}"}}"#
+        ),
+        "[1,2,3]".to_owned(),
+        "\u{1b}]0;owned\u{7}".to_owned(),
+    ];
+    for (i, text) in junk.iter().enumerate() {
+        let file = pr.env.home.join(format!("view-{i}.json"));
+        std::fs::write(&file, text).expect("write");
+        let file_s = file.display().to_string();
+        let out = pr.pair(
+            &["review", "--pr", "7", "--reviewer-cmd", &approve],
+            &[("FAKE_GH_VIEW_FILE", &file_s)],
+        );
+        assert_one_error_line(&out, 1, "gh pr view failed for PR #7");
+        assert!(!out.stderr.contains('\u{1b}'), "{out}");
+        assert_eq!(pr.env.pair_refs(), before, "{text}: {out}");
+    }
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_FAIL", "view")],
+    );
+    pr.refused(&out, 1, "gh pr view failed for PR #7", &before);
+    // Well-formed, but a head the remote does not have.
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_HEAD", &zero)],
+    );
+    pr.refused(&out, 1, "cannot fetch from 'origin'", &before);
+    assert!(pr.comments().is_empty());
+}
+
+#[test]
+fn a_pr_whose_base_shares_no_history_is_refused() {
+    let pr = opened();
+    pr.env.git(&["checkout", "-q", "--orphan", "elsewhere"]);
+    pr.env.git(&["rm", "-rq", "--cached", "."]);
+    pr.env.write("other.txt", "unrelated\n");
+    pr.env.git(&["add", "other.txt"]);
+    pr.env.git(&["commit", "-q", "-m", "unrelated"]);
+    pr.env.git(&["push", "-q", "origin", "elsewhere"]);
+    let base = pr.env.git(&["rev-parse", "elsewhere"]).trim().to_owned();
+    pr.env.git(&["checkout", "-q", "-f", "feature"]);
+    pr.env.git(&["clean", "-qfd"]);
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_BASE", &base)],
+    );
+    pr.refused(&out, 1, "share no history", &before);
+    assert!(pr.comments().is_empty());
+}
+
+#[test]
+fn a_pr_head_that_moves_is_never_reviewed_as_the_old_one() {
+    let pr = opened();
+    let old = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    pr.env.write("greet.txt", "pushed meanwhile\n");
+    pr.env.git(&["commit", "-qam", "meanwhile"]);
+    pr.env.git(&["push", "-q", "origin", "feature"]);
+    let moved = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    // Between `gh pr view` and the fetch: refused before anything is dispatched.
+    let before = pr.env.pair_refs();
+    // The first view reads the old head, every later one the new.
+    let after = (pr.views() + 1).to_string();
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[
+            ("FAKE_GH_HEAD", &old),
+            ("FAKE_GH_MOVE_AFTER", &after),
+            ("FAKE_GH_MOVED_HEAD", &moved),
+        ],
+    );
+    pr.refused(&out, 1, "the PR's head moved from", &before);
+    // While the reviewer runs: its attempts are kept, nothing is posted.
+    let after = (pr.views() + 2).to_string();
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[
+            ("FAKE_GH_HEAD", &old),
+            ("FAKE_GH_MOVE_AFTER", &after),
+            ("FAKE_GH_MOVED_HEAD", &moved),
+        ],
+    );
+    assert_one_error_line(&out, 1, "the PR's head moved from");
+    assert_eq!(pr.kinds_after_open(), ["pr-dispatch", "pr-review-failed"]);
+    assert_eq!(pr.record("pr-review-failed")["outcome"], "head-moved");
+    assert!(pr.comments().is_empty(), "nothing posted");
+    assert_eq!(pr.status()["next_action"], "review:pr");
+}
