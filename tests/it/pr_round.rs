@@ -535,6 +535,31 @@ fn the_prs_final_review_keeps_what_the_reviewer_was_shown_and_said() {
         "{comment:?}"
     );
     pr.fsck_is_clean();
+    // `show` and `log` read it back.
+    let shown = pr.env.pair(&["show", &pr.run_id, "--pr", "7", "--output"]);
+    assert_eq!(shown.code, 0, "{shown}");
+    assert!(
+        shown.stdout.contains("VERDICT: CHANGES_REQUESTED")
+            && shown.stdout.contains("odd \\033]52"),
+        "{shown}"
+    );
+    let shown = pr.env.pair(&["show", &pr.run_id, "--pr", "7", "--diff"]);
+    assert!(shown.stdout.contains("+hello from the PR"), "{shown}");
+    let records = pr.env.pair_json(&["show", &pr.run_id, "--pr", "7"]);
+    let kinds: Vec<&str> = records["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["pr-dispatch", "pr-review"]);
+    let log = pr.env.pair_json(&["log"]);
+    let reviews = &log["rounds"][0]["reviews"];
+    assert_eq!(reviews[1]["pr"], 7, "{log:#}");
+    assert_eq!(reviews[1]["findings"], 2, "{log:#}");
+    assert!(reviews[0].get("pr").is_none(), "{log:#}");
+    let text = pr.env.pair(&["log"]).stdout;
+    assert!(text.contains("PR #7 final review:"), "{text}");
 
     // A second dispatch gets its own folder; the first stays as it was.
     let first = pr
