@@ -463,31 +463,21 @@ pub struct PrReview {
 }
 
 /// The PR's final review dispatched (`review --pr N`), stored before any reviewer is spawned
-/// with the packet it sends (`pr/<number>/<attempt>/`): what the reviewer is shown.
+/// with the packet it sends (`pr/<number>/<attempt>/`): what the reviewer is shown. Its
+/// `dispatch` is what a coder round's dispatch records (its `snapshot` the PR head's tree).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrDispatch {
     pub number: u64,
     /// Which dispatch of this PR's final review it is, from 1: names its material's folder.
     pub attempt: u32,
-    /// The coder round the PR holds.
-    pub round: u32,
-    pub reviewers: Vec<String>,
     pub remote: String,
     pub head: CommitId,
     pub base: CommitId,
     pub merge_base: CommitId,
     pub head_ref: String,
     pub base_ref: String,
-    /// The tree of the PR's head: what the reviewer's directory held.
-    pub snapshot: TreeId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runner: Option<Runner>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub redacted: Vec<SecretAt>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub over_budget: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallelism: Option<PanelLimit>,
+    #[serde(flatten)]
+    pub dispatch: ReviewDispatch,
 }
 
 /// A dispatched PR final review that ended without a review on the PR: no verdict (the

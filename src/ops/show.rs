@@ -6,7 +6,7 @@ use crate::model::report::diff::RoundDiff;
 use crate::model::report::handoff::Handoff;
 use crate::model::report::list::{RunLine, RunList};
 use crate::model::report::show::{MaterialView, RoundView, RunView, Show};
-use crate::model::{Body, Manifest, RunId};
+use crate::model::{Body, Manifest, Record, RunId};
 use crate::store::{Material, RunState};
 
 /// The run named by the positional argument or `--run` (validated; both must agree), loaded.
@@ -80,18 +80,7 @@ pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<Roun
             out.push((record.clone(), manifest.clone()));
         }
     }
-    Ok(RoundView {
-        run_id: state.run_id.clone(),
-        round,
-        records: out
-            .iter()
-            .map(|(record, _)| {
-                serde_json::from_slice::<serde_json::Value>(&record.to_json())
-                    .expect("records are JSON")
-            })
-            .collect(),
-        sections: out,
-    })
+    Ok(round_view(state, round, out))
 }
 
 /// The `git diff` text between round `since`'s reviewed snapshot (default: the round before,
@@ -247,7 +236,7 @@ pub fn show_pr(
         manifest.apply(record);
         let of_pr = match &record.body {
             Body::PrDispatch(d) if d.number == number => {
-                newest = Some((d.round, d.attempt));
+                newest = Some((d.dispatch.round, d.attempt));
                 true
             }
             Body::PrReview(r) => r.number == number,
@@ -277,9 +266,18 @@ pub fn show_pr(
     if sections.is_empty() {
         return Err(missing("record"));
     }
-    Ok(Show::Round(RoundView {
+    Ok(Show::Round(round_view(
+        &state,
+        newest.map_or(0, |(round, _)| round),
+        sections,
+    )))
+}
+
+/// Records shown with the projection as of each (for the transcript's sections).
+fn round_view(state: &RunState, round: u32, sections: Vec<(Record, Manifest)>) -> RoundView {
+    RoundView {
         run_id: state.run_id.clone(),
-        round: newest.map_or(0, |(round, _)| round),
+        round,
         records: sections
             .iter()
             .map(|(record, _)| {
@@ -288,5 +286,5 @@ pub fn show_pr(
             })
             .collect(),
         sections,
-    }))
+    }
 }

@@ -7,7 +7,9 @@
 use super::execute::{SnapshotDirs, execute};
 use super::plan::{Plan, Request, Settings, settings_from};
 use super::prepare::prepare_change;
-use super::record::{Outcome, review_attempt, reviewed, runner, store_dispatch, store_outcome};
+use super::record::{
+    Outcome, dispatch_record, review_attempt, reviewed, store_dispatch, store_outcome,
+};
 use crate::model::report::review::PrRound;
 use crate::model::settings::{self, Setting};
 use crate::model::{self, Body, PrDispatch, PrReview, PrReviewFailed};
@@ -156,6 +158,22 @@ pub fn review_pr(
     let sources = ctx.spend_sources().ok();
     let reviewers = plan.reviewer_labels();
     let tool = reviewers.join("+");
+    let store = |body: Body, subject: String, trailer| {
+        store_outcome(
+            &ctx.repo,
+            &plan,
+            &settings.scanner,
+            dir,
+            Outcome {
+                body: &body,
+                subject: &subject,
+                results: &results,
+                combined: &combined,
+                trailer,
+            },
+            sources.as_ref(),
+        )
+    };
     let failed = |outcome: String, error: String| -> Result<(), Error> {
         let body = Body::PrReviewFailed(PrReviewFailed {
             dispatch: dispatch_id.clone(),
@@ -170,22 +188,9 @@ pub fn review_pr(
             error,
         });
         let subject = format!("pr-review: #{number} failed ({outcome}), nothing posted");
-        store_outcome(
-            &ctx.repo,
-            &plan,
-            &settings.scanner,
-            dir,
-            Outcome {
-                body: &body,
-                subject: &subject,
-                results: &results,
-                combined: &combined,
-                // Nothing was put on the PR: the record carries the reviewers' verdict,
-                // the commit no `Pair-Verdict:`.
-                trailer: None,
-            },
-            sources.as_ref(),
-        )
+        // Nothing was put on the PR: the record carries the reviewers' verdict, the commit
+        // no `Pair-Verdict:`.
+        store(body, subject, None)
     };
     // An answer no reviewer could give readably is the reviewer's failure, not a review of
     // the PR: it goes on the PR as nothing (a `[process]` finding is no finding of the code).
@@ -264,20 +269,7 @@ pub fn review_pr(
         "pr-review: #{number} {} ({tool}, {findings} findings)",
         verdict.as_str(),
     );
-    store_outcome(
-        &ctx.repo,
-        &plan,
-        &settings.scanner,
-        dir,
-        Outcome {
-            body: &Body::PrReview(record),
-            subject: &subject,
-            results: &results,
-            combined: &combined,
-            trailer: Some(verdict),
-        },
-        sources.as_ref(),
-    )?;
+    store(Body::PrReview(record), subject, Some(verdict))?;
     ctx.refresh_handoff(&run_id)?;
     let next = crate::ops::status::next_action(ctx, &ctx.load_effective(&run_id)?.manifest);
     Ok(PrRound {
@@ -327,19 +319,13 @@ impl Fetched<'_> {
         Body::PrDispatch(PrDispatch {
             number,
             attempt,
-            round: plan.round,
-            reviewers: plan.reviewer_names(),
             remote: self.remote.to_owned(),
             head: self.pr.head.into(),
             base: self.pr.base.into(),
             merge_base: self.merge_base.into(),
             head_ref: self.pr.head_ref.clone(),
             base_ref: self.pr.base_ref.clone(),
-            snapshot: plan.snapshot.into(),
-            runner: Some(runner()),
-            redacted: plan.secrets.clone(),
-            over_budget: settings.over_budget,
-            parallelism: Some(plan.panel_limit()),
+            dispatch: dispatch_record(plan, settings),
         })
     }
 }

@@ -34,30 +34,31 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         ),
         None => format!("review {}: dispatched to {}", plan.round, labels.join(", ")),
     };
-    let body = Body::ReviewDispatch(ReviewDispatch {
-        round: plan.round,
-        reviewers: plan.reviewer_names(),
-        snapshot: plan.snapshot.into(),
-        mode: plan.mode.as_str().to_owned(),
-        again: settings.again,
-        runner: Some(runner()),
-        redacted: plan.secrets.clone(),
-        over_budget: settings.over_budget,
-        parallelism: Some(plan.panel_limit()),
-        carried: plan.carried.iter().map(|c| c.realization.clone()).collect(),
-    });
+    let body = Body::ReviewDispatch(dispatch_record(plan, settings));
     let dir = ReviewDir::Round(plan.round);
     let (id, _) = store_dispatch(repo, plan, |_| Ok((dir, body.clone(), subject.clone())))?;
     Ok(id)
 }
 
-/// The `git pair review` process dispatching a review, as its dispatch records it: what
-/// tells a running review from one whose process died.
-pub(super) fn runner() -> Runner {
-    Runner {
-        host: crate::process::host_name(),
-        pid: std::process::id(),
-        start_time: crate::process::start_time(std::process::id()),
+/// What a dispatch records of `plan`: the round, its reviewers, the reviewed tree, the
+/// process dispatching it (what tells a running review from one whose process died), the
+/// redacted secrets and the panel's limit.
+pub(super) fn dispatch_record(plan: &Plan, settings: &Settings) -> ReviewDispatch {
+    ReviewDispatch {
+        round: plan.round,
+        reviewers: plan.reviewer_names(),
+        snapshot: plan.snapshot.into(),
+        mode: plan.mode.as_str().to_owned(),
+        again: settings.again,
+        runner: Some(Runner {
+            host: crate::process::host_name(),
+            pid: std::process::id(),
+            start_time: crate::process::start_time(std::process::id()),
+        }),
+        redacted: plan.secrets.clone(),
+        over_budget: settings.over_budget,
+        parallelism: Some(plan.panel_limit()),
+        carried: plan.carried.iter().map(|c| c.realization.clone()).collect(),
     }
 }
 
