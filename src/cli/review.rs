@@ -53,9 +53,11 @@ pub struct Args {
     #[arg(long, value_name = "level")]
     pub effort: Option<String>,
     /// The PR's final review (pair.prFinalRound): review PR N's diff as the remote has it
-    /// (its base...head, fetched from origin; not the local work tree), post the findings as
-    /// one PR comment through gh (updating git pair's own earlier one), and record it; the run
-    /// then gets one more coder round to address them before `finish`. Never merges.
+    /// (its base...head, fetched from --remote; not the local work tree), post the findings as
+    /// one PR comment through gh (updating git pair's own earlier one), and record it (dispatch,
+    /// packet and every attempt under pr/N/<attempt>/ in the run: git pair show RUN --pr N);
+    /// the run then gets one more coder round to address them before `finish`. Nothing is
+    /// posted when no readable verdict comes or the PR's head moved meanwhile. Never merges.
     #[arg(long, value_name = "n", conflicts_with_all = ["plan", "dry_run"])]
     pub pr: Option<u64>,
     /// With --pr: the remote the PR lives on, its head and base fetched from there (default:
