@@ -190,7 +190,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::BudgetCheck(args) => budget_check::run(&ctx()?, args),
         Command::Cost(args) => cost::run(&ctx()?, args),
         Command::Handoff(args) => handoff::run(&ctx()?, args),
-        Command::List(args) => list::run(&ctx()?, args),
+        Command::List(args) => list::run(&ctx()?, ui, args),
         Command::Log(args) => log::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, ui, args),

@@ -66,9 +66,61 @@ impl Report {
         Report::new(json, String::from_utf8_lossy(&text).into_owned())
     }
 
+    /// The report of a command that printed its output as it went ([`Ui::stream`]).
+    pub fn streamed() -> Self {
+        Report {
+            silent: true,
+            ..Report::default()
+        }
+    }
+
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
+    }
+}
+
+/// Stdout for a command that prints as it goes (a listing of many runs), buffered. Human
+/// text is escaped for the terminal as [`Ui::emit`] escapes it. Once the reader closed the
+/// pipe, writes are dropped and the command ends quietly.
+pub struct Stream {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    closed: bool,
+    failed: Option<std::io::Error>,
+}
+
+impl Stream {
+    /// Writes data as it is (JSON). `false` once nothing more can be written.
+    pub fn data(&mut self, bytes: &[u8]) -> bool {
+        if self.closed {
+            return false;
+        }
+        if let Err(e) = self.out.write_all(bytes) {
+            self.closed = true;
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                self.failed = Some(e);
+            }
+        }
+        !self.closed
+    }
+
+    /// Writes human text, escaped for the terminal. `false` once nothing more can be written.
+    pub fn text(&mut self, text: &str) -> bool {
+        self.data(escape::text(text).as_bytes())
+    }
+
+    /// Flushes what is buffered; a write that failed (other than a closed pipe) is an error.
+    pub fn finish(mut self) -> Result<(), CommandError> {
+        if !self.closed
+            && let Err(e) = self.out.flush()
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            self.failed = Some(e);
+        }
+        match self.failed {
+            Some(e) => Err(CommandError::failed(format!("cannot write output: {e}"))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -90,6 +142,16 @@ impl Ui {
     /// Whether `--json` was asked for.
     pub fn is_json(&self) -> bool {
         self.json
+    }
+
+    /// Stdout for printing as the output is produced (the command's [`Report`] is then
+    /// [`Report::streamed`]: nothing more to print).
+    pub fn stream(&self) -> Stream {
+        Stream {
+            out: std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock()),
+            closed: false,
+            failed: None,
+        }
     }
 
     /// Shows progress on a long wait; only when stderr is a terminal, never in `--json` data.

@@ -24,9 +24,21 @@ pub fn runs(ctx: &Context) -> Result<Costs, Error> {
                 unpriced_models.push(model.clone());
             }
         }
+        let every_round = match selected.as_ref() == Some(&run_id) {
+            // The stored manifest keeps the newest rounds only: every round comes from the
+            // records.
+            true => {
+                let state = ctx.load(&run_id)?;
+                let mut all = crate::model::Manifest::unbounded();
+                for record in &ctx.repo.records(&state)? {
+                    all.apply(record);
+                }
+                all.rounds
+            }
+            false => Vec::new(),
+        };
         let detail = (selected.as_ref() == Some(&run_id)).then(|| RunDetail {
-            rounds: manifest
-                .rounds
+            rounds: every_round
                 .iter()
                 .map(|e| RoundCost {
                     n: e.n,

@@ -157,7 +157,7 @@ pub fn agent_stop(
 
 fn run_view(ctx: Context) -> Result<RunView, Error> {
     // Cheap first: no run ref at all means no run, before any manifest is read.
-    if ctx.repo.list_runs()?.is_empty() {
+    if ctx.repo.newest_run_tips(1)?.is_empty() {
         return Ok(RunView::NoRun);
     }
     let run_id = match super::common::select::active(&ctx, None) {

@@ -130,33 +130,61 @@ pub fn diff(
 
 /// Every run in brief, newest first (from the summary cache: only runs that moved are read).
 pub fn runs(ctx: &Context) -> Result<RunList, Error> {
-    let summaries = ctx.repo.run_summaries()?;
-    let mut runs = summaries.runs;
-    runs.reverse();
-    let owners = super::common::select::Owners::for_listing(&ctx.repo)?;
+    let mut runs = Vec::new();
+    let malformed_runs = each_run(ctx, None, &mut |line| {
+        runs.push(line);
+        Ok(true)
+    })?;
     Ok(RunList {
-        runs: runs
-            .into_iter()
-            .map(|m| {
-                Ok(RunLine {
-                    owned: owners.belongs_here(&m.run_id, m.claimed, &m.cwd)?,
-                    run_id: m.run_id,
-                    branch: m.branch,
-                    task: m.task,
-                    round: m.round,
-                    next_action: m.next_action.as_str(),
-                    verdict: m.verdict.map(|v| v.as_str()),
-                    created_at: m.created_at,
-                    max_rounds: m.max_rounds,
-                })
-            })
-            .collect::<Result<_, Error>>()?,
-        malformed_runs: summaries
-            .malformed
-            .into_iter()
-            .map(|(run, reason)| crate::model::report::verify::MalformedRun { run, reason })
-            .collect(),
+        runs,
+        malformed_runs,
     })
+}
+
+/// Hands every run in brief to `emit`, newest first (the newest `limit` only, when given),
+/// one at a time as it is read, until `emit` says stop (`false`); returns the runs that cannot
+/// be read. Nothing holds every run: a listing of 100,000 runs prints as it goes.
+pub fn each_run(
+    ctx: &Context,
+    limit: Option<usize>,
+    emit: &mut dyn FnMut(RunLine) -> Result<bool, Error>,
+) -> Result<Vec<crate::model::report::verify::MalformedRun>, Error> {
+    let owners = super::common::select::Owners::for_listing(&ctx.repo)?;
+    let mut malformed = Vec::new();
+    let mut failed: Option<Error> = None;
+    ctx.repo.each_run_summary(limit, &mut |listed| {
+        let m = match listed {
+            crate::store::Listed::Run(m) => m,
+            crate::store::Listed::Malformed(run, reason) => {
+                malformed.push(crate::model::report::verify::MalformedRun { run, reason });
+                return Ok(true);
+            }
+        };
+        let line = owners
+            .belongs_here(&m.run_id, m.claimed, &m.cwd)
+            .map(|owned| RunLine {
+                owned,
+                run_id: m.run_id,
+                branch: m.branch,
+                task: m.task,
+                round: m.round,
+                next_action: m.next_action.as_str(),
+                verdict: m.verdict.map(|v| v.as_str()),
+                created_at: m.created_at,
+                max_rounds: m.max_rounds,
+            });
+        match line.and_then(&mut *emit) {
+            Ok(go_on) => Ok(go_on),
+            Err(err) => {
+                failed = Some(err);
+                Ok(false)
+            }
+        }
+    })?;
+    match failed {
+        Some(err) => Err(err),
+        None => Ok(malformed),
+    }
 }
 
 /// The active run's transcript (a finished run's too, as `status` shows it: the newest run of

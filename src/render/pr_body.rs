@@ -39,7 +39,8 @@ pub enum Standing {
 
 /// Renders the generated part, markers included, within [`MAX_CHARS`].
 pub fn render(records: &[Record], spent_usd: Option<f64>, unpriced: &[String]) -> String {
-    let mut manifest = Manifest::empty();
+    // Every round, for the rounds table (the stored manifest keeps the newest only).
+    let mut manifest = Manifest::unbounded();
     // Transcript sections grouped by round, in order; the header goes first.
     let mut rounds: Vec<(u32, String)> = Vec::new();
     for record in records {

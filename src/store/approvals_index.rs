@@ -4,7 +4,7 @@
 
 use gix::ObjectId;
 
-use super::layout::{RECORDS, record_kind, record_order};
+use super::layout::record_kind;
 use super::{Error, Repo};
 use crate::model::{Record, RunId};
 
@@ -29,8 +29,7 @@ impl Repo {
     /// Lists the record files of the run at commit `tip`.
     pub fn record_files(&self, run_id: &RunId, tip: ObjectId) -> Result<RecordFiles, Error> {
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
-        let mut entries = self.tree_entries(tree, RECORDS)?;
-        entries.sort_by(|a, b| record_order(&a.0, &b.0));
+        let entries = self.record_entries(tree)?;
         Ok(RecordFiles {
             run_id: run_id.clone(),
             entries,

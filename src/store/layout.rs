@@ -178,6 +178,39 @@ pub fn ref_run_id(name: &str, prefix: &str) -> Option<RunId> {
     RunId::parse(name.strip_prefix(prefix)?).ok()
 }
 
+/// How many record positions share one bucket of `records/`: a record lives at
+/// `records/<bucket>/<name>` with bucket `seq / RECORDS_PER_BUCKET`, so an append rewrites one
+/// bucket of at most this many entries and a `records/` tree of one entry per bucket, never a
+/// tree of every record (runs written before this kept every record directly in `records/`;
+/// both are read, and the first append to such a run moves its records into buckets).
+pub(crate) const RECORDS_PER_BUCKET: u64 = 256;
+
+/// The bucket directory name of record position `seq`: zero-padded to at least four digits,
+/// so buckets sort in order by name as git sorts tree entries.
+pub(crate) fn record_bucket(seq: u64) -> String {
+    format!("{:04}", seq / RECORDS_PER_BUCKET)
+}
+
+/// Whether an entry name of `records/` is a bucket (all digits, at least four) rather than a
+/// record file of the flat layout.
+pub(crate) fn is_record_bucket(name: &str) -> bool {
+    name.len() >= 4 && name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The numeric position a record file name starts with.
+pub(crate) fn record_seq(name: &str) -> Option<u64> {
+    name.split('-').next().and_then(|s| s.parse().ok())
+}
+
+/// Where the record file `name` lives in a run's tree written with buckets:
+/// `records/<bucket>/<name>` (`None` for a name with no position).
+pub(crate) fn record_path(name: &str) -> Option<String> {
+    Some(format!(
+        "{RECORDS}/{}/{name}",
+        record_bucket(record_seq(name)?)
+    ))
+}
+
 /// Orders record file names by their numeric seq, then by name, so the order is the same on
 /// every machine.
 pub(crate) fn record_order(a: &str, b: &str) -> std::cmp::Ordering {
@@ -197,8 +230,8 @@ pub(crate) fn record_kind(name: &str) -> Option<&str> {
     Some(kind)
 }
 
-/// `manifest.json` as stored, by appends and merges alike: compact JSON (the manifest grows
-/// with the run and is rewritten on every append) and a final newline.
+/// `manifest.json` as stored, by appends and merges alike: compact JSON (rewritten on every
+/// append; bounded, see [`Manifest`]'s round window) and a final newline.
 pub(crate) fn manifest_json(manifest: &Manifest) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(manifest).expect("manifest serializes");
     bytes.push(b'\n');
@@ -227,6 +260,7 @@ mod tests {
             Place::Material { round: 3 }
         );
         assert_eq!(Place::of("records/000001-start-x.json"), Place::Record);
+        assert_eq!(Place::of("records/0000/000001-start-x.json"), Place::Record);
         assert_eq!(Place::of("manifest.json"), Place::Other);
         assert_eq!(Place::of("reviews/x/prompt.md"), Place::Other);
         assert_eq!(
@@ -261,6 +295,23 @@ mod tests {
         ] {
             assert_eq!(record_kind(name), kind, "{name}");
         }
+    }
+
+    #[test]
+    fn records_go_to_buckets_of_256_positions_that_sort_by_name() {
+        assert_eq!(
+            record_path("000001-start-0a1b2c3d4e5f.json").as_deref(),
+            Some("records/0000/000001-start-0a1b2c3d4e5f.json")
+        );
+        assert_eq!(record_bucket(255), "0000");
+        assert_eq!(record_bucket(256), "0001");
+        assert_eq!(record_bucket(3_000_000), "11718");
+        assert_eq!(record_path("notes.txt"), None);
+        assert!(is_record_bucket("0003") && is_record_bucket("11718"));
+        assert!(!is_record_bucket("000001-start-x.json") && !is_record_bucket("003"));
+        let mut buckets: Vec<String> = [9_999u64, 0, 2_559_999, 256].map(record_bucket).to_vec();
+        buckets.sort();
+        assert_eq!(buckets, ["0000", "0001", "0039", "9999"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use gix::object::tree::EntryKind;
 use super::cas::{Swap, Swapped, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
     MANIFEST, Material, RECORDS, RUNS_PREFIX, ReviewDir, checkpoint_snapshot_path, manifest_json,
-    record_order, run_ref,
+    record_bucket, record_kind, run_ref,
 };
 use super::{Error, Repo, lock};
 use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
@@ -161,10 +161,12 @@ impl Repo {
     }
 
     /// Loads a run as of commit `tip`. The stored `manifest.json` is a cache: it is used only
-    /// when it parses, is no larger than [`MAX_MANIFEST_BYTES`] and its head (record count
-    /// and last record) is the records tree's; otherwise the manifest is projected from the
-    /// records. (A fetched manifest whose head matches but whose content lies is replaced
-    /// when it is pulled: [`Repo::reprojected`].)
+    /// when it parses, is no larger than [`MAX_MANIFEST_BYTES`] and describes the tree's
+    /// records: its stamp is the tree's `records/` id (one lookup, however long the run), or,
+    /// for a manifest written before stamps, its head (record count and last record) is the
+    /// records tree's; otherwise the manifest is projected from the records. (A fetched
+    /// manifest that matches but whose content lies is replaced when it is pulled:
+    /// [`Repo::reprojected`].)
     pub fn load_at(&self, run_id: &RunId, tip: ObjectId) -> Result<RunState, Error> {
         if let Some((tree, manifest)) = self.manifests.borrow().get(&tip) {
             return Ok(RunState {
@@ -175,13 +177,26 @@ impl Repo {
             });
         }
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
-        let mut entries = self.tree_entries(tree, RECORDS)?;
-        entries.sort_by(|a, b| record_order(&a.0, &b.0));
         let stored = self.stored_manifest(tree)?;
+        let records_tree = self.records_tree_id(tree)?;
+        if let Some(manifest) = stored.as_ref().filter(|m| {
+            m.records_tree.is_some() && m.records_tree == records_tree.map(|id| id.to_string())
+        }) {
+            self.remember(tip, tree, manifest);
+            return Ok(RunState {
+                run_id: run_id.clone(),
+                tip,
+                tree,
+                manifest: manifest.clone(),
+            });
+        }
+        let entries = self.record_entries(tree)?;
         let head = entries.last().map(|(name, _)| name.as_str());
         let manifest = match stored {
             Some(manifest)
-                if manifest.records == entries.len() as u64 && manifest.last_record() == head =>
+                if manifest.records_tree.is_none()
+                    && manifest.records == entries.len() as u64
+                    && manifest.last_record() == head =>
             {
                 manifest
             }
@@ -196,7 +211,9 @@ impl Repo {
                     .into_iter()
                     .map(|(name, oid)| self.read_record(run_id, &name, oid))
                     .collect::<Result<Vec<_>, _>>()?;
-                Manifest::project(&records)
+                let mut manifest = Manifest::project(&records);
+                manifest.records_tree = records_tree.map(|id| id.to_string());
+                manifest
             }
         };
         self.remember(tip, tree, &manifest);
@@ -228,14 +245,21 @@ impl Repo {
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
         let records = self.records_in_tree(run_id, tree)?;
         let mut projected = Manifest::project(&records);
+        let stamp = self.records_tree_id(tree)?.map(|id| id.to_string());
+        projected.records_tree = stamp.clone();
         if let Some(stored) = self.stored_manifest(tree)? {
-            // Fields a newer version wrote are compared as they are, not trusted when not.
+            // Fields a newer version wrote are compared as they are, not trusted when not; a
+            // manifest from before stamps is taken without one (it is checked by its head).
             projected.extra = stored.extra.clone();
+            if stored.records_tree.is_none() {
+                projected.records_tree = None;
+            }
             if stored == projected {
                 return Ok(tip);
             }
         }
         projected.extra.clear();
+        projected.records_tree = stamp;
         let blob = self.write_blob(&manifest_json(&projected))?;
         let mut editor = self
             .repo
@@ -271,9 +295,7 @@ impl Repo {
         if let Some(records) = self.tree_records.borrow().get(&tree) {
             return Ok(records.clone());
         }
-        let mut entries = self.tree_entries(tree, RECORDS)?;
-        entries.sort_by(|a, b| record_order(&a.0, &b.0));
-        entries
+        self.record_entries(tree)?
             .into_iter()
             .map(|(name, oid)| self.read_record(run_id, &name, oid))
             .collect()
@@ -309,9 +331,8 @@ impl Repo {
         kind: &str,
         mut wanted: impl FnMut(&Record) -> bool,
     ) -> Result<Option<Record>, Error> {
-        let mut entries = self.tree_entries(state.tree, RECORDS)?;
-        entries.sort_by(|a, b| record_order(&a.0, &b.0));
-        for (name, oid) in entries.into_iter().rev() {
+        let mut newest = self.records_newest_first(state)?;
+        while let Some((name, oid)) = newest.next_entry()? {
             if record_kind(&name) != Some(kind) {
                 continue;
             }
@@ -335,7 +356,7 @@ impl Repo {
         if let Some(record) = self.written_records.borrow().get(name) {
             return Ok(Some(record.clone()));
         }
-        let Some(oid) = self.blob_id_at(tree, &format!("{RECORDS}/{name}"))? else {
+        let Some(oid) = self.record_blob_id(tree, name)? else {
             return Ok(None);
         };
         self.read_record(run_id, name, oid).map(Some)
@@ -409,9 +430,9 @@ impl Repo {
     ) -> Result<PreparedRun, Error> {
         let now = crate::util::time::rfc3339(crate::util::time::now_unix());
         let records = new_records(0, &now, &append);
-        let manifest = Manifest::project(&records);
+        let mut manifest = Manifest::project(&records);
         let empty = ObjectId::empty_tree(self.repo.object_hash());
-        let tree = self.write_state_tree(empty, &records, &manifest, &append.files)?;
+        let tree = self.write_state_tree(empty, &records, &mut manifest, &append.files)?;
         let message = commit_message(run_id, &records, &append);
         let commit = self.write_commit(&message, tree, Vec::new())?;
         Ok(PreparedRun {
@@ -482,6 +503,7 @@ impl Repo {
                 });
             }
         }
+        self.note_loose_commit(commit);
         // What was just written is known: reading the new run back (to render it) reads nothing.
         self.remember(commit, tree, &manifest);
         self.written_records
@@ -521,11 +543,13 @@ impl Repo {
                 for record in &records {
                     manifest.apply(record);
                 }
-                let tree = self.write_state_tree(state.tree, &records, &manifest, &append.files)?;
+                let tree =
+                    self.write_state_tree(state.tree, &records, &mut manifest, &append.files)?;
                 let message = commit_message(run_id, &records, &append);
                 let commit = self.write_commit(&message, tree, vec![state.tip])?;
                 test_hold_before_ref_update();
                 self.move_ref(run_id, Some(state.tip), commit)?;
+                self.note_loose_commit(commit);
                 self.remember(commit, tree, &manifest);
                 self.written_records
                     .borrow_mut()
@@ -622,29 +646,24 @@ impl Repo {
         );
     }
 
+    /// Writes the run tree after `records`: `base_tree` with the records in their buckets,
+    /// `manifest` (stamped with the new `records/` id) and `files`. Costs the bucket the
+    /// records go to and the trees above it, not the run; a run written before buckets has
+    /// its records moved into buckets once, by its first append (the same blobs, new trees).
     fn write_state_tree(
         &self,
         base_tree: ObjectId,
         records: &[Record],
-        manifest: &Manifest,
+        manifest: &mut Manifest,
         files: &[(String, Content)],
     ) -> Result<ObjectId, Error> {
+        let records_tree = self.write_records_tree(base_tree, records)?;
+        manifest.records_tree = Some(records_tree.to_string());
         let manifest_json = manifest_json(manifest);
         // gix's high-level tree editor checks that every entry of every tree it writes exists
-        // (a stat per entry): O(records) per append. Every id here was just written or comes
-        // from a tree already in the repository, so the plain editor is used.
-        let root: gix::objs::Tree = if base_tree == ObjectId::empty_tree(self.repo.object_hash()) {
-            gix::objs::Tree::empty()
-        } else {
-            self.repo
-                .find_tree(base_tree)
-                .map_err(Error::git("read a run tree"))?
-                .decode()
-                .map_err(Error::git("decode a run tree"))?
-                .into()
-        };
-        let mut editor =
-            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        // (a stat per entry). Every id here was just written or comes from a tree already in
+        // the repository, so the plain editor is used.
+        let mut editor = self.plain_editor(Some(base_tree))?;
         let mut upsert = |path: &str, kind: EntryKind, id: ObjectId| -> Result<(), Error> {
             editor
                 .upsert(path.split('/'), kind, id)
@@ -654,14 +673,7 @@ impl Repo {
                     source: gix::Error::from_error(e),
                 })
         };
-        for record in records {
-            let record_blob = self.write_blob(&record.to_json())?;
-            upsert(
-                &format!("{RECORDS}/{}", record.file_name()),
-                EntryKind::Blob,
-                record_blob,
-            )?;
-        }
+        upsert(RECORDS, EntryKind::Tree, records_tree)?;
         let manifest_blob = self.write_blob(&manifest_json)?;
         upsert(MANIFEST, EntryKind::Blob, manifest_blob)?;
         for (path, content) in files {
@@ -674,6 +686,73 @@ impl Repo {
         editor
             .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
             .map_err(Error::git("write a run tree"))
+    }
+
+    /// Writes the `records/` tree of `base_tree` with `records` added to their buckets (and
+    /// any record kept flat moved into its bucket); returns its id.
+    fn write_records_tree(
+        &self,
+        base_tree: ObjectId,
+        records: &[Record],
+    ) -> Result<ObjectId, Error> {
+        let old = self.records_tree_id(base_tree)?;
+        let flat = self.records_top(old)?.flat;
+        let mut editor = self.plain_editor(old)?;
+        let mut upsert = |path: [&str; 2], id: ObjectId| -> Result<(), Error> {
+            editor
+                .upsert(path, EntryKind::Blob, id)
+                .map(|_| ())
+                .map_err(|e| Error::Git {
+                    action: format!("add {RECORDS}/{}/{} to a run tree", path[0], path[1]),
+                    source: gix::Error::from_error(e),
+                })
+        };
+        for (name, id) in &flat {
+            let Some(seq) = super::layout::record_seq(name) else {
+                // Not a record (nothing of ours writes one there): left where it is.
+                continue;
+            };
+            upsert([&record_bucket(seq), name], *id)?;
+        }
+        for record in records {
+            let record_blob = self.write_blob(&record.to_json())?;
+            upsert(
+                [&record_bucket(record.seq), &record.file_name()],
+                record_blob,
+            )?;
+        }
+        for (name, _) in flat
+            .iter()
+            .filter(|(n, _)| super::layout::record_seq(n).is_some())
+        {
+            editor.remove([name.as_str()]).map_err(|e| Error::Git {
+                action: format!("move {RECORDS}/{name} into its bucket"),
+                source: gix::Error::from_error(e),
+            })?;
+        }
+        editor
+            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .map_err(Error::git("write a records tree"))
+    }
+
+    /// gix's plain tree editor on tree `root` (`None` or the empty tree: a new tree).
+    fn plain_editor(&self, root: Option<ObjectId>) -> Result<gix::objs::tree::Editor<'_>, Error> {
+        let empty = ObjectId::empty_tree(self.repo.object_hash());
+        let root: gix::objs::Tree = match root.filter(|id| *id != empty) {
+            None => gix::objs::Tree::empty(),
+            Some(id) => self
+                .repo
+                .find_tree(id)
+                .map_err(Error::git("read a run tree"))?
+                .decode()
+                .map_err(Error::git("decode a run tree"))?
+                .into(),
+        };
+        Ok(gix::objs::tree::Editor::new(
+            root,
+            &self.repo.objects,
+            self.repo.object_hash(),
+        ))
     }
 
     /// The bytes of `material` of round `round`, if stored.
@@ -699,15 +778,6 @@ impl Repo {
     pub fn round_snapshot(&self, state: &RunState, round: u32) -> Result<Option<ObjectId>, Error> {
         self.run_subtree(state, &Material::Snapshot.path(round))
     }
-}
-
-/// The kind in a record file name `<seq>-<kind>-<id>.json` (the kind may hold `-`, the seq
-/// and the id do not).
-fn record_kind(name: &str) -> Option<&str> {
-    let rest = name.strip_suffix(".json")?;
-    let (_, rest) = rest.split_once('-')?;
-    let (kind, _) = rest.rsplit_once('-')?;
-    Some(kind)
 }
 
 /// The records of one append, numbered after `last_seq`, all stamped `now`.
@@ -736,27 +806,4 @@ fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
     message
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn record_kinds_come_from_file_names() {
-        let cases = [
-            ("000001-start-0123456789ab.json", Some("start")),
-            ("000005-review-0123456789ab.json", Some("review")),
-            (
-                "000004-review-dispatch-0123456789ab.json",
-                Some("review-dispatch"),
-            ),
-            ("1000000-cost-0123456789ab.json", Some("cost")),
-            ("000001-start.json", None),
-            ("README", None),
-        ];
-        for (name, kind) in cases {
-            assert_eq!(record_kind(name), kind, "{name}");
-        }
-    }
 }

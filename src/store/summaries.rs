@@ -4,8 +4,6 @@
 //! so listing 10,000 runs reads one file and the packed refs, not 10,000 manifests. The cache
 //! is a view: rebuildable from the refs, ignored when unreadable, rewritten atomically.
 
-use std::collections::HashMap;
-
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +61,12 @@ impl RunSummary {
 /// is another file, never read as this one.
 const CACHE_FILE: &str = "runs-v3.jsonl";
 
+/// The ids of the runs whose start record does not claim them (started by a version before
+/// runs had owners), one a line: written with the summaries, so choosing the active run
+/// finds them without listing every run. Removed when a pull creates runs (one of them may
+/// be such a run); rebuilt by the next full listing.
+const UNCLAIMED_FILE: &str = "unclaimed-v1";
+
 /// Every readable run's summary, and the runs that cannot be read.
 #[derive(Debug, Clone, Default)]
 pub struct Summaries {
@@ -73,54 +77,300 @@ pub struct Summaries {
     pub malformed: Vec<(RunId, String)>,
 }
 
+/// One run as a listing meets it, newest first.
+#[derive(Debug, Clone)]
+pub enum Listed {
+    Run(RunSummary),
+    /// A run that cannot be read, with why.
+    Malformed(RunId, String),
+}
+
+/// Up to how many runs a limited listing reads directly, without the cache file.
+const READ_DIRECTLY_UP_TO: usize = 64;
+/// How many missing summaries are read at a time (on a few threads).
+const LOAD_BATCH: usize = 4096;
+
 impl Repo {
     /// Every run's summary, oldest first (ids sort by creation). Manifests are read only for
     /// runs whose tip is not the one cached. A run that cannot be read is set aside in
-    /// [`Summaries::malformed`].
+    /// [`Summaries::malformed`]. Holds every summary: a listing streams with
+    /// [`Repo::each_run_summary`] instead.
     pub fn run_summaries(&self) -> Result<Summaries, Error> {
-        let tips = self.run_tips()?;
-        let path = self.pair_dir().join("cache").join(CACHE_FILE);
-        let mut cached: HashMap<RunId, RunSummary> = std::fs::read(&path)
-            .map(|bytes| {
-                bytes
-                    .split(|b| *b == b'\n')
-                    .filter_map(|line| serde_json::from_slice::<RunSummary>(line).ok())
-                    .map(|s| (s.run_id.clone(), s))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut changed = cached.len() != tips.len();
-        let mut out = Vec::with_capacity(tips.len());
-        let mut malformed = Vec::new();
-        for (run_id, tip) in tips {
-            match cached.remove(&run_id).filter(|s| tip == s.tip) {
-                Some(summary) => out.push(summary),
-                None => {
-                    changed = true;
-                    match self.load_at(&run_id, tip) {
-                        Ok(state) => out.push(RunSummary::of(&run_id, tip, &state.manifest)),
-                        Err(err) => malformed.push((
-                            run_id,
-                            crate::util::first_line_clipped(&err.to_string(), 300),
-                        )),
+        let mut out = Summaries::default();
+        self.each_run_summary(None, &mut |listed| {
+            match listed {
+                Listed::Run(summary) => out.runs.push(summary),
+                Listed::Malformed(run_id, reason) => out.malformed.push((run_id, reason)),
+            }
+            Ok(true)
+        })?;
+        out.runs.reverse();
+        out.malformed.reverse();
+        Ok(out)
+    }
+
+    /// Hands each run's summary to `visit`, newest first, the newest `limit` only when given,
+    /// until `visit` says stop (`false`). Holds no more than the cache file's bytes and the
+    /// summaries it must read again: the cached ones are parsed one at a time as they are
+    /// handed over. A small `limit` reads those runs directly and leaves the cache alone.
+    pub fn each_run_summary(
+        &self,
+        limit: Option<usize>,
+        visit: &mut dyn FnMut(Listed) -> Result<bool, Error>,
+    ) -> Result<(), Error> {
+        if let Some(n) = limit.filter(|n| *n <= READ_DIRECTLY_UP_TO) {
+            for (run_id, tip) in self.newest_run_tips(n)?.into_iter().rev() {
+                if !visit(self.summary_at(&run_id, tip))? {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        let tips: Vec<(RunId, ObjectId)> = match limit {
+            Some(n) => self.newest_run_tips(n)?,
+            None => self.run_tips()?.into_iter().collect(),
+        };
+        let complete = limit.is_none_or(|n| n >= tips.len());
+        let cache_dir = self.pair_dir().join("cache");
+        let path = cache_dir.join(CACHE_FILE);
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let cached = cached_lines(&bytes, &tips);
+        // A full listing also drops the lines of runs that are gone.
+        let mut changed = complete
+            && bytes
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count()
+                != cached.iter().flatten().count();
+        // The summaries to read again, newest first, a batch at a time (each batch on a few
+        // threads), so a cold listing neither waits for every manifest before printing nor
+        // holds them all.
+        let mut fresh: Vec<Option<Vec<u8>>> = vec![None; tips.len()];
+        let mut unclaimed: Vec<&RunId> = Vec::new();
+        let mut stopped = false;
+        let mut next = tips.len();
+        while next > 0 && !stopped {
+            let from = next.saturating_sub(LOAD_BATCH);
+            let missing: Vec<usize> = (from..next).filter(|i| cached[*i].is_none()).collect();
+            let loaded = self.map_parallel(&missing, |repo, i| {
+                let (run_id, tip) = &tips[*i];
+                Ok(repo.summary_at(run_id, *tip))
+            })?;
+            let mut loaded = missing.iter().zip(loaded).rev();
+            for i in (from..next).rev() {
+                let listed = match cached[i] {
+                    Some(line) => match serde_json::from_slice::<RunSummary>(line) {
+                        Ok(summary) => Listed::Run(summary),
+                        Err(_) => {
+                            changed = true;
+                            self.summary_at(&tips[i].0, tips[i].1)
+                        }
+                    },
+                    None => {
+                        changed = true;
+                        match loaded.next() {
+                            Some((j, listed)) if *j == i => listed,
+                            _ => self.summary_at(&tips[i].0, tips[i].1),
+                        }
+                    }
+                };
+                if let Listed::Run(summary) = &listed {
+                    if !summary.claimed {
+                        unclaimed.push(&tips[i].0);
+                    }
+                    if cached[i].is_none() {
+                        let mut line = Vec::with_capacity(256);
+                        if serde_json::to_writer(&mut line, summary).is_ok() {
+                            fresh[i] = Some(line);
+                        }
+                    }
+                }
+                if !visit(listed)? {
+                    stopped = true;
+                    break;
+                }
+            }
+            next = from;
+        }
+        let tmp = self.pair_dir().join("tmp");
+        let unclaimed_path = cache_dir.join(UNCLAIMED_FILE);
+        if complete && !stopped && (changed || !unclaimed_path.exists()) {
+            let mut ids = String::new();
+            for run_id in unclaimed.iter().rev() {
+                ids.push_str(run_id.as_str());
+                ids.push('\n');
+            }
+            // A view like the summaries (rebuilt when missing).
+            let _ = crate::util::fs::write_atomically_via(&tmp, &unclaimed_path, ids.as_bytes());
+        }
+        if changed {
+            // Oldest first, as the tips sort: the next listing joins them in one pass. Runs
+            // not reached (a limited listing) keep their valid lines, and the rest of the
+            // old file is kept when only the newest runs were listed.
+            let mut out = Vec::with_capacity(bytes.len() + fresh.iter().flatten().count() * 256);
+            if !complete {
+                let first = tips.first().map(|(id, _)| id.as_str().as_bytes());
+                for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                    if line_run_id(line).is_some_and(|id| first.is_some_and(|f| id < f)) {
+                        out.extend_from_slice(line);
+                        out.push(b'\n');
                     }
                 }
             }
-        }
-        if changed {
-            let mut bytes = Vec::with_capacity(out.len() * 200);
-            for summary in &out {
-                if serde_json::to_writer(&mut bytes, summary).is_ok() {
-                    bytes.push(b'\n');
+            for (line, new) in cached.iter().zip(&fresh) {
+                if let Some(line) = line.or(new.as_deref()) {
+                    out.extend_from_slice(line);
+                    out.push(b'\n');
                 }
             }
             // A view: failing to write it costs speed next time, nothing else.
-            let _ =
-                crate::util::fs::write_atomically_via(&self.pair_dir().join("tmp"), &path, &bytes);
+            let _ = crate::util::fs::write_atomically_via(&tmp, &path, &out);
         }
-        Ok(Summaries {
-            runs: out,
-            malformed,
-        })
+        Ok(())
+    }
+
+    /// The summary of run `run_id` at `tip`, read from its manifest (not kept in this
+    /// handle's manifest cache: a listing reads each once).
+    fn summary_at(&self, run_id: &RunId, tip: ObjectId) -> Listed {
+        let known = self.is_loaded(tip);
+        let listed = match self.load_at(run_id, tip) {
+            Ok(state) => Listed::Run(RunSummary::of(run_id, tip, &state.manifest)),
+            Err(err) => Listed::Malformed(
+                run_id.clone(),
+                crate::util::first_line_clipped(&err.to_string(), 300),
+            ),
+        };
+        if !known {
+            self.manifests.borrow_mut().remove(&tip);
+        }
+        listed
+    }
+}
+
+/// The run id a cache line starts with (`{"run_id":"<id>","tip":"<hex>",…`), unparsed.
+fn line_run_id(line: &[u8]) -> Option<&[u8]> {
+    let rest = line.strip_prefix(br#"{"run_id":""#)?;
+    let end = rest.iter().position(|b| *b == b'"')?;
+    Some(&rest[..end])
+}
+
+/// For each tip (oldest first), the cache line holding its summary at that tip, when there
+/// is one: the file is written in the tips' order, so one backwards walk joins them. A line
+/// out of order or for another tip is not used (the run is read again).
+fn cached_lines<'a>(bytes: &'a [u8], tips: &[(RunId, ObjectId)]) -> Vec<Option<&'a [u8]>> {
+    let mut out = vec![None; tips.len()];
+    let mut lines = bytes
+        .rsplit(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .filter_map(|line| Some((line_run_id(line)?, line)))
+        .peekable();
+    let mut hex = [0u8; 40];
+    for (i, (run_id, tip)) in tips.iter().enumerate().rev() {
+        let id = run_id.as_str().as_bytes();
+        while lines.peek().is_some_and(|(line_id, _)| *line_id > id) {
+            lines.next();
+        }
+        let Some((line_id, line)) = lines.peek() else {
+            break;
+        };
+        if *line_id != id {
+            continue;
+        }
+        let tip_hex = tip.hex_to_buf(&mut hex[..]).as_bytes();
+        let wanted_tail = [br#"","tip":""#.as_slice(), tip_hex, b"\""].concat();
+        if line[br#"{"run_id":""#.len() + id.len()..].starts_with(&wanted_tail) {
+            out[i] = Some(*line);
+        }
+        lines.next();
+    }
+    out
+}
+
+impl Repo {
+    /// The runs whose start record does not claim them (see [`Manifest::claimed`]), oldest
+    /// first, from the index the summaries keep; when it is missing, every run is listed
+    /// once to rebuild it. Ids that no longer name a run may be among them.
+    pub fn unclaimed_runs(&self) -> Result<Vec<RunId>, Error> {
+        let path = self.pair_dir().join("cache").join(UNCLAIMED_FILE);
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let ids: Option<Vec<RunId>> = text.lines().map(|l| RunId::parse(l).ok()).collect();
+            if let Some(ids) = ids {
+                return Ok(ids);
+            }
+        }
+        Ok(self
+            .run_summaries()?
+            .runs
+            .into_iter()
+            .filter(|s| !s.claimed)
+            .map(|s| s.run_id)
+            .collect())
+    }
+
+    /// Whether this handle remembers the run state at `tip`.
+    pub fn is_loaded(&self, tip: ObjectId) -> bool {
+        self.manifests.borrow().contains_key(&tip)
+    }
+
+    /// Drops what this handle remembers of the run state at `tip` (its manifest), for a pass
+    /// over many runs that reads each once (a push's scan) and must not hold them all.
+    pub fn forget_loaded(&self, tip: ObjectId) {
+        self.manifests.borrow_mut().remove(&tip);
+    }
+
+    /// Forgets the index of unclaimed runs (runs arrived that may be such runs): the next
+    /// [`Repo::unclaimed_runs`] rebuilds it.
+    pub fn forget_unclaimed_runs(&self) {
+        let _ = std::fs::remove_file(self.pair_dir().join("cache").join(UNCLAIMED_FILE));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oid(byte: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[byte; 20])
+    }
+
+    fn line(run: &str, tip: ObjectId) -> String {
+        format!(r#"{{"run_id":"{run}","tip":"{tip}","branch":"main"}}"#)
+    }
+
+    #[test]
+    fn cache_lines_join_the_tips_in_one_pass_and_only_at_the_same_tip() {
+        let ids: Vec<RunId> = [
+            "20260101-000001-aaaaaa",
+            "20260101-000002-bbbbbb",
+            "20260101-000003-cccccc",
+            "20260101-000004-dddddd",
+        ]
+        .iter()
+        .map(|s| RunId::parse(s).expect("id"))
+        .collect();
+        let tips: Vec<(RunId, ObjectId)> = ids
+            .iter()
+            .cloned()
+            .zip([oid(1), oid(2), oid(3), oid(4)])
+            .collect();
+        // Run 1 cached at its tip, run 2 at an older tip, run 3 not at all, run 4 cached;
+        // a line of a run that is gone sorts between them, and one is not a summary.
+        let text = [
+            line(ids[0].as_str(), oid(1)),
+            line(ids[1].as_str(), oid(9)),
+            line("20260101-000003-000000", oid(7)),
+            "garbage".to_owned(),
+            line(ids[3].as_str(), oid(4)),
+        ]
+        .join("\n");
+        let joined = cached_lines(text.as_bytes(), &tips);
+        let hit: Vec<bool> = joined.iter().map(Option::is_some).collect();
+        assert_eq!(hit, [true, false, false, true]);
+        assert_eq!(joined[3], Some(line(ids[3].as_str(), oid(4)).as_bytes()));
+        // Out of order (an older version's file): what cannot be joined is read again.
+        let reversed = [line(ids[3].as_str(), oid(4)), line(ids[0].as_str(), oid(1))].join("\n");
+        let joined = cached_lines(reversed.as_bytes(), &tips);
+        assert_eq!(joined.iter().filter(|l| l.is_some()).count(), 1);
+        assert!(cached_lines(b"", &tips).iter().all(Option::is_none));
     }
 }

@@ -5,8 +5,8 @@
 # kept in target/bench-results/<name>.log.
 #
 #   tests/bench/all.sh          # everything: 20,000-file repository, 1 GiB log corpus,
-#                               # 1,000 and 10,000 runs (fixtures are generated once, reused)
-#   QUICK=1 tests/bench/all.sh  # smaller inputs (2,000 runs, 100 MB corpus), for a quick look
+#                               # 1,000, 10,000 and 100,000 runs (fixtures are generated once, reused)
+#   QUICK=1 tests/bench/all.sh  # smaller inputs (2,000 and 10,000 runs, 100 MB corpus), for a quick look
 #
 # Not part of CI (minutes to hours on a small machine). Needs hyperfine for the hooks and start
 # benchmarks, npm for ccusage (skipped without it), the pinned CLIs for the reviewer one
@@ -17,7 +17,7 @@ cd "$root"
 out=$root/target/bench-results
 mkdir -p "$out"
 quick=${QUICK:-}
-if [ -n "$quick" ]; then runs_many=2000; corpus=100000000; else runs_many=10000; corpus=1100000000; fi
+if [ -n "$quick" ]; then runs_many=2000; corpus=100000000; scale_runs=10000; else runs_many=10000; corpus=1100000000; scale_runs=100000; fi
 
 cargo build --release --locked --quiet || exit 1
 
@@ -31,6 +31,7 @@ run() { # name command…
 }
 
 run store        bash tests/bench/store.sh 200
+run rounds       bash tests/bench/rounds.sh $([ -n "$quick" ] && echo 200 || echo 1000)
 run clean_check  cargo bench --locked --quiet --bench clean_check
 run start        bash tests/bench/start.sh 20
 run packet       cargo bench --locked --quiet --bench packet
@@ -43,6 +44,7 @@ run sync-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=3 cargo bench --locked
 run runs-many    env RUNS=$runs_many RECORDS=2 ITERATIONS=11 cargo bench --locked --quiet --bench runs
 run verify       bash tests/bench/verify.sh 1000 1000 9
 run reviewer     bash tests/bench/reviewer.sh 11
+run scale        bash tests/bench/scale.sh $scale_runs 3
 
 echo
 printf '%-12s %-6s %s\n' "benchmark" "target" "figures (medians; ratio = ours / peer)"

@@ -480,11 +480,11 @@ fn a_corrupted_record_is_one_error_line() {
     let run = env.start("corrupt");
     // Replace the run's tip with a commit whose start record is not JSON.
     let tree = env.git(&["rev-parse", &format!("refs/pair/runs/{run}^{{tree}}")]);
-    let records = env.git(&["ls-tree", &format!("{}:records", tree.trim())]);
+    let records = env.git(&["ls-tree", "-r", &format!("{}:records", tree.trim())]);
     let name = records
         .split('\t')
         .nth(1)
-        .expect("record name")
+        .expect("record path")
         .trim()
         .to_owned();
     let garbage = env.git_stdin(&["hash-object", "-w", "--stdin"], "{not json");

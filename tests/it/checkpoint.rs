@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{TestEnv, assert_one_error_line};
+use crate::common::{TestEnv, assert_one_error_line, record_path};
 
 /// A token the shipped scanner reports as `bearer` (mixed case and digits, so not a
 /// placeholder; `Bearer ` and 30 `a`s is one, on purpose).
@@ -27,7 +27,10 @@ fn stored_record(env: &TestEnv, run_id: &str, kind: &str) -> Vec<serde_json::Val
         .iter()
         .filter(|name| name.contains(&format!("-{kind}-")))
         .map(|name| {
-            let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:records/{name}")]);
+            let text = env.git(&[
+                "show",
+                &format!("refs/pair/runs/{run_id}:{}", record_path(name)),
+            ]);
             serde_json::from_str(&text).expect("record JSON")
         })
         .collect()
@@ -91,11 +94,13 @@ fn create_records_identity_snapshot_check_and_assessment() {
                 "cat-file",
                 "-s",
                 &format!(
-                    "refs/pair/runs/{run_id}:records/{}",
-                    env.records(&run_id)
-                        .iter()
-                        .find(|n| n.contains("-checkpoint-"))
-                        .expect("record")
+                    "refs/pair/runs/{run_id}:{}",
+                    record_path(
+                        env.records(&run_id)
+                            .iter()
+                            .find(|n| n.contains("-checkpoint-"))
+                            .expect("record")
+                    )
                 )
             ])
             .trim()

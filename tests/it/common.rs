@@ -208,15 +208,16 @@ impl TestEnv {
         serde_json::from_str(&text).expect("manifest.json is JSON")
     }
 
-    /// Record file names at a run's tip, read with real git.
+    /// Record file names at a run's tip (in their buckets), read with real git.
     pub fn records(&self, run_id: &str) -> Vec<String> {
         self.git(&[
             "ls-tree",
+            "-r",
             "--name-only",
             &format!("refs/pair/runs/{run_id}:records"),
         ])
         .lines()
-        .map(str::to_owned)
+        .map(|path| path.rsplit('/').next().unwrap_or(path).to_owned())
         .collect()
     }
 
@@ -229,6 +230,17 @@ impl TestEnv {
             "git fsck complained:\n{out}"
         );
     }
+}
+
+/// Where the record file `name` lives in a run's tree: `records/<bucket>/<name>`, the bucket
+/// its seq / 256, four digits.
+pub fn record_path(name: &str) -> String {
+    let seq: u64 = name
+        .split('-')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .expect("a record file name starts with its seq");
+    format!("records/{:04}/{name}", seq / 256)
 }
 
 /// The hermetic environment of every command a test runs: nothing inherited but `TMPDIR`;

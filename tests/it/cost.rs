@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{TestEnv, assert_one_error_line, fixtures};
+use crate::common::{TestEnv, assert_one_error_line, fixtures, record_path};
 
 pub(crate) const CLAUDE_SESSION: &str = "11111111-2222-4333-8444-555555555555";
 const CODEX_SESSION: &str = "0199f0aa-1111-7222-8333-444455556666";
@@ -336,7 +336,7 @@ fn at_the_budget_alert_review_starts_no_paid_reviewer() {
         .expect("a dispatch record");
     let record = env.git(&[
         "show",
-        &format!("refs/pair/runs/{run_id}:records/{dispatch}"),
+        &format!("refs/pair/runs/{run_id}:{}", record_path(&dispatch)),
     ]);
     assert!(record.contains("\"over_budget\":true"), "{record}");
     let finish = env.pair(&["finish"]);
@@ -598,7 +598,10 @@ fn a_reviewer_session_is_recorded_at_its_clis_own_cost() {
         .records(&run_id)
         .iter()
         .map(|name| {
-            let text = env.git(&["show", &format!("refs/pair/runs/{run_id}:records/{name}")]);
+            let text = env.git(&[
+                "show",
+                &format!("refs/pair/runs/{run_id}:{}", record_path(name)),
+            ]);
             serde_json::from_str::<serde_json::Value>(&text).expect("json")
         })
         .find(|r| r["kind"] == "review")

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::common::{TestEnv, fixtures};
+use crate::common::{TestEnv, fixtures, record_path};
 
 fn cmd(script: &str) -> String {
     format!(
@@ -222,8 +222,7 @@ fn an_approval_with_unreviewed_binary_content_is_partial_and_opens_nothing() {
         .rfind(|r| r.contains("-finish"))
         .expect("finish record");
     let record: Value =
-        serde_json::from_str(&show(&env, &run_id, &format!("records/{finish_record}")))
-            .expect("json");
+        serde_json::from_str(&show(&env, &run_id, &record_path(&finish_record))).expect("json");
     assert_eq!(record["accept_partial"], true, "{record}");
     // After finish, the gate still does not open on a partial approval.
     assert_eq!(env.pair(&["gate"]).code, 1);

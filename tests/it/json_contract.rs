@@ -322,7 +322,7 @@ fn show_json_keys() {
         &env,
         &["show", &run_id],
         0,
-        "{v,run_id,task,cwd,branch,base,coder,reviewer,max_rounds,budget_usd,budget_warn_ratio,created_at,rounds:[{n,role,tool,session_id,started_at,ended_at,findings,findings_addressed,verdict,outcome,cost_usd,summaries}],reviewer_fallback,outcome:{verdict,rounds,override},pr,next_action,spent_usd,sessions:{},pending_review,run_settings:{},claimed,conflicts,records,last_seq,last_record}",
+        "{v,run_id,task,cwd,branch,base,coder,reviewer,max_rounds,budget_usd,budget_warn_ratio,created_at,rounds:[{n,role,tool,session_id,started_at,ended_at,findings,findings_addressed,verdict,outcome,cost_usd,summaries}],reviewer_fallback,outcome:{verdict,rounds,override},pr,next_action,spent_usd,sessions:{},pending_review,run_settings:{},claimed,conflicts,records,last_seq,last_record,records_tree}",
     );
     pin(
         &env,

@@ -1,7 +1,7 @@
 //! `coder-done`, `status`, `handoff`, `list`, `show`: the first half of the loop as stored
 //! state, and the run-id rows of SPEC §13.
 
-use crate::common::{TestEnv, assert_one_error_line};
+use crate::common::{TestEnv, assert_one_error_line, record_path};
 
 #[test]
 fn coder_done_records_a_round_and_moves_next_action_to_review() {
@@ -30,8 +30,8 @@ fn coder_done_records_a_round_and_moves_next_action_to_review() {
     let record = env.git(&[
         "show",
         &format!(
-            "refs/pair/runs/{run_id}:records/{}",
-            env.records(&run_id)[1]
+            "refs/pair/runs/{run_id}:{}",
+            record_path(&env.records(&run_id)[1])
         ),
     ]);
     let record: serde_json::Value = serde_json::from_str(&record).expect("record JSON");

@@ -17,6 +17,7 @@ mod finish;
 mod hooks;
 mod isolation;
 mod json_contract;
+mod layout;
 mod lifecycle;
 mod loop_state;
 mod man;

@@ -254,7 +254,11 @@ fn finish_record(pr: &PrEnv) -> String {
     pr.env.git(&[
         "cat-file",
         "-p",
-        &format!("refs/pair/runs/{}:records/{name}", pr.run_id),
+        &format!(
+            "refs/pair/runs/{}:{}",
+            pr.run_id,
+            crate::common::record_path(&name)
+        ),
     ])
 }
 
@@ -395,7 +399,7 @@ impl PrEnv {
             .rev()
             .find(|n| kind_of(n) == kind)
             .unwrap_or_else(|| panic!("no {kind} record"));
-        self.show(&format!("records/{name}"))
+        self.show(&crate::common::record_path(&name))
             .parse::<serde_json::Value>()
             .expect("a record is JSON")
     }
@@ -417,12 +421,7 @@ impl PrEnv {
     }
 
     fn fsck_is_clean(&self) {
-        let out = self.env.git_out(&["fsck", "--strict", "--no-dangling"]);
-        assert_eq!(out.code, 0, "git fsck:\n{out}");
-        assert!(
-            !out.stdout.contains("error") && !out.stderr.contains("error"),
-            "git fsck:\n{out}"
-        );
+        self.env.assert_fsck_clean();
     }
 }
 

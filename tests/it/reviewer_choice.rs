@@ -56,7 +56,10 @@ fn codex_gets_the_configured_model_and_effort_and_the_review_records_them() {
     let text = env.git(&[
         "cat-file",
         "-p",
-        &format!("refs/pair/runs/{run_id}:records/{review}"),
+        &format!(
+            "refs/pair/runs/{run_id}:{}",
+            crate::common::record_path(&review)
+        ),
     ]);
     assert!(text.contains("\"model\":\"gpt-5.2\""), "{text}");
     assert!(text.contains("\"effort\":\"high\""), "{text}");

@@ -6,7 +6,7 @@
 //!
 //! Every secret is assembled at run time from a seeded generator: this file holds none.
 
-use crate::common::{Output, TestEnv, assert_one_error_line, fixtures};
+use crate::common::{Output, TestEnv, assert_one_error_line, fixtures, record_path};
 use crate::sync::{Net, path};
 
 /// A small deterministic generator (xorshift), so the secrets look random but are fixed.
@@ -201,7 +201,7 @@ fn the_env_story_redacts_the_packet_blocks_the_round_and_leaks_nothing() {
     assert!(show(&env, &run_id, "reviews/1/diff.patch").contains("[REDACTED:aws-access-key-id]"));
     let mut stored = show(&env, &run_id, "manifest.json");
     for record in env.records(&run_id) {
-        stored.push_str(&show(&env, &run_id, &format!("records/{record}")));
+        stored.push_str(&show(&env, &run_id, &record_path(&record)));
     }
     stored.push_str(&env.git(&["log", "--format=%B", &format!("refs/pair/runs/{run_id}")]));
     for secret in secrets {
@@ -665,7 +665,7 @@ fn a_secret_typed_into_the_task_or_a_summary_is_recorded_redacted() {
     assert!(out.stderr.contains("1 secret redacted"), "{out}");
     let mut stored = show(&env, &run_id, "manifest.json");
     for record in env.records(&run_id) {
-        stored.push_str(&show(&env, &run_id, &format!("records/{record}")));
+        stored.push_str(&show(&env, &run_id, &record_path(&record)));
     }
     stored.push_str(&env.read("HANDOFF.md"));
     stored.push_str(&env.git(&["log", "--format=%B", &format!("refs/pair/runs/{run_id}")]));

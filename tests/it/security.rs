@@ -6,7 +6,7 @@
 use git_pair::model::{Body, RunId, Start};
 use git_pair::store::{Append, Content, Repo};
 
-use crate::common::{TestEnv, assert_one_error_line, fixtures};
+use crate::common::{TestEnv, assert_one_error_line, fixtures, record_path};
 use crate::sync::Net;
 
 fn refs(env: &TestEnv) -> String {
@@ -143,7 +143,7 @@ fn huge_or_deeply_nested_records_are_refused_without_harm() {
             &env,
             |id| start_record(id, &env),
             vec![(
-                format!("records/000002-coder-{name}.json"),
+                record_path(&format!("000002-coder-{name}.json")),
                 Content::Blob(content.into_bytes()),
             )],
         );
@@ -592,7 +592,7 @@ fn a_session_id_from_a_record_never_reaches_argv_as_an_option() {
         .into_iter()
         .find(|n| n.contains("-review-") && !n.contains("-review-dispatch-"))
         .expect("a review record");
-    let path = format!("records/{name}");
+    let path = record_path(&name);
     let text = env.git(&["show", &format!("refs/pair/runs/{run}:{path}")]);
     assert!(text.contains(&session), "{text}");
     let forged = text.replace(&session, &evil.replace('"', "\\\""));

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{TestEnv, fixtures};
+use crate::common::{TestEnv, fixtures, record_path};
 
 const ID: &str = "33333333-4444-4555-8666-777777777777";
 
@@ -221,7 +221,7 @@ fn a_resumed_panel_does_not_run_the_member_that_finished() {
         .rfind(|r| r.contains("-review-dispatch-"))
         .expect("re-dispatch");
     let redispatch: Value =
-        serde_json::from_str(&show(&env, &run_id, &format!("records/{redispatch}"))).expect("json");
+        serde_json::from_str(&show(&env, &run_id, &record_path(redispatch))).expect("json");
     assert_eq!(
         redispatch["reviewers"],
         serde_json::json!(["command", "command"])
@@ -242,7 +242,7 @@ fn the_panel_cap_and_its_binding_limit_are_reported_and_recorded() {
             .iter()
             .rfind(|r| r.contains("-review-dispatch-"))
             .expect("dispatch");
-        serde_json::from_str(&show(env, &run_id, &format!("records/{name}"))).expect("json")
+        serde_json::from_str(&show(env, &run_id, &record_path(name))).expect("json")
     };
     let cases: &[(Option<&str>, Option<usize>, usize, &str)] = &[
         (None, None, 2, "reviewers"),

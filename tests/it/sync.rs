@@ -438,7 +438,7 @@ fn the_merge_is_deterministic_commutative_and_idempotent() {
     );
     // The union holds exactly the records of both sides, read back with real git.
     let names = |rev: &str| -> std::collections::BTreeSet<String> {
-        a.git(&["ls-tree", "--name-only", &format!("{rev}:records")])
+        a.git(&["ls-tree", "-r", "--name-only", &format!("{rev}:records")])
             .lines()
             .map(str::to_owned)
             .collect()
@@ -1210,4 +1210,102 @@ fn runs_started_before_runs_had_owners_stay_where_they_were_started() {
     a.git(&["switch", "-q", "-c", "moved"]);
     let moved = legacy(a, "/somewhere/it/was/before", "moved");
     assert_eq!(a.pair_json(&["status"])["run_id"], moved.as_str());
+}
+
+/// Starts a run in `env` as of `NOW + seconds` (run ids sort by that time).
+fn start_at(env: &TestEnv, seconds: i64, task: &str) -> String {
+    let now = (crate::common::NOW + seconds).to_string();
+    let out = env.pair_env(
+        &["start", "--replace", "--task", task, "--json"],
+        &[("GIT_PAIR_NOW", now.as_str())],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    out.json()["run_id"].as_str().expect("run_id").to_owned()
+}
+
+#[test]
+fn this_clones_run_is_found_past_many_newer_runs_of_other_clones_without_listing_them() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let mine = start_at(b, 0, "mine");
+    // Twelve newer runs of another clone on the same branch, unfinished: nobody's active run
+    // here, and more than the few newest that are read directly.
+    let theirs: Vec<String> = (1..=12)
+        .map(|i| start_at(a, 60 * i, &format!("theirs {i}")))
+        .collect();
+    a.pair_json(&["push"]);
+    b.pair_json(&["pull"]);
+    // The first selection past the newest runs lists every run once (the index of runs
+    // started before runs had owners is rebuilt: the pull created runs).
+    assert_eq!(b.pair_json(&["status"])["run_id"], mine.as_str());
+    // Since then, selection reads this clone's runs only: the summary cache is not read or
+    // written again.
+    let cache = b.repo.join(".git/pair/cache/runs-v3.jsonl");
+    std::fs::remove_file(&cache).expect("the listing wrote the summary cache");
+    assert_eq!(b.pair_json(&["status"])["run_id"], mine.as_str());
+    b.pair_json(&["coder-done", "--summary", "my work"]);
+    assert_eq!(b.pair_json(&["status"])["round"], 1);
+    assert_eq!(stop_hook(b), stop_hook(b));
+    assert!(!cache.exists(), "a selection listed every run");
+    // `start` refuses while it is active, and names it.
+    let out = b.pair(&["start", "--task", "second"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains(&mine), "{out}");
+
+    // The listing: newest first, `--limit` the newest only (read directly, no cache).
+    let limited = b.pair_json(&["list", "--limit", "3"]);
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| r["run_id"].as_str().expect("id").to_owned())
+            .collect()
+    };
+    let newest: Vec<String> = theirs.iter().rev().take(3).cloned().collect();
+    assert_eq!(ids(&limited), newest);
+    assert!(!cache.exists(), "--limit 3 read the summary cache");
+    let all = b.pair_json(&["list"]);
+    let mut want: Vec<String> = theirs.iter().rev().cloned().collect();
+    want.push(mine.clone());
+    assert_eq!(ids(&all), want);
+    assert_eq!(all["runs"][12]["owned"], true);
+    assert_eq!(all["runs"][0]["owned"], false);
+    // Warm (from the cache) and with a limit past the direct reads: the same lines.
+    assert_eq!(b.pair_json(&["list"]), all);
+    assert_eq!(ids(&b.pair_json(&["list", "--limit", "100"])), want);
+    let human = b.pair(&["list", "--limit", "1"]);
+    assert_eq!(human.stdout.lines().count(), 1, "{human}");
+    assert!(human.stdout.starts_with(&theirs[11]), "{human}");
+    assert!(human.stdout.contains("(other clone)"), "{human}");
+}
+
+#[test]
+fn push_records_every_landed_ref_and_nothing_new_pushes_nothing() {
+    let net = Net::new(2);
+    let (a, b) = (&net.clones[0], &net.clones[1]);
+    let runs: Vec<String> = (0..40).map(|i| start_at(a, 60 * i, "many")).collect();
+    let pushed = a.pair_json(&["push"]);
+    assert_eq!(pushed["pushed_runs"], 40);
+    // Every pushed run's staged copy follows the remote, so the next push sends nothing.
+    let staged = a.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4) %(objectname)",
+        "refs/pair-remotes/origin/pair/runs/",
+    ]);
+    assert_eq!(staged.lines().count(), 40, "{staged}");
+    for run in &runs {
+        assert!(staged.contains(&format!("{run} {}", tip(a, run))), "{run}");
+    }
+    let again = a.pair_json(&["push"]);
+    assert_eq!(again["pushed_runs"], 0);
+    assert_eq!(again["pushed"], 0);
+    b.pair_json(&["pull"]);
+    assert_eq!(
+        b.pair_json(&["list"])["runs"]
+            .as_array()
+            .expect("runs")
+            .len(),
+        40
+    );
 }

@@ -844,7 +844,7 @@ fn edited_json(env: &TestEnv, run_id: &str, path: &str, edit: impl FnOnce(&mut V
     v.to_string()
 }
 
-/// The record file of `kind` (the first) of run `run_id`, as `records/<name>`.
+/// The record file of `kind` (the first) of run `run_id`, as `records/<bucket>/<name>`.
 fn record_path(env: &TestEnv, run_id: &str, kind: &str) -> String {
     // `000004-review-<12 hex>.json`: the kind is exactly what sits between seq and id.
     let name = env
@@ -856,7 +856,7 @@ fn record_path(env: &TestEnv, run_id: &str, kind: &str) -> String {
                 .is_some_and(|(k, _)| k == kind)
         })
         .unwrap_or_else(|| panic!("run {run_id} has a {kind} record"));
-    format!("records/{name}")
+    crate::common::record_path(&name)
 }
 
 #[test]
@@ -1066,7 +1066,10 @@ fn a_malformed_run_is_reported_and_skipped_and_drop_removes_it_for_good() {
     let tree = edited_tree(
         &mate,
         tip.trim(),
-        &[("records/000099-review-0123456789ab.json", Some("{not json"))],
+        &[(
+            "records/0000/000099-review-0123456789ab.json",
+            Some("{not json"),
+        )],
     );
     let commit = mate.git(&["commit-tree", &tree, "-m", "broken"]);
     mate.git(&[
@@ -1113,9 +1116,10 @@ fn a_malformed_run_is_reported_and_skipped_and_drop_removes_it_for_good() {
     // list keeps working and names the unreadable one; status is not thrown by it.
     // (A record that is not JSON makes its run unreadable too: the manifest is only a cache,
     // rebuilt from the records.)
+    // Newest first, as list prints runs.
     let listed = ci.pair_json(&["list"]);
-    assert_eq!(listed["malformed_runs"][0]["run"], blob_run, "{listed}");
-    assert_eq!(listed["malformed_runs"][1]["run"], json_run, "{listed}");
+    assert_eq!(listed["malformed_runs"][0]["run"], json_run, "{listed}");
+    assert_eq!(listed["malformed_runs"][1]["run"], blob_run, "{listed}");
     assert_eq!(
         listed["runs"].as_array().expect("runs").len(),
         1,

@@ -73,6 +73,9 @@ impl Manifest {
             // A panel member's part is projected with the round's `review` record.
             Body::AllowSecret(_) | Body::ReviewMember(_) | Body::Unknown { .. } => {}
         }
+        if matches!(record.body, Body::Coder(_) | Body::Review(_)) {
+            self.fold_old_rounds();
+        }
         self.next_action = self.next_action(Observed {
             budget_alert: self.stored_budget_alert(),
             review_running: false,
@@ -341,6 +344,41 @@ impl Manifest {
             latest.state = CheckpointState::Archived;
         }
         self.compactions = 0;
+    }
+
+    /// Drops the round entries older than the window (the newest `round_window` round
+    /// numbers), except the last two reviews with a verdict, which the loop's rules read
+    /// (the last verdict, a stalled loop); counts what it drops in `rounds_folded`. A cost
+    /// measured later for a dropped round counts to the run's spend only.
+    fn fold_old_rounds(&mut self) {
+        let Some(window) = self.round_window else {
+            return;
+        };
+        let Some(newest) = self.rounds.iter().map(|e| e.n).max() else {
+            return;
+        };
+        let floor = newest.saturating_sub(window);
+        if self.rounds.iter().all(|e| e.n > floor) {
+            return;
+        }
+        let verdicts: Vec<usize> = self
+            .rounds
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, e)| e.role == Role::Reviewer && e.verdict.is_some())
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        let before = self.rounds.len();
+        let mut i = 0;
+        self.rounds.retain(|e| {
+            let keep = e.n > floor || verdicts.contains(&i);
+            i += 1;
+            keep
+        });
+        let dropped = u32::try_from(before - self.rounds.len()).unwrap_or(u32::MAX);
+        self.rounds_folded = self.rounds_folded.saturating_add(dropped);
     }
 
     fn entry_mut(&mut self, n: u32, role: Role) -> Option<&mut RoundEntry> {

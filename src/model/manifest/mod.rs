@@ -251,6 +251,20 @@ pub struct Manifest {
     /// The PR's final round (`pair.prFinalRound`), once the PR was recorded for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pr_round: Option<PrRound>,
+    /// The id of the `records/` tree this projection is of, stamped by the store when it
+    /// writes the manifest beside it: a stored manifest whose stamp is its tree's `records/`
+    /// describes exactly those records, checked without listing them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records_tree: Option<String>,
+    /// Round entries folded out of `rounds`: the manifest keeps the newest
+    /// [`ROUNDS_KEPT`] rounds in full (and the last two reviews with a verdict), so it stays
+    /// the same size however long the run; whatever needs every round projects it from the
+    /// records ([`Manifest::unbounded`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rounds_folded: u32,
+    /// How many rounds `rounds` keeps (`None`: every one); not stored.
+    #[serde(skip, default = "default_round_window")]
+    round_window: Option<u32>,
     /// The run's latest checkpoint and where it stands (SPEC §10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<LatestCheckpoint>,
@@ -265,6 +279,13 @@ pub struct Manifest {
 
 fn default_warn_ratio() -> f64 {
     0.8
+}
+
+/// How many of the newest rounds a stored manifest keeps in `rounds`.
+pub const ROUNDS_KEPT: u32 = 16;
+
+fn default_round_window() -> Option<u32> {
+    Some(ROUNDS_KEPT)
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -302,10 +323,23 @@ impl Manifest {
             records: 0,
             last_seq: 0,
             last_record: None,
+            records_tree: None,
+            rounds_folded: 0,
+            round_window: default_round_window(),
             checkpoint: None,
             compactions: 0,
             pr_round: None,
             extra: serde_json::Map::new(),
+        }
+    }
+
+    /// The projection of no records that keeps every round in `rounds` (the stored one keeps
+    /// the newest [`ROUNDS_KEPT`]): for views of the whole run (the PR body, `cost`), folded
+    /// from its records.
+    pub fn unbounded() -> Self {
+        Manifest {
+            round_window: None,
+            ..Manifest::empty()
         }
     }
 

@@ -333,3 +333,47 @@ fn a_stored_manifest_reads_back_as_written_even_its_long_numbers() {
     let back: Manifest = serde_json::from_slice(&again).expect("decodes");
     assert_eq!(back, manifest);
 }
+
+#[test]
+fn the_stored_projection_keeps_the_newest_rounds_and_answers_as_the_whole_one() {
+    let mut records = vec![rec(1, start(100))];
+    let mut seq = 1;
+    for round in 1..=40u32 {
+        seq += 1;
+        records.push(rec(seq, coder(&format!("round {round}"))));
+        // A review that failed, then the one that decided the round: the same findings every
+        // round (a stalled loop), an approval at round 3.
+        seq += 1;
+        records.push(rec(seq, review(&format!("f{round}"), round, None, &[])));
+        seq += 1;
+        let verdict = match round {
+            3 => Verdict::Approved,
+            _ => Verdict::ChangesRequested,
+        };
+        records.push(rec(
+            seq,
+            review(&format!("d{round}"), round, Some(verdict), &["same"]),
+        ));
+    }
+    let bounded = Manifest::project(&records);
+    let mut whole = Manifest::unbounded();
+    for record in &records {
+        whole.apply(record);
+    }
+    assert_eq!(whole.rounds.len(), 120);
+    // The newest 16 rounds: a coder entry and two reviewer entries each.
+    assert_eq!(bounded.rounds.len(), 48, "{:?}", bounded.rounds);
+    assert_eq!(bounded.rounds_folded, 120 - 48);
+    assert_eq!(bounded.rounds.first().map(|e| e.n), Some(25));
+    assert_eq!(bounded.rounds, whole.rounds[72..]);
+    for m in [&bounded, &whole] {
+        assert_eq!(m.current_coder_round(), Some(40));
+    }
+    assert_eq!(bounded.last_verdict(), whole.last_verdict());
+    assert!(bounded.is_stalled() && whole.is_stalled());
+    assert_eq!(bounded.next_action, whole.next_action);
+    // Stored and read back, the bound holds (the window is not stored).
+    let stored: Manifest =
+        serde_json::from_slice(&serde_json::to_vec(&bounded).expect("json")).expect("read");
+    assert_eq!(stored, bounded);
+}

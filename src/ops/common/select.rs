@@ -168,7 +168,9 @@ struct Found {
 /// The newest run on `branch` whose finished state `wanted` accepts and that belongs here:
 /// among the runs that only carry a checkpoint when `carrier`, else among the others.
 /// The newest few runs are read directly (the usual case: this branch's run is among the
-/// latest); past them, the cached run summaries answer without reading every manifest.
+/// latest); past them, only runs that can belong here are read: this clone's ownership refs
+/// and the runs started before runs had owners, newest first. So the cost follows this
+/// clone's own runs, never the number of runs other clones pushed.
 fn newest_on_branch(
     repo: &Repo,
     branch: &str,
@@ -181,6 +183,9 @@ fn newest_on_branch(
         owned: None,
         elsewhere: None,
     };
+    let matches = |m: &crate::model::Manifest| {
+        m.branch == branch && m.carrier == carrier && wanted(m.is_finished())
+    };
     // One more than is read: whether any run lies past them.
     let newest = repo.newest_run_tips(READ_DIRECTLY + 1)?;
     for (id, tip) in newest.iter().rev().take(READ_DIRECTLY) {
@@ -191,33 +196,36 @@ fn newest_on_branch(
             Err(_) if !repo.has_claim(id)? => continue,
             Err(err) => return Err(err.into()),
         };
-        if m.branch == branch
-            && m.carrier == carrier
-            && wanted(m.is_finished())
-            && found.consider(&owners, id, m.claimed, &m.cwd)?
-        {
+        if matches(&m) && found.consider(&owners, id, m.claimed, &m.cwd)? {
             return Ok(found);
         }
     }
     if newest.len() <= READ_DIRECTLY {
         return Ok(found);
     }
-    let summaries = repo.run_summaries()?;
-    for (id, reason) in &summaries.malformed {
-        if repo.has_claim(id)? {
-            return Err(crate::store::Error::CorruptRun {
-                run_id: id.to_string(),
-                detail: reason.clone(),
-            }
-            .into());
+    let read: BTreeSet<&RunId> = newest
+        .iter()
+        .rev()
+        .take(READ_DIRECTLY)
+        .map(|(id, _)| id)
+        .collect();
+    let claimed = repo.claimed_runs()?;
+    let mut candidates: BTreeSet<RunId> = repo.unclaimed_runs()?.into_iter().collect();
+    candidates.extend(claimed.iter().cloned());
+    for id in candidates.iter().rev() {
+        if read.contains(id) {
+            continue;
         }
-    }
-    for s in summaries.runs.into_iter().rev() {
-        if s.branch == branch
-            && s.carrier == carrier
-            && wanted(s.finished)
-            && found.consider(&owners, &s.run_id, s.claimed, &s.cwd)?
-        {
+        let Some(tip) = repo.run_tip(id)? else {
+            // A claim (or an index line) left for a run that is gone.
+            continue;
+        };
+        let m = match repo.load_at(id, tip) {
+            Ok(state) => state.manifest,
+            Err(_) if !claimed.contains(id) => continue,
+            Err(err) => return Err(err.into()),
+        };
+        if matches(&m) && found.consider(&owners, id, m.claimed, &m.cwd)? {
             break;
         }
     }

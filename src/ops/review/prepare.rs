@@ -20,7 +20,14 @@ use crate::store::{Material, Repo, RunState};
 pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan, Error> {
     let state = repo.load(run_id)?;
     let m = &state.manifest;
-    let records = repo.records(&state)?;
+    let reviewed_round = m
+        .pending_review
+        .as_ref()
+        .map(|p| p.round)
+        .or_else(|| m.current_coder_round())
+        .unwrap_or(0);
+    let mut history = History::read(repo, &state, reviewed_round)?;
+    let records = history.tail.clone();
     let surfaces =
         Surfaces::load(settings.surface_file.as_deref()).map_err(crate::review::Error::from)?;
     let templates = Templates::with_override(settings.prompt_template.as_deref())?;
@@ -42,7 +49,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         return resume(
             repo,
             &state,
-            &records,
+            &mut history,
             pending.round,
             &pending.dispatch,
             settings,
@@ -150,7 +157,7 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         },
     );
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
-    let (members, unbound) = bind_members(&surfaces, &records, settings, &cache, None, &[])?;
+    let (members, unbound) = bind_members(&surfaces, &mut history, settings, &cache, None, &[])?;
     check_choices(&members, settings)?;
     // Only a speed-up: a cache that cannot be written means probing again next time.
     let _ = cache.save();
@@ -218,7 +225,7 @@ fn redact_parts(scanner: &Scanner, mut parts: PromptParts) -> PromptParts {
 fn resume(
     repo: &Repo,
     state: &RunState,
-    records: &[model::Record],
+    history: &mut History<'_>,
     round: u32,
     dispatch_id: &str,
     settings: &Settings,
@@ -231,6 +238,7 @@ fn resume(
         round,
         what: what.to_owned(),
     };
+    let records = &history.tail.clone();
     let dispatch = records
         .iter()
         .find_map(|r| match &r.body {
@@ -268,7 +276,7 @@ fn resume(
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
     let (members, unbound) = bind_members(
         surfaces,
-        records,
+        history,
         settings,
         &cache,
         Some(&dispatch.reviewers),
@@ -449,7 +457,7 @@ fn interrupted_chain(records: &[model::Record], round: u32) -> Vec<String> {
 /// `done` finished already and are not bound.
 fn bind_members(
     surfaces: &Surfaces,
-    records: &[model::Record],
+    history: &mut History<'_>,
     settings: &Settings,
     cache: &review::ProbeCache,
     names: Option<&[String]>,
@@ -495,7 +503,7 @@ fn bind_members(
             Err(e) => return Err(e.into()),
         };
         let resume_session = if bound.supports_resume() {
-            last_session_of(records, &bound.label())
+            history.last_session_of(&bound.label())?
         } else {
             None
         };
@@ -528,15 +536,85 @@ pub(super) fn check_choices(members: &[Member], settings: &Settings) -> Result<(
     Ok(())
 }
 
-fn last_session_of(records: &[model::Record], reviewer: &str) -> Option<String> {
-    records.iter().rev().find_map(|r| match &r.body {
-        Body::Review(review) => review
-            .reviewers
-            .iter()
-            .find(|a| a.tool == reviewer && a.verdict.is_some())
-            .and_then(|a| a.session_id.clone()),
-        _ => None,
-    })
+/// The records a review round reads, newest last: the round's own (its coder records,
+/// dispatches, members' parts and reviews) back to and including the last review with a
+/// verdict of an earlier round, which is all the round's rules and prompt need; older records
+/// are read only on demand (a reviewer's last session, when the tail does not name it). A run
+/// of a thousand rounds costs what its last round holds, not the run.
+struct History<'r> {
+    /// In stored order.
+    tail: Vec<model::Record>,
+    /// The records before the tail, newest first, read as asked for.
+    older: Option<crate::store::NewestFirst<'r>>,
+    /// Those read from `older` so far, newest first.
+    read: Vec<model::Record>,
+}
+
+impl<'r> History<'r> {
+    /// No history: reviewers bound afresh, nothing to resume.
+    fn none() -> History<'r> {
+        History {
+            tail: Vec::new(),
+            older: None,
+            read: Vec::new(),
+        }
+    }
+
+    fn read(repo: &'r Repo, state: &RunState, round: u32) -> Result<History<'r>, Error> {
+        let mut newest = repo.records_newest_first(state)?;
+        let mut tail = Vec::new();
+        for record in newest.by_ref() {
+            let record = record?;
+            let earlier_verdict = matches!(&record.body,
+                Body::Review(r) if r.verdict.is_some() && r.round < round);
+            // Records from before coder records named their round count rounds by folding
+            // from the start: such a run is read whole.
+            if matches!(&record.body, Body::Coder(c) if c.round.is_none()) {
+                return Ok(History {
+                    tail: repo.records(state)?,
+                    older: None,
+                    read: Vec::new(),
+                });
+            }
+            tail.push(record);
+            if earlier_verdict {
+                break;
+            }
+        }
+        tail.reverse();
+        Ok(History {
+            tail,
+            older: Some(newest),
+            read: Vec::new(),
+        })
+    }
+
+    /// The session of `reviewer`'s last answer with a verdict, to resume it.
+    fn last_session_of(&mut self, reviewer: &str) -> Result<Option<String>, Error> {
+        let session = |r: &model::Record| match &r.body {
+            Body::Review(review) => review
+                .reviewers
+                .iter()
+                .find(|a| a.tool == reviewer && a.verdict.is_some())
+                .and_then(|a| a.session_id.clone()),
+            _ => None,
+        };
+        if let Some(found) = self.tail.iter().rev().chain(&self.read).find_map(session) {
+            return Ok(Some(found));
+        }
+        let Some(older) = self.older.as_mut() else {
+            return Ok(None);
+        };
+        for record in older.by_ref() {
+            let record = record?;
+            let found = session(&record);
+            self.read.push(record);
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
 }
 
 fn parallelism(members: &[Member], settings: &Settings) -> review::Parallelism {
@@ -607,7 +685,8 @@ pub fn prepare_change(
         },
     );
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
-    let (mut members, unbound) = bind_members(&surfaces, &[], settings, &cache, None, &[])?;
+    let (mut members, unbound) =
+        bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
     let _ = cache.save();
     for m in &mut members {
         m.resume_session = None;
@@ -662,7 +741,8 @@ pub fn prepare_plan_alone(run_id: &RunId, settings: &Settings) -> Result<Plan, E
         },
     );
     let cache = review::ProbeCache::in_memory();
-    let (members, unbound) = bind_members(&surfaces, &[], settings, &cache, None, &[])?;
+    let (members, unbound) =
+        bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
     check_choices(&members, settings)?;
     let parallelism = parallelism(&members, settings);
     Ok(Plan {

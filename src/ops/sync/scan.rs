@@ -208,7 +208,13 @@ impl<'a> Guard<'a> {
                     expected,
                     new,
                 } => {
+                    let known = self.repo.is_loaded(*new);
                     let state = self.repo.load_at(run_id, *new)?;
+                    if !known {
+                        // One pass over every run: holding each manifest is what cost a push
+                        // of 100,000 runs most of its memory.
+                        self.repo.forget_loaded(*new);
+                    }
                     let base = state.manifest.base.map(ObjectId::from);
                     let public_base = match base {
                         Some(base) if self.remote_has(base)? => Some(base),

@@ -149,6 +149,7 @@ impl Repo {
                     Some(tip) => (Integration::Merged, self.merge_tips(run_id, tip, other)?),
                 };
                 self.move_ref(run_id, local, new)?;
+                self.note_loose_commit(new);
                 Ok(integration)
             },
             || self.clear_stale_ref_lock(run_id),

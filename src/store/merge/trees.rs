@@ -12,7 +12,7 @@ use gix::objs::tree::{Entry, EntryMode};
 
 use super::union::{Union, union};
 use crate::model::{Body, Manifest, Record, RunId};
-use crate::store::layout::{MANIFEST, RECORDS, manifest_json};
+use crate::store::layout::{MANIFEST, RECORDS, manifest_json, record_bucket, record_seq};
 use crate::store::{Error, Repo};
 
 /// Where the losing copy of a record file that two sides hold with different bytes goes
@@ -34,7 +34,7 @@ impl Repo {
         // Records: by file name; a name with two different blobs keeps the smaller one.
         let mut claims = Vec::new();
         for tree in trees {
-            claims.extend(self.tree_entries(tree, RECORDS)?);
+            claims.extend(self.record_entries(tree)?);
         }
         let Union { kept, displaced } = union(claims);
         let displaced: Vec<(String, ObjectId)> = displaced
@@ -45,20 +45,31 @@ impl Repo {
         for (name, id) in &kept {
             records.push(self.read_record(run_id, name, *id)?);
         }
-        let manifest = Manifest::project(&records);
+        let mut manifest = Manifest::project(&records);
         let atoms = snapshot_ids(&records);
 
         // Everything else: a recursive union of the two roots.
         let root = self.union_trees(&trees, &[MANIFEST, RECORDS], &atoms)?;
-        let records_tree = self.write_tree(
-            kept.iter()
-                .map(|(name, id)| Entry {
-                    mode: EntryKind::Blob.into(),
-                    filename: name.as_str().into(),
-                    oid: *id,
-                })
-                .collect(),
-        )?;
+        // Always in buckets, whichever layout each side had.
+        let mut buckets: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+        for (name, id) in &kept {
+            let bucket = record_seq(name).map_or_else(|| record_bucket(0), record_bucket);
+            buckets.entry(bucket).or_default().push(Entry {
+                mode: EntryKind::Blob.into(),
+                filename: name.as_str().into(),
+                oid: *id,
+            });
+        }
+        let mut top = Vec::with_capacity(buckets.len());
+        for (bucket, entries) in buckets {
+            top.push(Entry {
+                mode: EntryKind::Tree.into(),
+                filename: bucket.as_str().into(),
+                oid: self.write_tree(entries)?,
+            });
+        }
+        let records_tree = self.write_tree(top)?;
+        manifest.records_tree = Some(records_tree.to_string());
         let mut editor = self
             .repo
             .edit_tree(root)

@@ -6,7 +6,7 @@
 //! into one pack rather than one loose file each (much faster for large changes). Open the
 //! repository `.with_object_memory()` to compute a snapshot without writing anything.
 
-mod pack;
+pub(crate) mod pack;
 mod scan;
 
 use std::collections::HashMap;
@@ -154,6 +154,15 @@ impl Staged {
 
     /// Writes the snapshot's new objects into `repo`'s object database and returns the tree.
     pub fn write(self, repo: &gix::Repository) -> Result<ObjectId, Error> {
+        self.write_telling_loose(repo).map(|(tree, _)| tree)
+    }
+
+    /// [`Staged::write`], and the ids of the objects it wrote loose (for the store to pack
+    /// them with its own once they pile up).
+    fn write_telling_loose(
+        self,
+        repo: &gix::Repository,
+    ) -> Result<(ObjectId, Vec<ObjectId>), Error> {
         let Staged { mut staging, tree } = self;
         write_staged(repo, &mut staging, tree)
     }
@@ -163,9 +172,9 @@ fn write_staged(
     repo: &gix::Repository,
     staging: &mut gix::Repository,
     tree: ObjectId,
-) -> Result<ObjectId, Error> {
+) -> Result<(ObjectId, Vec<ObjectId>), Error> {
     let Some(storage) = staging.objects.take_object_memory() else {
-        return Ok(tree);
+        return Ok((tree, Vec::new()));
     };
     let mut objects: Vec<(ObjectId, gix::objs::Kind, &[u8])> = storage
         .iter()
@@ -184,11 +193,11 @@ fn write_staged(
             })?;
             debug_assert_eq!(written, *id);
         }
-        return Ok(tree);
+        return Ok((tree, objects.iter().map(|(id, _, _)| *id).collect()));
     }
     objects.sort_by_key(|(id, _, _)| *id);
     pack::write(&repo.objects.store_ref().path().join("pack"), &objects)?;
-    Ok(tree)
+    Ok((tree, Vec::new()))
 }
 
 /// The snapshot's tree id, computed without writing any object (to compare the work tree
@@ -202,7 +211,11 @@ pub fn worktree_tree_id(repo: &gix::Repository) -> Result<ObjectId, Error> {
 
 /// Writes the work tree's snapshot into the object database ([`write_worktree_tree`]).
 pub fn write(repo: &Repo) -> Result<ObjectId, Error> {
-    write_worktree_tree(repo.gix())
+    let gix = repo.gix();
+    if gix.objects.clone().take_object_memory().is_some() {
+        return snapshot_into(gix);
+    }
+    stage_worktree_tree(gix)?.write_into(repo)
 }
 
 /// Computes the work tree's snapshot in memory, written later or never
@@ -225,7 +238,9 @@ pub fn equals(repo: &Repo, tree: ObjectId) -> Result<bool, Error> {
 impl Staged {
     /// Writes the snapshot's new objects into `repo` and returns the tree ([`Staged::write`]).
     pub fn write_into(self, repo: &Repo) -> Result<ObjectId, Error> {
-        self.write(repo.gix())
+        let (tree, loose) = self.write_telling_loose(repo.gix())?;
+        repo.note_loose_objects(&loose);
+        Ok(tree)
     }
 
     /// The entries that differ from `old` (a tree, `None` for the empty tree) to the

@@ -1,8 +1,9 @@
 //! Writes a set of new objects as one pack (`objects/pack/pack-<sha>.pack` + `.idx`, version 2),
 //! the way `git fast-import` or a fetch adds objects: one file instead of one file per object,
-//! which on most file systems is many times faster than loose objects. Objects are stored whole
-//! (no deltas); `git gc` repacks them like any other pack. Readers only see a pack once its
-//! index exists, so the index is moved into place last.
+//! which on most file systems is many times faster than loose objects. Objects are stored whole,
+//! or (given a base earlier in the same pack) as git's offset deltas against it, computed by a
+//! plain block-matching encoder; `git gc` repacks them like any other pack. Readers only see a
+//! pack once its index exists, so the index is moved into place last.
 
 use std::path::Path;
 
@@ -23,6 +24,17 @@ pub type Objects<'a> = [(ObjectId, gix::objs::Kind, &'a [u8])];
 
 /// Writes `objects` as a pack into `pack_dir` (`.git/objects/pack`); does nothing for none.
 pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
+    write_with_bases(pack_dir, objects, &[])
+}
+
+/// Writes `objects` as a pack into `pack_dir`, object `i` as a delta against object
+/// `bases[i]` (which must come before it) where that is smaller than storing it whole; objects
+/// past the end of `bases`, or with `None`, are stored whole.
+pub fn write_with_bases(
+    pack_dir: &Path,
+    objects: &Objects<'_>,
+    bases: &[Option<usize>],
+) -> Result<(), Error> {
     if objects.is_empty() {
         return Ok(());
     }
@@ -30,7 +42,7 @@ pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
         dir: pack_dir.display().to_string(),
         source,
     };
-    let (pack, entries, checksum) = encode_pack(objects).map_err(fail)?;
+    let (pack, entries, checksum) = encode_pack(objects, bases).map_err(fail)?;
     let index = encode_index(entries, &checksum);
     let name = format!("pack-{}", checksum.to_hex());
     let final_pack = pack_dir.join(format!("{name}.pack"));
@@ -62,7 +74,10 @@ struct Entry {
 }
 
 /// The pack's bytes, where each object went, and the pack's checksum (its trailing 20 bytes).
-fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>, ObjectId)> {
+fn encode_pack(
+    objects: &Objects<'_>,
+    bases: &[Option<usize>],
+) -> std::io::Result<(Vec<u8>, Vec<Entry>, ObjectId)> {
     let mut pack = Vec::with_capacity(
         objects
             .iter()
@@ -73,17 +88,28 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>, O
     pack.extend_from_slice(b"PACK");
     pack.extend_from_slice(&2u32.to_be_bytes());
     pack.extend_from_slice(&(objects.len() as u32).to_be_bytes());
-    let mut entries = Vec::with_capacity(objects.len());
+    let mut entries: Vec<Entry> = Vec::with_capacity(objects.len());
     // One compressor for all objects: setting one up allocates its whole window.
     let mut compress =
         gix::zlib::stream::deflate::Compress::new(gix::zlib::Compression::BEST_SPEED);
-    for (id, kind, data) in objects {
+    for (i, (id, kind, data)) in objects.iter().enumerate() {
         let offset = pack.len();
-        let type_bits: u8 = match kind {
-            gix::objs::Kind::Commit => 1,
-            gix::objs::Kind::Tree => 2,
-            gix::objs::Kind::Blob => 3,
-            gix::objs::Kind::Tag => 4,
+        let delta: Option<(u64, Vec<u8>)> = bases
+            .get(i)
+            .copied()
+            .flatten()
+            .filter(|&base| base < i)
+            .and_then(|base| {
+                let delta = delta::encode(objects[base].2, data)?;
+                Some((entries[base].offset, delta))
+            });
+        let (type_bits, data): (u8, &[u8]) = match (&delta, kind) {
+            // OFS_DELTA: the base is this many bytes before.
+            (Some((_, delta)), _) => (6, delta.as_slice()),
+            (None, gix::objs::Kind::Commit) => (1, data),
+            (None, gix::objs::Kind::Tree) => (2, data),
+            (None, gix::objs::Kind::Blob) => (3, data),
+            (None, gix::objs::Kind::Tag) => (4, data),
         };
         // Type and size: 3 bits of type and 4 of size, then 7 bits of size per byte.
         let mut size = data.len() as u64;
@@ -95,6 +121,9 @@ fn encode_pack(objects: &Objects<'_>) -> std::io::Result<(Vec<u8>, Vec<Entry>, O
             size >>= 7;
         }
         pack.push(byte);
+        if let Some((base_offset, _)) = &delta {
+            pack.extend_from_slice(&delta::offset_bytes(offset as u64 - base_offset));
+        }
         deflate_into(&mut compress, data, &mut pack)?;
         entries.push(Entry {
             id: *id,
@@ -132,6 +161,170 @@ fn deflate_into(
             out.truncate(written);
             return Ok(());
         }
+    }
+}
+
+/// git's delta format (`patch-delta.c`): the base's and the result's sizes, then copy (from the
+/// base) and insert (literal) instructions.
+mod delta {
+    use std::collections::HashMap;
+
+    /// Matches are found on blocks of this many bytes.
+    const BLOCK: usize = 16;
+    /// The longest copy one instruction holds (three size bytes).
+    const MAX_COPY: usize = 0xff_ffff;
+
+    /// The delta turning `base` into `target`, when it is clearly smaller than `target`.
+    pub(super) fn encode(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
+        if base.len() < BLOCK || target.len() < BLOCK || base.len() > u32::MAX as usize {
+            return None;
+        }
+        let mut index: HashMap<[u8; BLOCK], usize> = HashMap::with_capacity(base.len());
+        for at in (0..=base.len() - BLOCK).rev() {
+            let key: [u8; BLOCK] = base[at..at + BLOCK].try_into().expect("a block");
+            index.insert(key, at);
+        }
+        let mut out = Vec::with_capacity(target.len() / 4 + 16);
+        varint(&mut out, base.len());
+        varint(&mut out, target.len());
+        let (mut at, mut literal_from) = (0, 0);
+        while at + BLOCK <= target.len() {
+            let key: [u8; BLOCK] = target[at..at + BLOCK].try_into().expect("a block");
+            let Some(&found) = index.get(&key) else {
+                at += 1;
+                continue;
+            };
+            let (mut from, mut start) = (found, at);
+            // Grow the match backwards over the pending literal, then forwards.
+            while start > literal_from && from > 0 && base[from - 1] == target[start - 1] {
+                from -= 1;
+                start -= 1;
+            }
+            let mut len = at - start + BLOCK;
+            while from + len < base.len()
+                && start + len < target.len()
+                && base[from + len] == target[start + len]
+            {
+                len += 1;
+            }
+            insert(&mut out, &target[literal_from..start]);
+            copy(&mut out, from, len);
+            at = start + len;
+            literal_from = at;
+            if out.len() + 8 >= target.len() {
+                return None;
+            }
+        }
+        insert(&mut out, &target[literal_from..]);
+        (out.len() + 8 < target.len() - target.len() / 8).then_some(out)
+    }
+
+    fn varint(out: &mut Vec<u8>, mut n: usize) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    fn insert(out: &mut Vec<u8>, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let n = bytes.len().min(127);
+            out.push(n as u8);
+            out.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+        }
+    }
+
+    fn copy(out: &mut Vec<u8>, mut from: usize, mut len: usize) {
+        while len > 0 {
+            let n = len.min(MAX_COPY);
+            let mut op = 0x80u8;
+            let mut args = Vec::with_capacity(7);
+            for i in 0..4 {
+                let byte = (from >> (8 * i)) as u8;
+                if byte != 0 {
+                    op |= 1 << i;
+                    args.push(byte);
+                }
+            }
+            for i in 0..3 {
+                let byte = (n >> (8 * i)) as u8;
+                if byte != 0 {
+                    op |= 1 << (4 + i);
+                    args.push(byte);
+                }
+            }
+            out.push(op);
+            out.extend_from_slice(&args);
+            from += n;
+            len -= n;
+        }
+    }
+
+    /// An OFS_DELTA's distance back to its base, as git encodes it (big-endian groups of 7
+    /// bits, each continued group one less).
+    pub(super) fn offset_bytes(mut distance: u64) -> Vec<u8> {
+        let mut bytes = vec![(distance & 0x7f) as u8];
+        distance >>= 7;
+        while distance > 0 {
+            distance -= 1;
+            bytes.push(0x80 | (distance & 0x7f) as u8);
+            distance >>= 7;
+        }
+        bytes.reverse();
+        bytes
+    }
+
+    /// Applies `delta` to `base` (tests only: git and gix are the readers).
+    #[cfg(test)]
+    pub(super) fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
+        let mut at = 0;
+        let mut size = || {
+            let (mut n, mut shift) = (0usize, 0);
+            loop {
+                let byte = delta[at];
+                at += 1;
+                n |= ((byte & 0x7f) as usize) << shift;
+                shift += 7;
+                if byte & 0x80 == 0 {
+                    return n;
+                }
+            }
+        };
+        let (_, len) = (size(), size());
+        let mut out = Vec::with_capacity(len);
+        while at < delta.len() {
+            let op = delta[at];
+            at += 1;
+            if op & 0x80 == 0 {
+                out.extend_from_slice(&delta[at..at + op as usize]);
+                at += op as usize;
+                continue;
+            }
+            let (mut from, mut n) = (0usize, 0usize);
+            for i in 0..4 {
+                if op & (1 << i) != 0 {
+                    from |= (delta[at] as usize) << (8 * i);
+                    at += 1;
+                }
+            }
+            for i in 0..3 {
+                if op & (1 << (4 + i)) != 0 {
+                    n |= (delta[at] as usize) << (8 * i);
+                    at += 1;
+                }
+            }
+            if n == 0 {
+                n = 0x10000;
+            }
+            out.extend_from_slice(&base[from..from + n]);
+        }
+        out
     }
 }
 
@@ -238,6 +431,89 @@ mod tests {
             let object = repo.find_object(*id).expect("found in the pack");
             assert_eq!((object.kind, object.data.as_slice()), (*kind, *data));
         }
+    }
+
+    #[test]
+    fn deltas_rebuild_their_targets() {
+        let base: Vec<u8> = (0..5_000u32)
+            .flat_map(|n| n.to_string().into_bytes())
+            .collect();
+        let mut shifted = b"a new start ".to_vec();
+        shifted.extend_from_slice(&base[100..3_000]);
+        shifted.extend_from_slice(b" something inserted ");
+        shifted.extend_from_slice(&base[3_000..]);
+        let long_copy = [base.clone(), base.clone(), base.clone(), base.clone()].concat();
+        for target in [shifted, base[..base.len() / 2].to_vec(), long_copy] {
+            let delta = delta::encode(&base, &target).expect("a delta pays");
+            assert!(
+                delta.len() < target.len() / 4,
+                "{} vs {}",
+                delta.len(),
+                target.len()
+            );
+            assert_eq!(delta::apply(&base, &delta), target);
+        }
+        // Nothing in common: stored whole.
+        let other: Vec<u8> = (0..4_000u32)
+            .map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert!(delta::encode(&base, &other).is_none());
+        assert_eq!(delta::offset_bytes(127), [127]);
+        assert_eq!(delta::offset_bytes(128), [0x80, 0]);
+    }
+
+    /// A pack of objects stored as deltas of each other: git verifies it and reads every
+    /// object back byte for byte.
+    #[test]
+    fn git_reads_a_pack_of_deltas() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let versions: Vec<Vec<u8>> = (0..20u32)
+            .rev()
+            .map(|n| {
+                (0..200 + n * 10)
+                    .flat_map(|i| format!("line {i} of version {}\n", i.min(n)).into_bytes())
+                    .collect()
+            })
+            .collect();
+        let objects: Vec<(ObjectId, gix::objs::Kind, &[u8])> = versions
+            .iter()
+            .map(|data| {
+                let kind = gix::objs::Kind::Blob;
+                let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, data).expect("hash");
+                (id, kind, data.as_slice())
+            })
+            .collect();
+        let bases: Vec<Option<usize>> = (0..objects.len()).map(|i| i.checked_sub(1)).collect();
+        let pack_dir = repo.objects.store_ref().path().join("pack");
+        write_with_bases(&pack_dir, &objects, &bases).expect("write pack");
+        let idx = std::fs::read_dir(&pack_dir)
+            .expect("pack dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .expect("an index");
+        let verified = git(
+            dir.path(),
+            &["verify-pack", "-v", idx.to_str().expect("utf-8")],
+            b"",
+        );
+        let verified = String::from_utf8(verified).expect("utf-8");
+        assert!(verified.contains("chain length = 1"), "{verified}");
+        let pack_size = std::fs::metadata(idx.with_extension("pack"))
+            .expect("pack")
+            .len();
+        let whole: usize = versions.iter().map(Vec::len).sum();
+        assert!((pack_size as usize) < whole / 4, "{pack_size} of {whole}");
+        let ids: String = objects.iter().map(|(id, _, _)| format!("{id}\n")).collect();
+        let batch = git(dir.path(), &["cat-file", "--batch"], ids.as_bytes());
+        let mut want = Vec::new();
+        for (id, _, data) in &objects {
+            want.extend_from_slice(format!("{id} blob {}\n", data.len()).as_bytes());
+            want.extend_from_slice(data);
+            want.push(b'\n');
+        }
+        assert!(batch == want, "cat-file --batch differs");
     }
 
     /// Runs git on the repository at `git_dir` (isolated from any configuration), feeding
