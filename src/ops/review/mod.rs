@@ -57,7 +57,7 @@ pub fn review(
         ))));
     }
     let settings = &Settings {
-        over_budget: enforce_budget(ctx, &stored, &plan, request)?,
+        over_budget: plan::enforce_budget(ctx, &stored, &plan, request)?,
         ..settings.clone()
     };
     for member in &plan.members {
@@ -167,32 +167,6 @@ pub fn review(
     round.model = settings.model.clone();
     round.effort = settings.effort.clone();
     Ok(report::Review::Round(Box::new(round)))
-}
-
-/// The budget is enforced (SPEC §5): at alert, no reviewer that costs money is spawned
-/// unless the user says so (`--over-budget`); the built-in reviewer is free and still runs.
-/// Returns whether a paid reviewer runs over the budget (recorded on the dispatch).
-fn enforce_budget(
-    ctx: &Context,
-    stored: &crate::model::Manifest,
-    plan: &Plan,
-    request: &Request,
-) -> Result<bool, Error> {
-    let paid = plan.members.iter().any(|m| m.bound.name != "builtin");
-    if paid && !request.over_budget {
-        let manifest = super::settings::apply(stored, &ctx.options);
-        if let Some(limit) = manifest.budget_usd {
-            let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
-            if spend.level == Some(crate::cost::Level::Alert) {
-                return Err(Error::BudgetSpent {
-                    run_id: plan.run_id.to_string(),
-                    spent: spend.usd().unwrap_or(0.0),
-                    limit,
-                });
-            }
-        }
-    }
-    Ok(paid && request.over_budget)
 }
 
 /// Where the reviewed snapshot lies, at a path stable for the run, for a reviewer whose

@@ -127,7 +127,7 @@ pub fn review_pr(
     settings.scanner.warm_up();
     let plan = prepare_change(&ctx.repo, &run_id, round, old, new, &settings)?;
     let settings = &Settings {
-        over_budget: super::enforce_budget(ctx, &stored, &plan, request)?,
+        over_budget: super::plan::enforce_budget(ctx, &stored, &plan, request)?,
         ..settings
     };
     let fetched = Fetched {
