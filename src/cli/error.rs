@@ -279,6 +279,9 @@ fn run_error(err: OpsError) -> CommandError {
             "drop it for this review (git config --unset {key}; or git pair set --unset {}), or choose a reviewer whose realization declares it (git pair probe)",
             if key == "pair.reviewerModel" { "reviewer-model" } else { "reviewer-effort" }
         )),
+        OpsError::PrRemote { .. } => CommandError::failed(message).with_hint(
+            "name the remote the PR lives on: git pair review --pr N --remote NAME (git remote -v lists them)",
+        ),
         OpsError::FinishedOnlyPr { ref run_id } => CommandError::failed(message).with_hint(format!(
             "its outcome stands (git pair show {run_id}); on a finished run, finish only records a PR number (--pr N), attaches the review note to HEAD and publishes the records (--push); new work needs a new run: git pair start --task \"…\""
         )),

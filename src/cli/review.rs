@@ -53,11 +53,17 @@ pub struct Args {
     #[arg(long, value_name = "level")]
     pub effort: Option<String>,
     /// The PR's final review (pair.prFinalRound): review PR N's diff as the remote has it
-    /// (its base...head, fetched from origin; not the local work tree), post the findings as
-    /// one PR comment through gh (updating git pair's own earlier one), and record it; the run
-    /// then gets one more coder round to address them before `finish`. Never merges.
+    /// (its base...head, fetched from --remote; not the local work tree), post the findings as
+    /// one PR comment through gh (updating git pair's own earlier one), and record it (dispatch,
+    /// packet and every attempt under pr/N/<attempt>/ in the run: git pair show RUN --pr N);
+    /// the run then gets one more coder round to address them before `finish`. Nothing is
+    /// posted when no readable verdict comes or the PR's head moved meanwhile. Never merges.
     #[arg(long, value_name = "n", conflicts_with_all = ["plan", "dry_run"])]
     pub pr: Option<u64>,
+    /// With --pr: the remote the PR lives on, its head and base fetched from there (default:
+    /// the current branch's upstream remote, else origin). Only a configured remote.
+    #[arg(long, value_name = "remote", requires = "pr")]
+    pub remote: Option<String>,
 }
 
 /// `review` where a repository may be missing: `--plan FILE` outside a repository, or with
@@ -119,13 +125,10 @@ fn plan_alone_report(
 pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = request(args)?;
     if let Some(number) = args.pr {
-        let reviewed = ops::review::review_pr(
-            ctx,
-            &request,
-            number,
-            crate::sync::DEFAULT_REMOTE,
-            &|message| ui.progress(message),
-        )?;
+        let reviewed =
+            ops::review::review_pr(ctx, &request, number, args.remote.as_deref(), &|message| {
+                ui.progress(message)
+            })?;
         return Ok(Report::rendered(&reviewed, render::pr_round));
     }
     let reviewed = ops::review::review(ctx, &request, &|message| ui.progress(message))?;

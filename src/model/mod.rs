@@ -27,8 +27,8 @@ pub use manifest::rules::{Refusal, check_coder_done, check_finish, check_pr_revi
 pub use manifest::{Manifest, NextAction, Outcome, Role, RoundEntry, SessionSpend};
 pub use record::{
     Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, MAX_RECORD_BYTES,
-    PanelLimit, PrReview, Record, RecordError, Response, ResponseStatus, Review, ReviewAttempt,
-    ReviewDispatch, ReviewMember, Runner, SCHEMA_VERSION, SecretAt, SetSetting, Severity, Start,
-    Verdict,
+    PanelLimit, PrDispatch, PrReview, PrReviewFailed, Record, RecordError, Response,
+    ResponseStatus, Review, ReviewAttempt, ReviewDispatch, ReviewMember, Runner, SCHEMA_VERSION,
+    SecretAt, SetSetting, Severity, Start, Verdict,
 };
 pub use settings::Setting;

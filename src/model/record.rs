@@ -443,6 +443,63 @@ pub struct PrReview {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort: Option<String>,
+    /// The id of the `pr-dispatch` record this answers (absent in records written before
+    /// the PR's review was dispatched first); its material is stored under
+    /// `pr/<number>/<attempt>/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispatch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// The remote the PR's commits were fetched from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
+    /// `completed`, or `failed-validation` when the verdict is the fail-closed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviewers: Vec<ReviewAttempt>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback_used: bool,
+}
+
+/// The PR's final review dispatched (`review --pr N`), stored before any reviewer is spawned
+/// with the packet it sends (`pr/<number>/<attempt>/`): what the reviewer is shown. Its
+/// `dispatch` is what a coder round's dispatch records (its `snapshot` the PR head's tree).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrDispatch {
+    pub number: u64,
+    /// Which dispatch of this PR's final review it is, from 1: names its material's folder.
+    pub attempt: u32,
+    pub remote: String,
+    pub head: CommitId,
+    pub base: CommitId,
+    pub merge_base: CommitId,
+    pub head_ref: String,
+    pub base_ref: String,
+    #[serde(flatten)]
+    pub dispatch: ReviewDispatch,
+}
+
+/// A dispatched PR final review that ended without a review on the PR: no verdict (the
+/// reviewers failed), or one that could not be posted. Nothing was posted for it and it
+/// counts for nothing; its attempts are stored beside it, as for a dispatch that succeeded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrReviewFailed {
+    /// The id of the `pr-dispatch` record this answers.
+    pub dispatch: String,
+    pub number: u64,
+    pub attempt: u32,
+    pub round: u32,
+    pub outcome: String,
+    /// The verdict the reviewers gave when it was the posting that failed.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviewers: Vec<ReviewAttempt>,
+    pub error: String,
 }
 
 /// The payload of a record; `kind` names it in JSON and in the record's file name.
@@ -466,6 +523,10 @@ pub enum Body {
     /// The PR's final review (`review --pr N`): its diff as the remote has it, reviewed, and
     /// the findings posted on the PR.
     PrReview(PrReview),
+    /// The PR's final review dispatched, before its reviewers run.
+    PrDispatch(PrDispatch),
+    /// A dispatched PR final review that put nothing on the PR.
+    PrReviewFailed(PrReviewFailed),
     Set(SetSetting),
     Abandon(Abandon),
     // Checkpoints (SPEC §10): a handoff packet, its verification and archiving, and an
@@ -498,6 +559,8 @@ impl Body {
             Body::Finish(_) => "finish",
             Body::Pr { .. } => "pr",
             Body::PrReview(_) => "pr-review",
+            Body::PrDispatch(_) => "pr-dispatch",
+            Body::PrReviewFailed(_) => "pr-review-failed",
             Body::Set(_) => "set",
             Body::Abandon(_) => "abandon",
             Body::Checkpoint(_) => "checkpoint",
@@ -704,6 +767,8 @@ const KNOWN_KINDS: &[&str] = &[
     "finish",
     "pr",
     "pr-review",
+    "pr-dispatch",
+    "pr-review-failed",
     "set",
     "abandon",
     "checkpoint",

@@ -127,6 +127,12 @@ pub enum Error {
     },
     #[error("run {run_id} is already finished")]
     FinishedOnlyPr { run_id: String },
+    /// `review --pr --remote NAME` (or the default) names no configured remote.
+    #[error("cannot review the PR from remote '{remote}': {detail}")]
+    PrRemote {
+        remote: String,
+        detail: &'static str,
+    },
     /// `gh` could not read or comment on the run's PR; nothing was recorded.
     #[error("{what} failed for PR #{number}: {detail}")]
     GhPr {

@@ -28,22 +28,59 @@ pub fn log(ctx: &Context, positional: Option<&str>) -> Result<RunLog, Error> {
         });
     }
     for record in &records {
-        let Body::Review(review) = &record.body else {
-            continue;
+        // (round, step, findings): a coder round's review, or a PR's final review (posted,
+        // or one that put nothing on the PR).
+        let (n, step, findings) = match &record.body {
+            Body::Review(review) => (
+                review.round,
+                ReviewStep {
+                    tool: review.tool.clone(),
+                    verdict: review.verdict.map(|v| v.as_str().to_owned()),
+                    outcome: review.outcome.clone(),
+                    findings: review.findings.len(),
+                    by_severity: BTreeMap::new(),
+                    partial: review.is_partial(),
+                    pr: None,
+                },
+                &review.findings,
+            ),
+            Body::PrReview(review) => (
+                review.round,
+                ReviewStep {
+                    tool: review.tool.clone(),
+                    verdict: Some(review.verdict.as_str().to_owned()),
+                    outcome: review.outcome.clone().unwrap_or_else(|| "completed".into()),
+                    findings: review.findings.len(),
+                    by_severity: BTreeMap::new(),
+                    partial: false,
+                    pr: Some(review.number),
+                },
+                &review.findings,
+            ),
+            Body::PrReviewFailed(failed) => (
+                failed.round,
+                ReviewStep {
+                    tool: failed.tool.clone(),
+                    // Nothing reached the PR: no verdict stands.
+                    verdict: None,
+                    outcome: failed.outcome.clone(),
+                    findings: 0,
+                    by_severity: BTreeMap::new(),
+                    partial: false,
+                    pr: Some(failed.number),
+                },
+                &Vec::new(),
+            ),
+            _ => continue,
         };
-        let mut by_severity = BTreeMap::new();
-        for finding in &review.findings {
-            let key = finding.severity.map_or("none", |s| s.as_str());
-            *by_severity.entry(key).or_insert(0) += 1;
+        let mut step = step;
+        if step.findings > 0 {
+            for finding in findings {
+                let key = finding.severity.map_or("none", |s| s.as_str());
+                *step.by_severity.entry(key).or_insert(0) += 1;
+            }
         }
-        round(&mut rounds, review.round).reviews.push(ReviewStep {
-            tool: review.tool.clone(),
-            verdict: review.verdict.map(|v| v.as_str().to_owned()),
-            outcome: review.outcome.clone(),
-            findings: review.findings.len(),
-            by_severity,
-            partial: review.is_partial(),
-        });
+        round(&mut rounds, n).reviews.push(step);
     }
     let stored = &state.manifest;
     let m = super::settings::apply(stored, &ctx.options);

@@ -6,7 +6,7 @@ use crate::model::report::diff::RoundDiff;
 use crate::model::report::handoff::Handoff;
 use crate::model::report::list::{RunLine, RunList};
 use crate::model::report::show::{MaterialView, RoundView, RunView, Show};
-use crate::model::{Body, Manifest, RunId};
+use crate::model::{Body, Manifest, Record, RunId};
 use crate::store::{Material, RunState};
 
 /// The run named by the positional argument or `--run` (validated; both must agree), loaded.
@@ -80,18 +80,7 @@ pub fn round_records(ctx: &Context, state: &RunState, round: u32) -> Result<Roun
             out.push((record.clone(), manifest.clone()));
         }
     }
-    Ok(RoundView {
-        run_id: state.run_id.clone(),
-        round,
-        records: out
-            .iter()
-            .map(|(record, _)| {
-                serde_json::from_slice::<serde_json::Value>(&record.to_json())
-                    .expect("records are JSON")
-            })
-            .collect(),
-        sections: out,
-    })
+    Ok(round_view(state, round, out))
 }
 
 /// The `git diff` text between round `since`'s reviewed snapshot (default: the round before,
@@ -231,22 +220,99 @@ pub fn show(
         }));
     };
     if let Some(material) = material {
-        let text =
-            String::from_utf8_lossy(&self::material(&state, ctx, round, material)?).into_owned();
-        let mut view = MaterialView {
-            run_id: state.run_id.clone(),
-            round,
-            diff: None,
-            prompt: None,
-            output: None,
-        };
-        // `show` asks for the diff, the prompt or the output; any other material is output.
-        match material {
-            Material::Diff => view.diff = Some(text),
-            Material::Prompt => view.prompt = Some(text),
-            _ => view.output = Some(text),
-        }
-        return Ok(Show::Material(view));
+        let bytes = self::material(&state, ctx, round, material)?;
+        return Ok(Show::Material(material_view(
+            &state, round, material, &bytes,
+        )));
     }
     Ok(Show::Round(round_records(ctx, &state, round)?))
+}
+
+/// The material view of `bytes`: `show` asks for the diff, the prompt or the output; any
+/// other material is shown as output.
+fn material_view(state: &RunState, round: u32, material: Material, bytes: &[u8]) -> MaterialView {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let mut view = MaterialView {
+        run_id: state.run_id.clone(),
+        round,
+        diff: None,
+        prompt: None,
+        output: None,
+    };
+    match material {
+        Material::Diff => view.diff = Some(text),
+        Material::Prompt => view.prompt = Some(text),
+        _ => view.output = Some(text),
+    }
+    view
+}
+
+/// What `show --pr N` prints: the records of PR `number`'s final review (its dispatches and
+/// outcomes), or with `material` that material of its newest dispatch (`pr/<N>/<attempt>/`).
+pub fn show_pr(
+    ctx: &Context,
+    positional: Option<&str>,
+    number: u64,
+    material: Option<Material>,
+) -> Result<Show, Error> {
+    let state = run(ctx, positional)?;
+    let records = ctx.repo.records(&state)?;
+    let mut manifest = Manifest::empty();
+    let mut sections = Vec::new();
+    let mut newest: Option<(u32, u32)> = None;
+    for record in &records {
+        manifest.apply(record);
+        let of_pr = match &record.body {
+            Body::PrDispatch(d) if d.number == number => {
+                newest = Some((d.dispatch.round, d.attempt));
+                true
+            }
+            Body::PrReview(r) => r.number == number,
+            Body::PrReviewFailed(f) => f.number == number,
+            _ => false,
+        };
+        if of_pr {
+            sections.push((record.clone(), manifest.clone()));
+        }
+    }
+    let missing = |what: &str| Error::MissingMaterial {
+        run_id: state.run_id.to_string(),
+        round: newest.map_or(0, |(round, _)| round),
+        what: format!("{what} of PR #{number}'s final review"),
+    };
+    if let Some(material) = material {
+        let (round, attempt) = newest.ok_or_else(|| missing(material.what()))?;
+        let path = crate::store::ReviewDir::Pr { number, attempt }.path(material);
+        let bytes = ctx
+            .repo
+            .run_file(&state, &path)?
+            .ok_or_else(|| missing(material.what()))?;
+        return Ok(Show::Material(material_view(
+            &state, round, material, &bytes,
+        )));
+    }
+    if sections.is_empty() {
+        return Err(missing("record"));
+    }
+    Ok(Show::Round(round_view(
+        &state,
+        newest.map_or(0, |(round, _)| round),
+        sections,
+    )))
+}
+
+/// Records shown with the projection as of each (for the transcript's sections).
+fn round_view(state: &RunState, round: u32, sections: Vec<(Record, Manifest)>) -> RoundView {
+    RoundView {
+        run_id: state.run_id.clone(),
+        round,
+        records: sections
+            .iter()
+            .map(|(record, _)| {
+                serde_json::from_slice::<serde_json::Value>(&record.to_json())
+                    .expect("records are JSON")
+            })
+            .collect(),
+        sections,
+    }
 }

@@ -65,6 +65,15 @@ pub fn section(record: &Record, after: &Manifest) -> String {
             }
         }
         Body::PrReview(review) => pr_review_section(&mut out, review, &when),
+        Body::PrReviewFailed(failed) => {
+            let _ = writeln!(
+                out,
+                "\nPR #{} final review by {} got no review onto the PR ({}); nothing was posted · {when}",
+                failed.number,
+                one_line(&failed.tool),
+                one_line(&failed.outcome)
+            );
+        }
         Body::Checkpoint(checkpoint) => {
             let _ = writeln!(
                 out,
@@ -92,6 +101,7 @@ pub fn section(record: &Record, after: &Manifest) -> String {
         Body::AllowSecret(allow) => allow_secret_line(&mut out, allow, &when),
         Body::Start(_)
         | Body::ReviewDispatch(_)
+        | Body::PrDispatch(_)
         | Body::ReviewMember(_)
         | Body::Cost(_)
         | Body::Unknown { .. } => {}

@@ -53,9 +53,12 @@ pub fn human(report: &RunLog, out: &mut dyn Write) -> std::io::Result<()> {
                 )
             };
             let partial = if review.partial { " · partial" } else { "" };
+            let what = review
+                .pr
+                .map_or_else(|| "review".to_owned(), |n| format!("PR #{n} final review:"));
             writeln!(
                 out,
-                "{label:<9} review {:<9} {said}{findings}{partial}",
+                "{label:<9} {what} {:<9} {said}{findings}{partial}",
                 review.tool
             )?;
             label.clear();

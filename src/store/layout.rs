@@ -59,7 +59,28 @@ impl Material {
 
     /// The path inside the run's tree for round `round`.
     pub fn path(self, round: u32) -> String {
-        format!("reviews/{round}/{}", self.file_name())
+        ReviewDir::Round(round).path(self)
+    }
+}
+
+/// Whose review stored material belongs to: a coder round's (`reviews/<n>/`), or one
+/// dispatch of a PR's final review (`pr/<number>/<attempt>/`, apart from the rounds' so the
+/// two never collide; it keeps no snapshot subtree: the PR's head is the remote's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewDir {
+    Round(u32),
+    Pr { number: u64, attempt: u32 },
+}
+
+impl ReviewDir {
+    /// The path of `material` inside the run's tree.
+    pub fn path(self, material: Material) -> String {
+        match self {
+            ReviewDir::Round(round) => format!("reviews/{round}/{}", material.file_name()),
+            ReviewDir::Pr { number, attempt } => {
+                format!("pr/{number}/{attempt}/{}", material.file_name())
+            }
+        }
     }
 }
 
@@ -251,6 +272,13 @@ mod tests {
         assert_eq!(snapshot_round("reviews/4/snapshot"), Some(4));
         assert_eq!(snapshot_round("reviews/4/snapshot/a"), None);
         assert_eq!(snapshot_round("reviews/4/prompt.md"), None);
+        let pr = ReviewDir::Pr {
+            number: 7,
+            attempt: 2,
+        };
+        assert_eq!(pr.path(Material::Output), "pr/7/2/output.txt");
+        assert_eq!(Place::of(&pr.path(Material::Output)), Place::Other);
+        assert_eq!(snapshot_round(&pr.path(Material::Snapshot)), None);
     }
 
     #[test]

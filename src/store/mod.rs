@@ -41,7 +41,9 @@ pub use approvals_index::RecordFiles;
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
 pub use history::{CodeCommit, pair_run_trailers};
-pub use layout::{Material, Place, RUNS_PREFIX, STAGING_ROOT, member_path, ref_run_id, run_ref};
+pub use layout::{
+    Material, Place, RUNS_PREFIX, ReviewDir, STAGING_ROOT, member_path, ref_run_id, run_ref,
+};
 pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};

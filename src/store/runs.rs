@@ -8,7 +8,7 @@ use gix::object::tree::EntryKind;
 
 use super::cas::{Swap, Swapped, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
-    MANIFEST, Material, RECORDS, RUNS_PREFIX, checkpoint_snapshot_path, manifest_json,
+    MANIFEST, Material, RECORDS, RUNS_PREFIX, ReviewDir, checkpoint_snapshot_path, manifest_json,
     record_bucket, record_kind, run_ref,
 };
 use super::{Error, Repo, lock};
@@ -102,7 +102,12 @@ pub struct Appended {
 impl Append {
     /// Stores `content` as `material` of round `round` with this record.
     pub fn put(&mut self, round: u32, material: Material, content: Content) {
-        self.files.push((material.path(round), content));
+        self.put_in(ReviewDir::Round(round), material, content);
+    }
+
+    /// Stores `content` as `material` of the review `dir` with this record.
+    pub fn put_in(&mut self, dir: ReviewDir, material: Material, content: Content) {
+        self.files.push((dir.path(material), content));
     }
 
     /// Stores the work-tree snapshot `tree` of checkpoint `id` with this record.

@@ -334,16 +334,514 @@ fn review_pr_is_refused_without_the_setting_or_a_pr() {
 }
 
 #[test]
-fn a_pr_review_that_cannot_comment_records_nothing() {
+fn a_pr_review_that_cannot_comment_keeps_only_its_audit_trail() {
     let pr = opened();
-    let before = pr.env.pair_refs();
     let approve = cmd_json(&[&reviewer("approve.sh")]);
     let out = pr.pair(
         &["review", "--pr", "7", "--reviewer-cmd", &approve],
         &[("FAKE_GH_FAIL", "comment")],
     );
     assert_one_error_line(&out, 1, "gh pr comment failed for PR #7");
-    assert_eq!(pr.env.pair_refs(), before);
+    assert_eq!(
+        pr.kinds_after_open(),
+        ["pr-dispatch", "pr-review-failed"],
+        "the dispatch and its failed outcome, no pr-review"
+    );
+    let failed = pr.record("pr-review-failed");
+    assert_eq!(failed["outcome"], "not-posted", "{failed:#}");
+    assert_eq!(
+        failed["verdict"], "APPROVED",
+        "what the reviewer said is kept"
+    );
+    assert!(pr.tree().contains(&"pr/7/1/output.txt".to_owned()));
+    assert_eq!(pr.status()["next_action"], "review:pr", "still due");
+    let before = pr.env.pair_refs();
     let out = pr.pair(&["review", "--pr", "8", "--reviewer-cmd", &approve], &[]);
     assert_one_error_line(&out, 1, "PR is #7, not #8");
+    assert_eq!(pr.env.pair_refs(), before);
+}
+
+impl PrEnv {
+    /// Every path in the run's tree, read with real git.
+    fn tree(&self) -> Vec<String> {
+        self.env
+            .git(&[
+                "ls-tree",
+                "-r",
+                "--name-only",
+                &format!("refs/pair/runs/{}", self.run_id),
+            ])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The kinds of the records after the run's `pr` record, in order.
+    fn kinds_after_open(&self) -> Vec<String> {
+        let names = self.record_kinds();
+        let from = names
+            .iter()
+            .position(|n| {
+                n.contains("-pr-") && !n.contains("-pr-review") && !n.contains("-pr-dispatch")
+            })
+            .expect("a pr record");
+        names[from + 1..]
+            .iter()
+            .map(|n| kind_of(n).to_owned())
+            .collect()
+    }
+
+    /// The newest record of `kind`, parsed.
+    fn record(&self, kind: &str) -> serde_json::Value {
+        let name = self
+            .record_kinds()
+            .into_iter()
+            .rev()
+            .find(|n| kind_of(n) == kind)
+            .unwrap_or_else(|| panic!("no {kind} record"));
+        self.show(&crate::common::record_path(&name))
+            .parse::<serde_json::Value>()
+            .expect("a record is JSON")
+    }
+
+    /// A file of the run's tree, with `git show`.
+    fn show(&self, path: &str) -> String {
+        self.env
+            .git(&["show", &format!("refs/pair/runs/{}:{path}", self.run_id)])
+    }
+
+    /// Real git's stdout, as bytes.
+    fn git_bytes(&self, args: &[&str]) -> Vec<u8> {
+        let mut cmd = std::process::Command::new("git");
+        cmd.args(args).current_dir(&self.env.repo);
+        self.env.configure(&mut cmd);
+        let out = cmd.output().expect("run git");
+        assert!(out.status.success(), "git {args:?}");
+        out.stdout
+    }
+
+    fn fsck_is_clean(&self) {
+        self.env.assert_fsck_clean();
+    }
+}
+
+/// The kind in a record file name `<seq>-<kind>-<id>.json`.
+fn kind_of(name: &str) -> &str {
+    let rest = name.strip_suffix(".json").unwrap_or(name);
+    let rest = rest.split_once('-').map_or(rest, |(_, r)| r);
+    rest.rsplit_once('-').map_or(rest, |(k, _)| k)
+}
+
+/// What `script arg` prints on stdout, run here as the review runs it (prompt on stdin).
+fn stub_stdout(script: &str, arg: &str) -> Vec<u8> {
+    let out = std::process::Command::new(reviewer(script))
+        .arg(arg)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the stub");
+    out.stdout
+}
+
+const MATERIAL: [&str; 8] = [
+    "attempts.json",
+    "context.json",
+    "coverage.json",
+    "diff.patch",
+    "output.txt",
+    "probe.json",
+    "prompt.md",
+    "result.json",
+];
+
+#[test]
+fn the_prs_final_review_keeps_what_the_reviewer_was_shown_and_said() {
+    let pr = opened();
+    pr.env.write("local-only.txt", "not pushed\n");
+    let round_output = |pr: &PrEnv| {
+        pr.env.git(&[
+            "rev-parse",
+            &format!("refs/pair/runs/{}:reviews/1/output.txt", pr.run_id),
+        ])
+    };
+    let round_before = round_output(&pr);
+    let hostile = "odd \u{1b}]52;c;ZXZpbA==\u{7} text";
+    let cmd = cmd_json(&[&reviewer("request-changes.sh"), hostile]);
+    let v = pr.json(&["review", "--pr", "7", "--reviewer-cmd", &cmd], &[]);
+    assert_eq!(v["verdict"], "CHANGES_REQUESTED", "{v:#}");
+    // The dispatch first, then the outcome, and nothing in between.
+    assert_eq!(pr.kinds_after_open(), ["pr-dispatch", "pr-review"]);
+    let dispatch_name = pr
+        .record_kinds()
+        .into_iter()
+        .find(|n| kind_of(n) == "pr-dispatch")
+        .expect("dispatch");
+    let dispatch = pr.record("pr-dispatch");
+    let review = pr.record("pr-review");
+    assert!(
+        dispatch_name.ends_with(&format!(
+            "-{}.json",
+            review["dispatch"].as_str().expect("dispatch id")
+        )),
+        "{review:#}"
+    );
+    assert_eq!(dispatch["attempt"], 1);
+    assert_eq!(dispatch["remote"], "origin");
+    assert_eq!(review["remote"], "origin");
+    assert_eq!(dispatch["head"], v["head"]);
+    assert_eq!(dispatch["merge_base"], v["merge_base"]);
+    assert!(dispatch["runner"]["pid"].is_u64(), "{dispatch:#}");
+    assert_eq!(review["reviewers"][0]["attempts"], 1, "{review:#}");
+    // The material, under pr/7/1/, apart from the coder rounds' (which did not change), and
+    // no copy of the PR's head tree (the remote has it; the record names it).
+    let tree = pr.tree();
+    for file in MATERIAL {
+        assert!(
+            tree.contains(&format!("pr/7/1/{file}")),
+            "pr/7/1/{file} in {tree:#?}"
+        );
+    }
+    assert!(
+        !tree.iter().any(|p| p.starts_with("pr/7/1/snapshot")),
+        "{tree:#?}"
+    );
+    assert_eq!(round_output(&pr), round_before, "reviews/1 untouched");
+    // What the reviewer was shown: the PR's change, not the local work tree.
+    let diff = pr.show("pr/7/1/diff.patch");
+    assert!(diff.contains("+hello from the PR"), "{diff}");
+    assert!(!diff.contains("local-only"), "{diff}");
+    let prompt = pr.show("pr/7/1/prompt.md");
+    assert!(prompt.contains("greet.txt"), "{prompt}");
+    // What it said: its stdout byte for byte (escape bytes included: stored data is exact).
+    let raw = stub_stdout("request-changes.sh", hostile);
+    let stored = pr.git_bytes(&[
+        "show",
+        &format!("refs/pair/runs/{}:pr/7/1/output.txt", pr.run_id),
+    ]);
+    assert!(
+        stored.windows(raw.len()).any(|w| w == raw.as_slice()),
+        "the raw output is stored whole:\n{}",
+        String::from_utf8_lossy(&stored)
+    );
+    let attempts: serde_json::Value = pr.show("pr/7/1/attempts.json").parse().expect("json");
+    assert_eq!(attempts.as_array().map(Vec::len), Some(1), "{attempts:#}");
+    let result: serde_json::Value = pr.show("pr/7/1/result.json").parse().expect("json");
+    assert_eq!(result["pr"], 7);
+    assert_eq!(result["verdict"], "CHANGES_REQUESTED");
+    // The escape sequence stays inert on the PR and on the terminal.
+    let comment = &pr.comments()[0].1;
+    assert!(
+        !comment.contains('\u{1b}') && !comment.contains('\u{7}'),
+        "{comment:?}"
+    );
+    pr.fsck_is_clean();
+    // `show` and `log` read it back.
+    let shown = pr.env.pair(&["show", &pr.run_id, "--pr", "7", "--output"]);
+    assert_eq!(shown.code, 0, "{shown}");
+    assert!(
+        shown.stdout.contains("VERDICT: CHANGES_REQUESTED")
+            && shown.stdout.contains("odd \\033]52"),
+        "{shown}"
+    );
+    let shown = pr.env.pair(&["show", &pr.run_id, "--pr", "7", "--diff"]);
+    assert!(shown.stdout.contains("+hello from the PR"), "{shown}");
+    let records = pr.env.pair_json(&["show", &pr.run_id, "--pr", "7"]);
+    let kinds: Vec<&str> = records["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["pr-dispatch", "pr-review"]);
+    let log = pr.env.pair_json(&["log"]);
+    let reviews = &log["rounds"][0]["reviews"];
+    assert_eq!(reviews[1]["pr"], 7, "{log:#}");
+    assert_eq!(reviews[1]["findings"], 2, "{log:#}");
+    assert!(reviews[0].get("pr").is_none(), "{log:#}");
+    let text = pr.env.pair(&["log"]).stdout;
+    assert!(text.contains("PR #7 final review:"), "{text}");
+
+    // A second dispatch gets its own folder; the first stays as it was.
+    let first = pr
+        .env
+        .git(&["rev-parse", &format!("refs/pair/runs/{}:pr/7/1", pr.run_id)]);
+    let out = pr.pair(&["review", "--pr", "7", "--reviewer-cmd", &cmd], &[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        !out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("\\033]52"),
+        "escaped as git escapes it: {out}"
+    );
+    assert!(pr.tree().contains(&"pr/7/2/output.txt".to_owned()));
+    assert_eq!(pr.record("pr-dispatch")["attempt"], 2);
+    assert_eq!(
+        pr.env
+            .git(&["rev-parse", &format!("refs/pair/runs/{}:pr/7/1", pr.run_id)]),
+        first
+    );
+    pr.fsck_is_clean();
+}
+
+#[test]
+fn a_pr_review_without_a_verdict_stores_its_attempts_and_posts_nothing() {
+    let pr = opened();
+    for (script, outcome, attempts) in [
+        ("fail.sh", "died", 2),
+        ("garbage.sh", "failed-validation", 2),
+    ] {
+        let before = pr.record_kinds().len();
+        let cmd = cmd_json(&[&reviewer(script)]);
+        let out = pr.pair(&["review", "--pr", "7", "--reviewer-cmd", &cmd], &[]);
+        assert_one_error_line(&out, 1, "the final review failed for PR #7: no verdict");
+        let kinds: Vec<String> = pr.record_kinds()[before..]
+            .iter()
+            .map(|n| kind_of(n).to_owned())
+            .collect();
+        assert_eq!(kinds, ["pr-dispatch", "pr-review-failed"], "{script}");
+        let failed = pr.record("pr-review-failed");
+        assert_eq!(failed["outcome"], outcome, "{script}: {failed:#}");
+        let attempt = pr.record("pr-dispatch")["attempt"]
+            .as_u64()
+            .expect("attempt");
+        let listed: serde_json::Value = pr
+            .show(&format!("pr/7/{attempt}/attempts.json"))
+            .parse()
+            .expect("json");
+        assert_eq!(
+            listed.as_array().map(Vec::len),
+            Some(attempts),
+            "{script}: {listed:#}"
+        );
+        let output = pr.git_bytes(&[
+            "show",
+            &format!("refs/pair/runs/{}:pr/7/{attempt}/output.txt", pr.run_id),
+        ]);
+        let raw = stub_stdout(script, "");
+        assert!(
+            output.windows(raw.len()).any(|w| w == raw.as_slice()),
+            "{script}: {}",
+            String::from_utf8_lossy(&output)
+        );
+    }
+    assert!(pr.comments().is_empty(), "nothing posted");
+    assert!(!pr.argv_log().contains("pr | comment"), "{}", pr.argv_log());
+    assert_eq!(pr.status()["next_action"], "review:pr");
+    pr.fsck_is_clean();
+}
+
+impl PrEnv {
+    /// How many `gh pr view` calls the fake gh has answered so far.
+    fn views(&self) -> usize {
+        self.argv_log()
+            .lines()
+            .filter(|l| l.starts_with("pr | view"))
+            .count()
+    }
+
+    /// Asserts `out` failed with one error line holding `needle` and stored nothing.
+    fn refused(&self, out: &Output, code: i32, needle: &str, before: &str) {
+        assert_one_error_line(out, code, needle);
+        assert_eq!(
+            self.env.pair_refs(),
+            before,
+            "stored state untouched:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_hostile_pr_number_or_remote_is_refused_before_gh_runs() {
+    let pr = opened();
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    for number in ["-1", "1;rm", "1 2", "7x", "99999999999999999999999"] {
+        let out = pr.pair(&["review", "--pr", number, "--reviewer-cmd", &approve], &[]);
+        pr.refused(&out, 129, "", &before);
+    }
+    let out = pr.pair(&["review", "--remote", "origin"], &[]);
+    pr.refused(&out, 129, "--pr", &before);
+    let path = pr.env.home.join("origin.git").display().to_string();
+    for (remote, needle) in [
+        (
+            "--remote=-oProxyCommand=touch /tmp/pwned",
+            "not a remote name",
+        ),
+        ("--remote=--upload-pack=touch x", "not a remote name"),
+        ("--remote=nosuch", "no such remote is configured"),
+        (
+            &format!("--remote={path}") as &str,
+            "no such remote is configured",
+        ),
+        (
+            "--remote=https://example.com/o/r.git",
+            "no such remote is configured",
+        ),
+        ("--remote=or\nigin", "not a remote name"),
+    ] {
+        let out = pr.pair(
+            &["review", "--pr", "7", remote, "--reviewer-cmd", &approve],
+            &[],
+        );
+        pr.refused(&out, 1, needle, &before);
+        assert!(
+            out.stderr.contains("hint: name the remote the PR lives on"),
+            "{out}"
+        );
+    }
+    assert_eq!(pr.views(), 0, "gh never ran: {}", pr.argv_log());
+}
+
+#[test]
+fn the_pr_is_fetched_from_the_branchs_upstream_remote_or_the_one_named() {
+    let pr = opened();
+    // The PR lives on a fork, the branch's upstream; origin is unreachable now.
+    let fork = pr.env.home.join("fork.git");
+    pr.env.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        &pr.env.home.join("origin.git").display().to_string(),
+        &fork.display().to_string(),
+    ]);
+    pr.env
+        .git(&["remote", "add", "fork", &fork.display().to_string()]);
+    pr.env.git(&["push", "-q", "-u", "fork", "feature"]);
+    pr.env.git(&[
+        "remote",
+        "set-url",
+        "origin",
+        &pr.env.home.join("gone.git").display().to_string(),
+    ]);
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let v = pr.json(&["review", "--pr", "7", "--reviewer-cmd", &approve], &[]);
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(pr.record("pr-dispatch")["remote"], "fork");
+    assert_eq!(pr.record("pr-review")["remote"], "fork");
+    // Named, it wins over the upstream (the commits are here already: git asks no one).
+    let v = pr.json(
+        &[
+            "review",
+            "--pr",
+            "7",
+            "--remote",
+            "origin",
+            "--reviewer-cmd",
+            &approve,
+        ],
+        &[],
+    );
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(pr.record("pr-dispatch")["remote"], "origin");
+}
+
+#[test]
+fn junk_from_gh_is_refused_and_stores_nothing() {
+    let pr = opened();
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let head = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    let zero = "0".repeat(40);
+    let junk = [
+        "<html>502 Bad Gateway</html>".to_owned(),
+        String::new(),
+        "{\"headRefOid\":".to_owned(),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"feature","headRefOid":"HEAD~1","baseRefOid":"{head}"}}"#
+        ),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"--upload-pack=x","headRefOid":"{head}","baseRefOid":"{head}"}}"#
+        ),
+        format!(
+            r#"{{"baseRefName":"main","headRefName":"feature","headRefOid":"{head}","baseRefOid":"{head}","headRefOid":"{zero}"}}"#
+        ),
+        "[1,2,3]".to_owned(),
+        "\u{1b}]0;owned\u{7}".to_owned(),
+    ];
+    for (i, text) in junk.iter().enumerate() {
+        let file = pr.env.home.join(format!("view-{i}.json"));
+        std::fs::write(&file, text).expect("write");
+        let file_s = file.display().to_string();
+        let out = pr.pair(
+            &["review", "--pr", "7", "--reviewer-cmd", &approve],
+            &[("FAKE_GH_VIEW_FILE", &file_s)],
+        );
+        assert_one_error_line(&out, 1, "gh pr view failed for PR #7");
+        assert!(!out.stderr.contains('\u{1b}'), "{out}");
+        assert_eq!(pr.env.pair_refs(), before, "{text}: {out}");
+    }
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_FAIL", "view")],
+    );
+    pr.refused(&out, 1, "gh pr view failed for PR #7", &before);
+    // Well-formed, but a head the remote does not have.
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_HEAD", &zero)],
+    );
+    pr.refused(&out, 1, "cannot fetch from 'origin'", &before);
+    assert!(pr.comments().is_empty());
+}
+
+#[test]
+fn a_pr_whose_base_shares_no_history_is_refused() {
+    let pr = opened();
+    pr.env.git(&["checkout", "-q", "--orphan", "elsewhere"]);
+    pr.env.git(&["rm", "-rq", "--cached", "."]);
+    pr.env.write("other.txt", "unrelated\n");
+    pr.env.git(&["add", "other.txt"]);
+    pr.env.git(&["commit", "-q", "-m", "unrelated"]);
+    pr.env.git(&["push", "-q", "origin", "elsewhere"]);
+    let base = pr.env.git(&["rev-parse", "elsewhere"]).trim().to_owned();
+    pr.env.git(&["checkout", "-q", "-f", "feature"]);
+    pr.env.git(&["clean", "-qfd"]);
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("FAKE_GH_BASE", &base)],
+    );
+    pr.refused(&out, 1, "share no history", &before);
+    assert!(pr.comments().is_empty());
+}
+
+#[test]
+fn a_pr_head_that_moves_is_never_reviewed_as_the_old_one() {
+    let pr = opened();
+    let old = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    pr.env.write("greet.txt", "pushed meanwhile\n");
+    pr.env.git(&["commit", "-qam", "meanwhile"]);
+    pr.env.git(&["push", "-q", "origin", "feature"]);
+    let moved = pr.env.git(&["rev-parse", "feature"]).trim().to_owned();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    // Between `gh pr view` and the fetch: refused before anything is dispatched.
+    let before = pr.env.pair_refs();
+    // The first view reads the old head, every later one the new.
+    let after = (pr.views() + 1).to_string();
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[
+            ("FAKE_GH_HEAD", &old),
+            ("FAKE_GH_MOVE_AFTER", &after),
+            ("FAKE_GH_MOVED_HEAD", &moved),
+        ],
+    );
+    pr.refused(&out, 1, "the PR's head moved from", &before);
+    // While the reviewer runs: its attempts are kept, nothing is posted.
+    let after = (pr.views() + 2).to_string();
+    let out = pr.pair(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[
+            ("FAKE_GH_HEAD", &old),
+            ("FAKE_GH_MOVE_AFTER", &after),
+            ("FAKE_GH_MOVED_HEAD", &moved),
+        ],
+    );
+    assert_one_error_line(&out, 1, "the PR's head moved from");
+    assert_eq!(pr.kinds_after_open(), ["pr-dispatch", "pr-review-failed"]);
+    assert_eq!(pr.record("pr-review-failed")["outcome"], "head-moved");
+    assert!(pr.comments().is_empty(), "nothing posted");
+    assert_eq!(pr.status()["next_action"], "review:pr");
 }

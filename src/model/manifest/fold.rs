@@ -41,6 +41,7 @@ impl Manifest {
                     self.pr_round = Some(super::PrRound {
                         number: *number,
                         reviewed: None,
+                        dispatched: 0,
                     });
                 }
             }
@@ -52,6 +53,17 @@ impl Manifest {
                     });
                 }
             }
+            Body::PrDispatch(dispatch) => {
+                if let Some(pr) = self
+                    .pr_round
+                    .as_mut()
+                    .filter(|p| p.number == dispatch.number)
+                {
+                    pr.dispatched = pr.dispatched.max(dispatch.attempt);
+                }
+            }
+            // Nothing was put on the PR: its final review is still due.
+            Body::PrReviewFailed(_) => {}
             Body::Set(set) => self.apply_set(set),
             Body::Abandon(_) => self.close(None, false, true),
             Body::Checkpoint(checkpoint) => self.apply_checkpoint(checkpoint),

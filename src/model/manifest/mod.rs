@@ -99,6 +99,10 @@ pub struct PrRound {
     /// The PR's final review: the coder round the PR held, and how many findings it had.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewed: Option<PrReviewed>,
+    /// How many times its final review was dispatched: the next dispatch's material goes
+    /// to `pr/<number>/<dispatched + 1>/`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dispatched: u32,
 }
 
 /// The PR's final review, as the round rules read it.

@@ -47,4 +47,8 @@ pub struct ReviewStep {
     /// Those findings by severity (`critical`, `high`, `medium`, `low`, `none`), non-zero only.
     pub by_severity: std::collections::BTreeMap<&'static str, usize>,
     pub partial: bool,
+    /// Set for the final review of this PR (`review --pr N`), not a review of the round's
+    /// work tree; its material is under `pr/<n>/` in the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pr: Option<u64>,
 }

@@ -161,23 +161,26 @@ pub const VIEW_FIELDS: &str = "baseRefName,headRefName,headRefOid,baseRefOid,com
 /// Reads `gh pr view --json` output (untrusted): both commit ids full hex, both branch
 /// names plain, and the newest comment this gh user wrote that starts with `marker`.
 pub fn parse_view(json: &str, marker: &str) -> Result<PrView, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(json.trim()).map_err(|e| format!("not JSON: {e}"))?;
-    let text = |key: &str| -> Result<String, String> {
-        v.get(key)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| format!("no {key}"))
-    };
-    let id = |key: &str| -> Result<gix::ObjectId, String> {
-        let hex = text(key)?;
+    /// The fields read, each once: a key given twice makes the answer invalid, as for a
+    /// reviewer's JSON (which of the two would be believed?).
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct View {
+        head_ref_name: String,
+        base_ref_name: String,
+        head_ref_oid: String,
+        base_ref_oid: String,
+        #[serde(default)]
+        comments: Vec<serde_json::Value>,
+    }
+    let v: View = serde_json::from_str(json.trim()).map_err(|e| format!("not its JSON: {e}"))?;
+    let id = |key: &str, hex: &str| -> Result<gix::ObjectId, String> {
         if hex.len() != 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(format!("{key} is not a commit id"));
         }
         gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| format!("{key}: {e}"))
     };
-    let branch = |key: &str| -> Result<String, String> {
-        let name = text(key)?;
+    let branch = |key: &str, name: String| -> Result<String, String> {
         let plain = !name.is_empty()
             && name.len() <= 255
             && !name.starts_with('-')
@@ -189,10 +192,8 @@ pub fn parse_view(json: &str, marker: &str) -> Result<PrView, String> {
         }
     };
     let own_comment = v
-        .get("comments")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
+        .comments
+        .iter()
         .filter(|c| {
             c.get("viewerDidAuthor")
                 .and_then(serde_json::Value::as_bool)
@@ -206,10 +207,10 @@ pub fn parse_view(json: &str, marker: &str) -> Result<PrView, String> {
         .filter_map(|c| comment_id(c.get("url")?.as_str()?))
         .next_back();
     Ok(PrView {
-        head_ref: branch("headRefName")?,
-        base_ref: branch("baseRefName")?,
-        head: id("headRefOid")?,
-        base: id("baseRefOid")?,
+        head: id("headRefOid", &v.head_ref_oid)?,
+        base: id("baseRefOid", &v.base_ref_oid)?,
+        head_ref: branch("headRefName", v.head_ref_name)?,
+        base_ref: branch("baseRefName", v.base_ref_name)?,
         own_comment,
     })
 }
@@ -343,5 +344,10 @@ mod tests {
         assert!(parse_view(&option, MARKER).is_err());
         assert!(parse_view("not json", MARKER).is_err());
         assert!(parse_view("{}", MARKER).is_err());
+        let twice =
+            view_json("[]").replacen('{', &format!(r#"{{"headRefOid":"{}","#, "c".repeat(40)), 1);
+        assert!(parse_view(&twice, MARKER).is_err(), "a key given twice");
+        let comments_not_a_list = view_json("{}");
+        assert!(parse_view(&comments_not_a_list, MARKER).is_err());
     }
 }

@@ -56,24 +56,8 @@ pub fn review(
             &plan, argv,
         ))));
     }
-    // The budget is enforced (SPEC §5): at alert, no reviewer that costs money is spawned
-    // unless the user says so; the built-in reviewer is free and still runs.
-    let paid = plan.members.iter().any(|m| m.bound.name != "builtin");
-    if paid && !request.over_budget {
-        let manifest = super::settings::apply(&stored, &ctx.options);
-        if let Some(limit) = manifest.budget_usd {
-            let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
-            if spend.level == Some(crate::cost::Level::Alert) {
-                return Err(Error::BudgetSpent {
-                    run_id: run_id.to_string(),
-                    spent: spend.usd().unwrap_or(0.0),
-                    limit,
-                });
-            }
-        }
-    }
     let settings = &Settings {
-        over_budget: paid && request.over_budget,
+        over_budget: plan::enforce_budget(ctx, &stored, &plan, request)?,
         ..settings.clone()
     };
     for member in &plan.members {

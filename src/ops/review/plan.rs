@@ -394,3 +394,29 @@ pub fn settings_from(
         }),
     })
 }
+
+/// The budget is enforced (SPEC §5): at alert, no reviewer that costs money is spawned
+/// unless the user says so (`--over-budget`); the built-in reviewer is free and still runs.
+/// Returns whether a paid reviewer runs over the budget (recorded on the dispatch).
+pub(super) fn enforce_budget(
+    ctx: &crate::ops::Context,
+    stored: &crate::model::Manifest,
+    plan: &Plan,
+    request: &Request,
+) -> Result<bool, crate::ops::Error> {
+    let paid = plan.members.iter().any(|m| m.bound.name != "builtin");
+    if paid && !request.over_budget {
+        let manifest = crate::ops::settings::apply(stored, &ctx.options);
+        if let Some(limit) = manifest.budget_usd {
+            let spend = crate::cost::spend::measure(&manifest, &ctx.spend_sources()?);
+            if spend.level == Some(crate::cost::Level::Alert) {
+                return Err(crate::ops::Error::BudgetSpent {
+                    run_id: plan.run_id.to_string(),
+                    spent: spend.usd().unwrap_or(0.0),
+                    limit,
+                });
+            }
+        }
+    }
+    Ok(paid && request.over_budget)
+}

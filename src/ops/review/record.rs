@@ -18,17 +18,13 @@ use crate::model::{
 use crate::ops::Error;
 use crate::review::{self, ProbeReport};
 use crate::secrets::Scanner;
-use crate::store::{Append, Content, Material, Repo};
+use crate::store::{Append, Content, Material, Repo, ReviewDir};
 
 /// Stores the dispatch record (and the packet it sends) before any reviewer is spawned.
 /// Fails loudly when it cannot be written: then nothing may be spawned.
 pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String, Error> {
-    let prompt = plan.prompt(plan.attempt_base + 1, 0);
-    let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
-    let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
     // The record keeps realization names (a resumed dispatch binds them again); the subject
     // names the reviewers as everything else does.
-    let names = plan.reviewer_names();
     let labels = plan.reviewer_labels();
     let subject = match &plan.resumes {
         Some(_) => format!(
@@ -38,9 +34,19 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         ),
         None => format!("review {}: dispatched to {}", plan.round, labels.join(", ")),
     };
-    let body = Body::ReviewDispatch(ReviewDispatch {
+    let body = Body::ReviewDispatch(dispatch_record(plan, settings));
+    let dir = ReviewDir::Round(plan.round);
+    let (id, _) = store_dispatch(repo, plan, |_| Ok((dir, body.clone(), subject.clone())))?;
+    Ok(id)
+}
+
+/// What a dispatch records of `plan`: the round, its reviewers, the reviewed tree, the
+/// process dispatching it (what tells a running review from one whose process died), the
+/// redacted secrets and the panel's limit.
+pub(super) fn dispatch_record(plan: &Plan, settings: &Settings) -> ReviewDispatch {
+    ReviewDispatch {
         round: plan.round,
-        reviewers: names,
+        reviewers: plan.reviewer_names(),
         snapshot: plan.snapshot.into(),
         mode: plan.mode.as_str().to_owned(),
         again: settings.again,
@@ -53,32 +59,52 @@ pub fn dispatch(repo: &Repo, plan: &Plan, settings: &Settings) -> Result<String,
         over_budget: settings.over_budget,
         parallelism: Some(plan.panel_limit()),
         carried: plan.carried.iter().map(|c| c.realization.clone()).collect(),
-    });
-    let round = plan.round;
+    }
+}
+
+/// Stores a dispatch record with the packet it sends (prompt, diff, coverage, the prompt's
+/// parts, and for a coder round the reviewed snapshot) before any reviewer is spawned.
+/// `made` says, from the run as the append finds it, where the material goes, the record and
+/// its subject. Returns the record's id and that place. Fails loudly when it cannot be
+/// written: then nothing may be spawned.
+pub(super) fn store_dispatch(
+    repo: &Repo,
+    plan: &Plan,
+    mut made: impl FnMut(&crate::store::RunState) -> Result<(ReviewDir, Body, String), Refusal>,
+) -> Result<(String, ReviewDir), Error> {
+    let prompt = plan.prompt(plan.attempt_base + 1, 0);
+    let coverage = serde_json::to_vec_pretty(&plan.coverage).expect("coverage serializes");
+    let context = serde_json::to_vec_pretty(&plan.parts).expect("prompt parts serialize");
+    let mut stored_in = ReviewDir::Round(plan.round);
     let appended = repo.append(&plan.run_id, |state| {
         if state.manifest.is_finished() {
             return Err(Refusal::FinishedMeanwhile {
                 run_id: plan.run_id.to_string(),
             });
         }
-        let mut append = Append::record(body.clone(), subject.clone());
-        append.round = Some(round);
-        append.put(
-            round,
+        let (dir, body, subject) = made(state)?;
+        stored_in = dir;
+        let mut append = Append::record(body, subject);
+        append.round = Some(plan.round);
+        append.put_in(
+            dir,
             Material::Prompt,
             Content::Blob(prompt.clone().into_bytes()),
         );
-        append.put(
-            round,
+        append.put_in(
+            dir,
             Material::Diff,
             Content::Blob(plan.diff.clone().into_bytes()),
         );
-        append.put(round, Material::Coverage, Content::Blob(coverage.clone()));
-        append.put(round, Material::Context, Content::Blob(context.clone()));
-        append.put(round, Material::Snapshot, Content::Tree(plan.snapshot));
+        append.put_in(dir, Material::Coverage, Content::Blob(coverage.clone()));
+        append.put_in(dir, Material::Context, Content::Blob(context.clone()));
+        // A PR's head is the remote's: its tree is named in the record, not stored.
+        if let ReviewDir::Round(round) = dir {
+            append.put(round, Material::Snapshot, Content::Tree(plan.snapshot));
+        }
         Ok(append)
     })?;
-    Ok(appended.record.id)
+    Ok((appended.record.id, stored_in))
 }
 
 /// Stores one panel member's finished part of dispatch `dispatch_id` the moment it finishes
@@ -220,7 +246,7 @@ fn read_member_attempts(bytes: &[u8]) -> Option<Vec<review::Attempt>> {
     )
 }
 
-fn review_attempt(r: &MemberResult) -> ReviewAttempt {
+pub(super) fn review_attempt(r: &MemberResult) -> ReviewAttempt {
     ReviewAttempt {
         reviewer: r.configured.clone(),
         tool: r.name.clone(),
@@ -251,25 +277,22 @@ pub fn record(
     settings: &Settings,
     sources: Option<&crate::cost::spend::Sources>,
 ) -> Result<RoundOutcome, Error> {
-    let scanner = &settings.scanner;
-    let results: Vec<MemberResult> = results
-        .into_iter()
-        .map(|r| redact_result(scanner, r))
-        .collect();
-    let combined = combine(plan, &results, settings.quorum);
+    let (results, combined) = reviewed(plan, results, settings);
     let body = review_body(plan, dispatch_id, &results, &combined, settings);
-    let files = round_files(scanner, plan, &results, &combined);
     let subject = subject(plan.round, &results, &combined);
-    // The reviewers' sessions, measured now and stored with the outcome.
-    let spend = sources.map(|sources| measure_reviewers(repo, plan, &results, sources));
     store_outcome(
         repo,
         plan,
-        &body,
-        &subject,
-        &files,
-        spend.as_ref(),
-        combined.verdict,
+        &settings.scanner,
+        ReviewDir::Round(plan.round),
+        Outcome {
+            body: &body,
+            subject: &subject,
+            results: &results,
+            combined: &combined,
+            trailer: combined.verdict,
+        },
+        sources,
     )?;
     let Combined {
         verdict,
@@ -288,6 +311,70 @@ pub fn record(
         coverage: plan.coverage.clone(),
         error,
     })
+}
+
+/// The members' results with every secret in what they wrote redacted, and what they add
+/// up to.
+pub(super) fn reviewed(
+    plan: &Plan,
+    results: Vec<MemberResult>,
+    settings: &Settings,
+) -> (Vec<MemberResult>, Combined) {
+    let results: Vec<MemberResult> = results
+        .into_iter()
+        .map(|r| redact_result(&settings.scanner, r))
+        .collect();
+    let combined = combine(plan, &results, settings.quorum);
+    (results, combined)
+}
+
+/// A review's outcome as stored: its record and subject, and the (redacted) results and
+/// their sum whose material goes beside it.
+pub(super) struct Outcome<'a> {
+    pub(super) body: &'a Body,
+    pub(super) subject: &'a str,
+    pub(super) results: &'a [MemberResult],
+    pub(super) combined: &'a Combined,
+    /// The commit's `Pair-Verdict:` trailer.
+    pub(super) trailer: Option<Verdict>,
+}
+
+/// Stores a dispatched review's outcome record in `dir` with every attempt's material
+/// (raw output, attempts, result, probe reports) and, where measured now, the reviewers'
+/// sessions' spend as cost records of the round.
+pub(super) fn store_outcome(
+    repo: &Repo,
+    plan: &Plan,
+    scanner: &Scanner,
+    dir: ReviewDir,
+    outcome: Outcome<'_>,
+    sources: Option<&crate::cost::spend::Sources>,
+) -> Result<(), Error> {
+    let files = round_files(scanner, dir, plan, outcome.results, outcome.combined);
+    let spend = sources.map(|sources| measure_reviewers(repo, plan, outcome.results, sources));
+    let round = plan.round;
+    let verdict = outcome.trailer;
+    repo.append(&plan.run_id, |state| {
+        let mut append = Append::record(outcome.body.clone(), outcome.subject.to_owned());
+        append.round = Some(round);
+        append.verdict = verdict.map(|v| v.as_str().to_owned());
+        for (material, content) in &files {
+            append.put_in(dir, *material, content.clone());
+        }
+        if let Some(spend) = &spend {
+            append.also = crate::cost::spend::growth_records(&state.manifest, spend, round)
+                .into_iter()
+                .map(|mut b| {
+                    if let Body::Cost(c) = &mut b {
+                        c.round = round;
+                    }
+                    b
+                })
+                .collect();
+        }
+        Ok(append)
+    })?;
+    Ok(())
 }
 
 /// What the members' results add up to: the round's verdict, its numbered findings, its
@@ -429,6 +516,7 @@ fn review_body(
 /// (redacted), the result and the probe reports.
 fn round_files(
     scanner: &Scanner,
+    dir: ReviewDir,
     plan: &Plan,
     results: &[MemberResult],
     combined: &Combined,
@@ -459,12 +547,10 @@ fn round_files(
             attempts_json.push(serde_json::json!({ "reviewer": r.name, "attempt": a }));
         }
     }
-    let output = scanner
-        .redact_bytes(&Material::Output.path(plan.round), &output)
-        .0;
+    let output = scanner.redact_bytes(&dir.path(Material::Output), &output).0;
     let mut attempts_json = serde_json::Value::Array(attempts_json);
-    scanner.redact_json(&Material::Attempts.path(plan.round), &mut attempts_json);
-    let result_json = serde_json::json!({
+    scanner.redact_json(&dir.path(Material::Attempts), &mut attempts_json);
+    let mut result_json = serde_json::json!({
         "v": 1,
         "round": plan.round,
         "verdict": combined.verdict,
@@ -474,6 +560,10 @@ fn round_files(
         "coverage": plan.coverage,
         "parallelism": plan.parallelism,
     });
+    if let ReviewDir::Pr { number, attempt } = dir {
+        result_json["pr"] = number.into();
+        result_json["attempt"] = attempt.into();
+    }
     let probes: Vec<&ProbeReport> = plan.members.iter().map(|m| &m.report).collect();
     [
         (Material::Output, Content::Blob(output)),
@@ -526,41 +616,6 @@ fn measure_reviewers(
         .map(|s| s.manifest)
         .unwrap_or_else(|_| crate::model::Manifest::empty());
     crate::cost::spend::measure_including(&manifest, &new, sources)
-}
-
-/// Appends the outcome record with the round's files and, when measured, the spend's growth
-/// as cost records of the round.
-fn store_outcome(
-    repo: &Repo,
-    plan: &Plan,
-    body: &Body,
-    subject: &str,
-    files: &[(Material, Content)],
-    spend: Option<&RunSpend>,
-    verdict: Option<Verdict>,
-) -> Result<(), Error> {
-    let round = plan.round;
-    repo.append(&plan.run_id, |state| {
-        let mut append = Append::record(body.clone(), subject.to_owned());
-        append.round = Some(round);
-        append.verdict = verdict.map(|v| v.as_str().to_owned());
-        for (material, content) in files {
-            append.put(round, *material, content.clone());
-        }
-        if let Some(spend) = spend {
-            append.also = crate::cost::spend::growth_records(&state.manifest, spend, round)
-                .into_iter()
-                .map(|mut b| {
-                    if let Body::Cost(c) = &mut b {
-                        c.round = round;
-                    }
-                    b
-                })
-                .collect();
-        }
-        Ok(append)
-    })?;
-    Ok(())
 }
 
 /// What the text of every `[secret]` finding the scanner raises in a review says (and a
