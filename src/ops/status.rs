@@ -97,10 +97,28 @@ pub(super) fn observed(manifest: &Manifest, spend: Option<&RunSpend>) -> Observe
     Observed {
         budget_alert: spend.is_some_and(|s| s.level == Some(crate::cost::Level::Alert)),
         review_running: manifest
-            .pending_review
-            .as_ref()
+            .pending_any()
             .and_then(|p| p.runner.as_ref())
             .is_some_and(is_running_here),
+    }
+}
+
+/// Refuses while a review of the run (a coder round's or its PR's) is running on this
+/// machine right now: one review of a run at a time (SPEC §5).
+pub fn refuse_if_reviewing(manifest: &Manifest) -> Result<(), crate::model::Refusal> {
+    let pr = manifest.pr_round.as_ref().and_then(|p| p.pending.as_ref());
+    let running = [manifest.pending_review.as_ref(), pr]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.runner.as_ref())
+        .find(|r| is_running_here(r));
+    match running {
+        Some(runner) => Err(crate::model::Refusal::ReviewRunning {
+            run_id: manifest.run_id.to_string(),
+            host: runner.host.clone(),
+            pid: runner.pid,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -48,7 +48,7 @@ pub use local_config::{Added as ConfigAdded, ConfigKey};
 pub use merge::{Counts, Integration, MergedTree, RunsIntegrated};
 pub use outgoing::{BlobText, NewBlob, Outgoing, OutgoingReader};
 pub use owned::{BASES_PREFIX, Claim, OWNED_PREFIX, base_ref, owned_ref};
-pub use packing::PACK_AFTER_COMMITS;
+pub use packing::{JOIN_AT, PACK_AFTER_COMMITS};
 pub use receipts::Receipt;
 pub use records::NewestFirst;
 pub use repo::{GlobalConfig, Head, Repo};

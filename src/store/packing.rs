@@ -4,8 +4,11 @@
 //! piled up, the loose objects of those commits (the commits, their run trees, records,
 //! manifests and stored material — a snapshot's subtree is not walked: only the objects the
 //! snapshot noted as its own writes are taken, never a user's object) go into one pack, each object a delta against the same path's
-//! newer version, and their loose copies are removed once the pack is durable. Best effort:
-//! a failure leaves objects loose, which only costs space.
+//! newer version, and their loose copies are removed once the pack is durable. The packs so
+//! written are listed in `.git/pair/packs`; once [`JOIN_AT`] of them are there they are
+//! joined into one (their entries copied as they are, deltas and all) and removed, so a long
+//! run is a few packs, not one per 128 commits. Best effort: a failure leaves objects loose
+//! or packs apart, which only costs space and time.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
@@ -30,6 +33,10 @@ const MAX_COMMITS: usize = 8_192;
 /// applies at most this many deltas (git's `pack.depth`). The newest version of each thing is
 /// whole, so reading a run's current state applies none.
 const MAX_DEPTH: usize = 50;
+
+/// git pair's own packs that are joined into one once there are this many (git's
+/// `gc.autoPackLimit` is 50; a reader looks in every pack, newest first).
+pub const JOIN_AT: usize = 8;
 
 /// An object to pack, found at `path` of a run tree (`""`: a commit or a root tree).
 struct Found {
@@ -124,8 +131,62 @@ impl Repo {
         }
         let packed = self.write_loose_pack(&found)?;
         std::fs::remove_file(&taken)?;
+        let _ = self.join_own_packs();
         drop(lock);
         Ok(packed)
+    }
+
+    fn packs_list(&self) -> PathBuf {
+        self.pair_dir().join("packs")
+    }
+
+    /// The packs git pair wrote that still exist (a `git gc` may have repacked them).
+    fn own_packs(&self) -> Vec<String> {
+        let dir = self.common_dir().join("objects").join("pack");
+        std::fs::read_to_string(self.packs_list())
+            .unwrap_or_default()
+            .lines()
+            .filter(|name| {
+                name.strip_prefix("pack-")
+                    .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                    && dir.join(format!("{name}.idx")).exists()
+            })
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Joins git pair's own packs into one once [`JOIN_AT`] are listed; the caller holds the
+    /// pack lock. Never while a multi-pack index lists packs (removing one would break it).
+    fn join_own_packs(&self) -> std::io::Result<()> {
+        let names = self.own_packs();
+        let pack_dir = self.common_dir().join("objects").join("pack");
+        if names.len() < JOIN_AT || pack_dir.join("multi-pack-index").exists() {
+            return Ok(());
+        }
+        let Some((joined, taken)) = crate::worktree::snapshot::pack::join(&pack_dir, &names)
+            .map_err(std::io::Error::other)?
+        else {
+            return Ok(());
+        };
+        // Listed before the old ones go: a crash between leaves them unlisted, never lost.
+        let mut list: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !taken.iter().any(|t| t == n) && *n != joined)
+            .collect();
+        list.push(&joined);
+        let text: String = list.iter().map(|n| format!("{n}\n")).collect();
+        crate::util::fs::AtomicWrite::new(crate::util::fs::Mode::Umasked(0o666))
+            .durable()
+            .write(&self.packs_list(), text.as_bytes())
+            .map_err(|(_, _, source)| source)?;
+        for name in taken.iter().filter(|n| **n != joined) {
+            // The index first: without it no reader looks in the pack.
+            for ext in ["idx", "rev", "pack"] {
+                let _ = std::fs::remove_file(pack_dir.join(format!("{name}.{ext}")));
+            }
+        }
+        Ok(())
     }
 
     /// The path of object `id`'s loose file.
@@ -266,8 +327,15 @@ impl Repo {
             .map(|(id, kind, data)| (*id, *kind, data.as_slice()))
             .collect();
         let pack_dir = self.common_dir().join("objects").join("pack");
-        crate::worktree::snapshot::pack::write_with_bases(&pack_dir, &list, &bases)
+        let written = crate::worktree::snapshot::pack::write_with_bases(&pack_dir, &list, &bases)
             .map_err(std::io::Error::other)?;
+        if let Some(name) = written {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.packs_list())
+                .and_then(|mut file| file.write_all(format!("{name}\n").as_bytes()))?;
+        }
         // The pack and its index are durable: the loose copies can go (as `git prune-packed`).
         for (id, _, _) in &objects {
             let _ = std::fs::remove_file(self.loose_path(*id));

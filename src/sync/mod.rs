@@ -753,7 +753,22 @@ pub fn fetch_commits(
                 detail: format!("refusing to fetch into {dest}"),
             });
         }
-        refspecs.push(format!("+{id}:{dest}"));
+        // Already here and kept by its ref: nothing to fetch, and no ref to lock (a second
+        // review of the same PR starting at once meets no lock held by this one).
+        let kept = repo.has_commit(*id)
+            && repo
+                .gix()
+                .try_find_reference(dest.as_str())
+                .ok()
+                .flatten()
+                .and_then(|mut r| r.peel_to_id().ok())
+                .is_some_and(|at| at.detach() == *id);
+        if !kept {
+            refspecs.push(format!("+{id}:{dest}"));
+        }
+    }
+    if refspecs.is_empty() {
+        return Ok(());
     }
     git_fetch(repo, &remote, &[], refspecs)
 }

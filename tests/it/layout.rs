@@ -315,3 +315,60 @@ fn merging_divergent_copies_of_a_bucketed_run_keeps_every_record() {
 fn gix_id(hex: &str) -> gix::ObjectId {
     gix::ObjectId::from_hex(hex.as_bytes()).expect("an object id")
 }
+
+/// The packs in `.git/objects/pack`, by name (`pack-<checksum>`).
+fn packs(env: &TestEnv) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(env.repo.join(".git/objects/pack"))
+        .expect("pack dir")
+        .filter_map(|e| {
+            let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".idx").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn git_pairs_own_packs_are_joined_and_a_users_pack_is_left_alone() {
+    let env = TestEnv::new();
+    env.write("users.txt", "the user's own file\n");
+    env.git(&["add", "users.txt"]);
+    env.git(&["commit", "-q", "-m", "the user's commit"]);
+    env.git(&["repack", "-q", "-a", "-d"]);
+    let users = packs(&env);
+    assert_eq!(users.len(), 1, "{users:?}");
+    let run = env.start("a run long enough to pile up packs");
+    let commits = git_pair::store::PACK_AFTER_COMMITS as usize * (git_pair::store::JOIN_AT + 2);
+    append_records(&env, &run, commits);
+
+    let now = packs(&env);
+    assert!(now.contains(&users[0]), "the user's pack was touched: {now:?}");
+    // Without joining there would be one pack per 128 commits: JOIN_AT + 2 of them.
+    assert!(
+        now.len() - 1 < git_pair::store::JOIN_AT,
+        "git pair's packs were not joined: {now:?}"
+    );
+    let listed = std::fs::read_to_string(env.repo.join(".git/pair/packs")).expect("list");
+    for name in listed.lines() {
+        assert!(now.iter().any(|n| n == name), "{name} listed, not there");
+    }
+    assert!(!listed.contains(&users[0]), "the user's pack listed as git pair's");
+    // The joined pack kept its deltas: git finds chains in it and every object checks out.
+    let mut chains = 0;
+    for name in &now {
+        let idx = env.repo.join(format!(".git/objects/pack/{name}.idx"));
+        let out = env.git_out(&["verify-pack", "-v", idx.to_str().expect("utf-8")]);
+        assert_eq!(out.code, 0, "{out}");
+        chains += out
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("chain length = "))
+            .count();
+    }
+    assert!(chains > 0, "no deltas survived the join");
+    env.assert_fsck_clean();
+    let records = record_paths(&env, &tip(&env, &run));
+    assert_eq!(records.len(), 1 + commits);
+    assert_eq!(env.manifest(&run)["records"], 1 + commits);
+}

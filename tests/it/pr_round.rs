@@ -60,20 +60,38 @@ impl PrEnv {
         )
     }
 
+    /// The environment of the fake gh on PATH, serving the pushed head and base.
+    fn gh_vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("PATH", self.path()),
+            ("FAKE_GH_DIR", self.gh_dir.display().to_string()),
+            (
+                "FAKE_GH_HEAD",
+                self.env.git(&["rev-parse", "feature"]).trim().to_owned(),
+            ),
+            (
+                "FAKE_GH_BASE",
+                self.env.git(&["rev-parse", "main"]).trim().to_owned(),
+            ),
+        ]
+    }
+
     /// `git pair args` with the fake gh on PATH, serving the pushed head and base.
     fn pair(&self, args: &[&str], extra: &[(&str, &str)]) -> Output {
-        let head = self.env.git(&["rev-parse", "feature"]).trim().to_owned();
-        let base = self.env.git(&["rev-parse", "main"]).trim().to_owned();
-        let path = self.path();
-        let gh_dir = self.gh_dir.display().to_string();
-        let mut vars: Vec<(&str, &str)> = vec![
-            ("PATH", &path),
-            ("FAKE_GH_DIR", &gh_dir),
-            ("FAKE_GH_HEAD", &head),
-            ("FAKE_GH_BASE", &base),
-        ];
+        let gh = self.gh_vars();
+        let mut vars: Vec<(&str, &str)> = gh.iter().map(|(k, v)| (*k, v.as_str())).collect();
         vars.extend_from_slice(extra);
         self.env.pair_env(args, &vars)
+    }
+
+    /// `git pair args` started in the background, as [`PrEnv::pair`] runs it.
+    fn spawn(&self, args: &[&str], extra: &[(&str, &str)]) -> std::process::Child {
+        let mut cmd = self.env.pair_cmd(args);
+        cmd.envs(self.gh_vars())
+            .envs(extra.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd.spawn().expect("spawn git pair")
     }
 
     fn json(&self, args: &[&str], extra: &[(&str, &str)]) -> serde_json::Value {
@@ -844,4 +862,126 @@ fn a_pr_head_that_moves_is_never_reviewed_as_the_old_one() {
     assert_eq!(pr.record("pr-review-failed")["outcome"], "head-moved");
     assert!(pr.comments().is_empty(), "nothing posted");
     assert_eq!(pr.status()["next_action"], "review:pr");
+}
+
+/// Waits (up to a minute) for the stub reviewer to write its pid to `file`.
+fn stub_pid(file: &std::path::Path) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !file.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the reviewer never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::read_to_string(file)
+        .expect("pid")
+        .trim()
+        .to_owned()
+}
+
+/// Whether process `pid` is alive (and not a zombie waiting to be reaped).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|s| !s.trim_start().starts_with('Z')))
+}
+
+#[test]
+fn a_pr_review_runs_alone_and_a_killed_one_leaves_no_reviewer_running() {
+    let pr = opened();
+    let pid_file = pr.env.home.join("stub.pid");
+    let pid_var = pid_file.display().to_string();
+    let hang = cmd_json(&[&reviewer("hang.sh")]);
+    let mut first = pr.spawn(
+        &["review", "--pr", "7", "--reviewer-cmd", &hang],
+        &[("STUB_PID_FILE", &pid_var)],
+    );
+    let stub = stub_pid(&pid_file);
+    assert_eq!(pr.status()["next_action"], "wait:review");
+
+    // While it runs, neither a second PR review nor a coder round's review starts.
+    let before = pr.env.pair_refs();
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let again = pr.pair(&["review", "--pr", "7", "--reviewer-cmd", &approve], &[]);
+    pr.refused(&again, 1, "is running right now", &before);
+    assert!(
+        again.stderr.contains(&format!("pid {}", first.id())),
+        "names the running process:\n{again}"
+    );
+    let round = pr.pair(&["review", "--again", "--reviewer-cmd", &approve], &[]);
+    pr.refused(&round, 1, "is running right now", &before);
+
+    // Killed: the reviewer it started lives on (its own process group), the review is due.
+    first.kill().expect("SIGKILL the review");
+    first.wait().expect("reap");
+    assert!(alive(&stub), "the stub reviewer outlives its git pair");
+    assert_eq!(pr.status()["next_action"], "review:pr");
+
+    let v = pr.json(&["review", "--pr", "7", "--reviewer-cmd", &approve], &[]);
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive(&stub) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!alive(&stub), "the interrupted review's reviewer was stopped");
+    let kinds: Vec<String> = pr
+        .record_kinds()
+        .iter()
+        .map(|n| kind_of(n).to_owned())
+        .filter(|k| k.starts_with("pr-"))
+        .collect();
+    assert_eq!(kinds, ["pr-dispatch", "pr-dispatch", "pr-review"]);
+    assert_eq!(pr.record("pr-review")["attempt"], 2);
+    assert_eq!(pr.comments().len(), 1, "one comment");
+    assert_eq!(pr.status()["next_action"], "finish");
+    pr.fsck_is_clean();
+}
+
+#[test]
+fn of_two_pr_reviews_started_at_once_one_runs() {
+    let pr = opened();
+    // A first review that got no verdict: the PR's commits are here, so neither of the two
+    // fetches (a fetch's own ref lock is not what this checks).
+    let fail = cmd_json(&[&reviewer("fail.sh")]);
+    let out = pr.pair(&["review", "--pr", "7", "--reviewer-cmd", &fail], &[]);
+    assert_one_error_line(&out, 1, "no verdict");
+    let hang = cmd_json(&[&reviewer("hang.sh")]);
+    let files = [pr.env.home.join("a.pid"), pr.env.home.join("b.pid")];
+    let mut children: Vec<std::process::Child> = files
+        .iter()
+        .map(|file| {
+            let var = file.display().to_string();
+            pr.spawn(
+                &["review", "--pr", "7", "--reviewer-cmd", &hang],
+                &[("STUB_PID_FILE", &var)],
+            )
+        })
+        .collect();
+    // The one refused exits; the other hangs in its reviewer until killed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let refused = loop {
+        if let Some(i) = (0..2).find(|&i| matches!(children[i].try_wait(), Ok(Some(_)))) {
+            break i;
+        }
+        assert!(std::time::Instant::now() < deadline, "neither was refused");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let running = 1 - refused;
+    let stub = stub_pid(&files[running]);
+    let out = children.remove(refused).wait_with_output().expect("output");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is running right now"), "{stderr}");
+    assert!(!files[refused].exists(), "the refused one spawned no reviewer");
+    let dispatched = pr
+        .record_kinds()
+        .iter()
+        .filter(|n| kind_of(n) == "pr-dispatch")
+        .count();
+    assert_eq!(dispatched, 2, "the failed one and one of the two");
+    let mut other = children.remove(0);
+    other.kill().expect("kill");
+    other.wait().expect("reap");
+    let _ = std::process::Command::new("kill").args(["-9", &stub]).status();
+    assert!(pr.comments().is_empty());
 }

@@ -42,6 +42,7 @@ impl Manifest {
                         number: *number,
                         reviewed: None,
                         dispatched: 0,
+                        pending: None,
                     });
                 }
             }
@@ -51,6 +52,7 @@ impl Manifest {
                         round: review.round,
                         findings: review.findings.len(),
                     });
+                    pr.answer(review.dispatch.as_deref());
                 }
             }
             Body::PrDispatch(dispatch) => {
@@ -60,10 +62,21 @@ impl Manifest {
                     .filter(|p| p.number == dispatch.number)
                 {
                     pr.dispatched = pr.dispatched.max(dispatch.attempt);
+                    // A newer dispatch stands for any older one left unanswered.
+                    pr.pending = Some(PendingReview {
+                        dispatch: record.id.clone(),
+                        round: dispatch.dispatch.round,
+                        at: record.at.clone(),
+                        runner: dispatch.dispatch.runner.clone(),
+                    });
                 }
             }
             // Nothing was put on the PR: its final review is still due.
-            Body::PrReviewFailed(_) => {}
+            Body::PrReviewFailed(failed) => {
+                if let Some(pr) = self.pr_round.as_mut().filter(|p| p.number == failed.number) {
+                    pr.answer(Some(&failed.dispatch));
+                }
+            }
             Body::Set(set) => self.apply_set(set),
             Body::Abandon(_) => self.close(None, false, true),
             Body::Checkpoint(checkpoint) => self.apply_checkpoint(checkpoint),

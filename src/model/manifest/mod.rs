@@ -82,7 +82,7 @@ pub struct SessionSpend {
 }
 
 /// A review dispatched and not yet answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingReview {
     pub dispatch: String,
     pub round: u32,
@@ -103,6 +103,25 @@ pub struct PrRound {
     /// to `pr/<number>/<dispatched + 1>/`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub dispatched: u32,
+    /// Its final review dispatched and not answered yet (no `pr-review` or
+    /// `pr-review-failed` for the newest `pr-dispatch`): while its process lives, no other
+    /// review of the run starts (SPEC §5: one at a time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<PendingReview>,
+}
+
+impl PrRound {
+    /// Dispatch `dispatch` of the final review is answered: no longer pending. An answer
+    /// to an older dispatch leaves a newer one pending.
+    pub(super) fn answer(&mut self, dispatch: Option<&str>) {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| dispatch.is_none_or(|d| d == p.dispatch))
+        {
+            self.pending = None;
+        }
+    }
 }
 
 /// The PR's final review, as the round rules read it.
@@ -114,6 +133,14 @@ pub struct PrReviewed {
 }
 
 impl Manifest {
+    /// The review of this run dispatched and not answered yet: a coder round's, else its
+    /// PR's final review.
+    pub fn pending_any(&self) -> Option<&PendingReview> {
+        self.pending_review
+            .as_ref()
+            .or_else(|| self.pr_round.as_ref()?.pending.as_ref())
+    }
+
     /// The PR's final review, once recorded.
     pub fn pr_reviewed(&self) -> Option<PrReviewed> {
         self.pr_round.as_ref().and_then(|p| p.reviewed)

@@ -2,9 +2,12 @@
 //! with `gh`, fetched from the remote by their ids, the merge base → head change reviewed
 //! (not the local work tree), the findings posted on the PR as one comment (git pair's own,
 //! updated in place), and the review recorded. The run then gets exactly one more coder
-//! round to address them before `finish` records the PR as final. Never merges.
+//! round to address them before `finish` records the PR as final. Never merges. One review
+//! of a run at a time: while a PR review's process lives no other review starts; one whose
+//! process died is dispatched again, what it left running stopped first.
 
 use super::execute::{SnapshotDirs, execute};
+use super::live::Live;
 use super::plan::{Plan, Request, Settings, settings_from};
 use super::prepare::prepare_change;
 use super::record::{
@@ -83,6 +86,7 @@ pub fn review_pr(
         return Err(model::Refusal::PrFinalRoundOff.into());
     }
     model::check_pr_review(&stored, number)?;
+    crate::ops::status::refuse_if_reviewing(&stored)?;
     let remote = pr_remote(ctx, remote)?;
     let round = stored
         .current_coder_round()
@@ -136,8 +140,17 @@ pub fn review_pr(
         merge_base,
     };
     let mut attempt = 0;
+    let mut interrupted = None;
     let (dispatch_id, dir) = store_dispatch(&ctx.repo, &plan, |state| {
         model::check_pr_review(&state.manifest, number)?;
+        // Checked again as the dispatch is written: of two started at once, one runs.
+        crate::ops::status::refuse_if_reviewing(&state.manifest)?;
+        interrupted = state
+            .manifest
+            .pr_round
+            .as_ref()
+            .and_then(|p| p.pending.as_ref())
+            .map(|p| p.dispatch.clone());
         attempt = state.manifest.pr_round.as_ref().map_or(0, |p| p.dispatched) + 1;
         let body = fetched.dispatch(number, attempt, &plan, settings);
         let subject = format!(
@@ -147,6 +160,17 @@ pub fn review_pr(
         Ok((ReviewDir::Pr { number, attempt }, body, subject))
     })
     .map_err(Error::dispatch)?;
+    if let Some(interrupted) = &interrupted {
+        // That review's `git pair` died; a reviewer it left running must not run beside
+        // this one (with a vendor CLI that is spend) nor answer after it.
+        let killed = Live::new(&ctx.repo, run_id.as_str(), interrupted).kill_leftovers();
+        if killed > 0 {
+            progress(&format!(
+                "stopped {killed} reviewer process group(s) left running by the interrupted PR review"
+            ));
+        }
+    }
+    let live = Live::new(&ctx.repo, run_id.as_str(), &dispatch_id);
     let snapshot_dir = crate::worktree::export::export(&ctx.repo, new)?;
     crate::worktree::export::omit(
         snapshot_dir.path(),
@@ -158,7 +182,16 @@ pub fn review_pr(
         snapshot: Some(snapshot_dir.path()),
         run_snapshot: Some(snapshot_dir.path()),
     };
-    let results = execute(&plan, settings, &dirs, None, progress, &mut |_, _| {});
+    let results = execute(
+        &plan,
+        settings,
+        &dirs,
+        Some(live.recorder()),
+        progress,
+        &mut |_, _| {},
+    );
+    // Every reviewer has exited (or was killed with its group): none is left to stop.
+    live.clear();
     drop(snapshot_dir);
     let (results, combined) = reviewed(&plan, results, settings);
     let sources = ctx.spend_sources().ok();

@@ -33,19 +33,8 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
     let templates = Templates::with_override(settings.prompt_template.as_deref())?;
     let reask = surfaces.reask_instruction();
 
+    crate::ops::status::refuse_if_reviewing(m)?;
     if let Some(pending) = &m.pending_review {
-        if let Some(runner) = pending
-            .runner
-            .as_ref()
-            .filter(|r| crate::ops::status::is_running_here(r))
-        {
-            return Err(model::Refusal::ReviewRunning {
-                run_id: run_id.to_string(),
-                host: runner.host.clone(),
-                pid: runner.pid,
-            }
-            .into());
-        }
         return resume(
             repo,
             &state,
@@ -79,20 +68,12 @@ pub fn prepare(repo: &Repo, run_id: &RunId, settings: &Settings) -> Result<Plan,
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let (built, file_sizes) = build_passes_sized(
-        repo,
-        base,
-        snapshot,
-        &options,
-        settings.max_file_bytes,
-        &settings.scanner,
-    )?;
-    let secrets = in_the_change(&built.secrets);
-    let passes: Vec<String> = built
-        .passes
-        .iter()
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
+    let InPasses {
+        built,
+        file_sizes,
+        secrets,
+        passes,
+    } = in_passes(repo, base, snapshot, &options, settings)?;
     let mode = match (&settings.plan, built.coverage.files_total) {
         (Some(_), 0) => Mode::Plan,
         (Some(_), _) => Mode::CodeVsPlan,
@@ -328,21 +309,48 @@ fn pass_starts(passes: &[String]) -> Vec<usize> {
     starts
 }
 
-/// The change `old` → `new` in passes (every file's content, or listed as unreviewed), and
-/// each added or modified file's size in `new` (from the object database's headers).
-fn build_passes_sized(
+/// The change `old` → `new` as the reviewers get it: in passes (every file's content, or
+/// listed as unreviewed), with each added or modified file's size in `new` (from the object
+/// database's headers).
+struct InPasses {
+    built: packet::passes::Passes,
+    /// Each added or modified file's size in `new`.
+    file_sizes: Vec<(String, u64)>,
+    /// The secrets found in the change (not on removed lines).
+    secrets: Vec<SecretAt>,
+    /// Each pass's text.
+    passes: Vec<String>,
+}
+
+fn in_passes(
     repo: &Repo,
     old: Option<ObjectId>,
     new: ObjectId,
     options: &packet::Options,
-    max_file_bytes: u64,
-    scanner: &Scanner,
-) -> Result<(packet::passes::Passes, Vec<(String, u64)>), Error> {
+    settings: &Settings,
+) -> Result<InPasses, Error> {
     let mut differ = repo.review_differ(new)?;
     let changes = differ.changes(old, new)?;
-    let sizes = file_sizes(repo, &changes);
-    let passes = packet::passes::build(&mut differ, &changes, options, max_file_bytes, scanner)?;
-    Ok((passes, sizes))
+    let file_sizes = file_sizes(repo, &changes);
+    let built = packet::passes::build(
+        &mut differ,
+        &changes,
+        options,
+        settings.max_file_bytes,
+        &settings.scanner,
+    )?;
+    let secrets = in_the_change(&built.secrets);
+    let passes = built
+        .passes
+        .iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    Ok(InPasses {
+        built,
+        file_sizes,
+        secrets,
+        passes,
+    })
 }
 
 fn file_sizes(repo: &Repo, changes: &[crate::diff::Change]) -> Vec<(String, u64)> {
@@ -651,20 +659,12 @@ pub fn prepare_change(
         budget_bytes: settings.budget_bytes,
         exclude: settings.exclude.clone(),
     };
-    let (built, file_sizes) = build_passes_sized(
-        repo,
-        Some(old),
-        new,
-        &options,
-        settings.max_file_bytes,
-        &settings.scanner,
-    )?;
-    let secrets = in_the_change(&built.secrets);
-    let passes: Vec<String> = built
-        .passes
-        .iter()
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
+    let InPasses {
+        built,
+        file_sizes,
+        secrets,
+        passes,
+    } = in_passes(repo, Some(old), new, &options, settings)?;
     let summaries = model::coder_rounds(&records)
         .into_iter()
         .map(|(_, _, coder)| coder.summary.clone())
@@ -685,12 +685,10 @@ pub fn prepare_change(
         },
     );
     let cache = review::ProbeCache::at(repo.pair_dir().join("probe-cache.json"));
-    let (mut members, unbound) =
+    // No history: nothing is resumed, the PR is read as a newcomer reads it.
+    let (members, unbound) =
         bind_members(&surfaces, &mut History::none(), settings, &cache, None, &[])?;
     let _ = cache.save();
-    for m in &mut members {
-        m.resume_session = None;
-    }
     check_choices(&members, settings)?;
     let (files, file_secrets) = builtin_change(repo, &members, Some(old), new, settings)?;
     let parallelism = parallelism(&members, settings);

@@ -24,19 +24,20 @@ pub type Objects<'a> = [(ObjectId, gix::objs::Kind, &'a [u8])];
 
 /// Writes `objects` as a pack into `pack_dir` (`.git/objects/pack`); does nothing for none.
 pub fn write(pack_dir: &Path, objects: &Objects<'_>) -> Result<(), Error> {
-    write_with_bases(pack_dir, objects, &[])
+    write_with_bases(pack_dir, objects, &[]).map(|_| ())
 }
 
 /// Writes `objects` as a pack into `pack_dir`, object `i` as a delta against object
 /// `bases[i]` (which must come before it) where that is smaller than storing it whole; objects
-/// past the end of `bases`, or with `None`, are stored whole.
+/// past the end of `bases`, or with `None`, are stored whole. Returns the pack's name
+/// (`pack-<checksum>`), `None` for no objects.
 pub fn write_with_bases(
     pack_dir: &Path,
     objects: &Objects<'_>,
     bases: &[Option<usize>],
-) -> Result<(), Error> {
+) -> Result<Option<String>, Error> {
     if objects.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let fail = |source| Error {
         dir: pack_dir.display().to_string(),
@@ -47,12 +48,102 @@ pub fn write_with_bases(
     let name = format!("pack-{}", checksum.to_hex());
     let final_pack = pack_dir.join(format!("{name}.pack"));
     let final_index = pack_dir.join(format!("{name}.idx"));
-    if final_index.exists() {
-        return Ok(());
+    if !final_index.exists() {
+        persist(pack_dir, &pack, &final_pack).map_err(fail)?;
+        persist(pack_dir, &index, &final_index).map_err(fail)?;
     }
-    persist(pack_dir, &pack, &final_pack).map_err(fail)?;
-    persist(pack_dir, &index, &final_index).map_err(fail)?;
-    Ok(())
+    Ok(Some(name))
+}
+
+/// Packs larger than this together are not joined (an index's offsets stay plain).
+const MAX_JOINED: u64 = 1 << 30;
+
+/// Writes one pack holding every object of the packs named `names` (`pack-<checksum>` in
+/// `pack_dir`), each entry copied byte for byte: offset deltas point back a distance within
+/// their own pack's run of entries, which stays the same, so no object is inflated or
+/// deltified again. A pack that cannot be read, that holds an object an earlier one holds,
+/// or that would take the whole past [`MAX_JOINED`] is left out. Returns the new pack's name
+/// and the names it took (the caller removes those); `None` when fewer than two could be
+/// taken. The old packs are not touched.
+pub fn join(pack_dir: &Path, names: &[String]) -> Result<Option<(String, Vec<String>)>, Error> {
+    let fail = |source| Error {
+        dir: pack_dir.display().to_string(),
+        source,
+    };
+    let mut taken: Vec<(String, Vec<u8>, Vec<Entry>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0u64;
+    for name in names {
+        let Some((bytes, entries)) = read_pack(pack_dir, name) else {
+            continue;
+        };
+        let size = bytes.len() as u64;
+        if total + size > MAX_JOINED || entries.iter().any(|e| seen.contains(&e.id)) {
+            continue;
+        }
+        total += size;
+        seen.extend(entries.iter().map(|e| e.id));
+        taken.push((name.clone(), bytes, entries));
+    }
+    if taken.len() < 2 {
+        return Ok(None);
+    }
+    let count: usize = taken.iter().map(|(_, _, e)| e.len()).sum();
+    let mut pack = Vec::with_capacity(total as usize);
+    pack.extend_from_slice(b"PACK");
+    pack.extend_from_slice(&2u32.to_be_bytes());
+    pack.extend_from_slice(&(count as u32).to_be_bytes());
+    let mut entries = Vec::with_capacity(count);
+    for (_, bytes, old) in &taken {
+        let shift = pack.len() as u64 - 12;
+        pack.extend_from_slice(&bytes[12..bytes.len() - 20]);
+        entries.extend(old.iter().map(|e| Entry {
+            id: e.id,
+            offset: e.offset + shift,
+            crc32: e.crc32,
+        }));
+    }
+    let checksum = ObjectId::from(sha1(&pack));
+    pack.extend_from_slice(checksum.as_bytes());
+    let index = encode_index(entries, &checksum);
+    let name = format!("pack-{}", checksum.to_hex());
+    let final_index = pack_dir.join(format!("{name}.idx"));
+    if !final_index.exists() {
+        persist(pack_dir, &pack, &pack_dir.join(format!("{name}.pack"))).map_err(fail)?;
+        persist(pack_dir, &index, &final_index).map_err(fail)?;
+    }
+    Ok(Some((name, taken.into_iter().map(|(n, _, _)| n).collect())))
+}
+
+/// Pack `name`'s bytes and its index's entries, when both are whole and agree (a version 2
+/// pack whose object count is its index's, every entry with its CRC).
+fn read_pack(pack_dir: &Path, name: &str) -> Option<(Vec<u8>, Vec<Entry>)> {
+    let index =
+        gix::odb::pack::index::File::at(pack_dir.join(format!("{name}.idx")), gix::hash::Kind::Sha1)
+            .ok()?;
+    let bytes = std::fs::read(pack_dir.join(format!("{name}.pack"))).ok()?;
+    let header_ok = bytes.len() >= 32
+        && &bytes[..4] == b"PACK"
+        && bytes[4..8] == 2u32.to_be_bytes()
+        && bytes[8..12] == index.num_objects().to_be_bytes()
+        && bytes[bytes.len() - 20..] == *index.pack_checksum().as_bytes();
+    if !header_ok {
+        return None;
+    }
+    let entries = index
+        .iter()
+        .map(|e| {
+            Some(Entry {
+                id: e.oid,
+                offset: e.pack_offset,
+                crc32: e.crc32?,
+            })
+        })
+        .collect::<Option<Vec<Entry>>>()?;
+    let inside = entries
+        .iter()
+        .all(|e| e.offset >= 12 && e.offset < bytes.len() as u64 - 20);
+    inside.then_some((bytes, entries))
 }
 
 fn persist(dir: &Path, bytes: &[u8], to: &Path) -> std::io::Result<()> {
