@@ -147,9 +147,9 @@ impl Repo {
             .unwrap_or_default()
             .lines()
             .filter(|name| {
-                name.strip_prefix("pack-")
-                    .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-                    && dir.join(format!("{name}.idx")).exists()
+                name.strip_prefix("pack-").is_some_and(|hex| {
+                    hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit())
+                }) && dir.join(format!("{name}.idx")).exists()
             })
             .map(str::to_owned)
             .collect()

@@ -343,7 +343,10 @@ fn git_pairs_own_packs_are_joined_and_a_users_pack_is_left_alone() {
     append_records(&env, &run, commits);
 
     let now = packs(&env);
-    assert!(now.contains(&users[0]), "the user's pack was touched: {now:?}");
+    assert!(
+        now.contains(&users[0]),
+        "the user's pack was touched: {now:?}"
+    );
     // Without joining there would be one pack per 128 commits: JOIN_AT + 2 of them.
     assert!(
         now.len() - 1 < git_pair::store::JOIN_AT,
@@ -353,7 +356,10 @@ fn git_pairs_own_packs_are_joined_and_a_users_pack_is_left_alone() {
     for name in listed.lines() {
         assert!(now.iter().any(|n| n == name), "{name} listed, not there");
     }
-    assert!(!listed.contains(&users[0]), "the user's pack listed as git pair's");
+    assert!(
+        !listed.contains(&users[0]),
+        "the user's pack listed as git pair's"
+    );
     // The joined pack kept its deltas: git finds chains in it and every object checks out.
     let mut chains = 0;
     for name in &now {

@@ -882,8 +882,11 @@ fn stub_pid(file: &std::path::Path) -> String {
 
 /// Whether process `pid` is alive (and not a zombie waiting to be reaped).
 fn alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|s| !s.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| !s.trim_start().starts_with('Z'))
+    })
 }
 
 #[test]
@@ -923,7 +926,10 @@ fn a_pr_review_runs_alone_and_a_killed_one_leaves_no_reviewer_running() {
     while alive(&stub) && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert!(!alive(&stub), "the interrupted review's reviewer was stopped");
+    assert!(
+        !alive(&stub),
+        "the interrupted review's reviewer was stopped"
+    );
     let kinds: Vec<String> = pr
         .record_kinds()
         .iter()
@@ -972,7 +978,10 @@ fn of_two_pr_reviews_started_at_once_one_runs() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("is running right now"), "{stderr}");
-    assert!(!files[refused].exists(), "the refused one spawned no reviewer");
+    assert!(
+        !files[refused].exists(),
+        "the refused one spawned no reviewer"
+    );
     let dispatched = pr
         .record_kinds()
         .iter()
@@ -982,6 +991,8 @@ fn of_two_pr_reviews_started_at_once_one_runs() {
     let mut other = children.remove(0);
     other.kill().expect("kill");
     other.wait().expect("reap");
-    let _ = std::process::Command::new("kill").args(["-9", &stub]).status();
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &stub])
+        .status();
     assert!(pr.comments().is_empty());
 }

@@ -50,8 +50,7 @@ impl Manifest {
         }
         // The PR's final review running: nothing else starts beside it. One whose process
         // died leaves the review due (`review:pr` dispatches it again).
-        if self.pr_round.as_ref().is_some_and(|p| p.pending.is_some()) && observed.review_running
-        {
+        if self.pr_round.as_ref().is_some_and(|p| p.pending.is_some()) && observed.review_running {
             return NextAction::WaitReview;
         }
         if observed.budget_alert || self.stored_budget_alert() {

@@ -118,9 +118,11 @@ pub fn join(pack_dir: &Path, names: &[String]) -> Result<Option<(String, Vec<Str
 /// Pack `name`'s bytes and its index's entries, when both are whole and agree (a version 2
 /// pack whose object count is its index's, every entry with its CRC).
 fn read_pack(pack_dir: &Path, name: &str) -> Option<(Vec<u8>, Vec<Entry>)> {
-    let index =
-        gix::odb::pack::index::File::at(pack_dir.join(format!("{name}.idx")), gix::hash::Kind::Sha1)
-            .ok()?;
+    let index = gix::odb::pack::index::File::at(
+        pack_dir.join(format!("{name}.idx")),
+        gix::hash::Kind::Sha1,
+    )
+    .ok()?;
     let bytes = std::fs::read(pack_dir.join(format!("{name}.pack"))).ok()?;
     let header_ok = bytes.len() >= 32
         && &bytes[..4] == b"PACK"
@@ -605,6 +607,77 @@ mod tests {
             want.push(b'\n');
         }
         assert!(batch == want, "cat-file --batch differs");
+    }
+
+    /// Packs of deltas joined into one: git verifies it, the deltas are still deltas, every
+    /// object reads back, and a pack holding an object an earlier one holds is left out.
+    #[test]
+    fn joined_packs_keep_their_deltas_and_leave_out_a_pack_that_repeats_an_object() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = gix::init_bare(dir.path()).expect("init");
+        let pack_dir = repo.objects.store_ref().path().join("pack");
+        let version = |pack: u32, n: u32| -> Vec<u8> {
+            (0..300)
+                .flat_map(|i| format!("pack {pack} line {i} v{}\n", i.min(n)).into_bytes())
+                .collect()
+        };
+        let mut names = Vec::new();
+        let mut all: Vec<(ObjectId, Vec<u8>)> = Vec::new();
+        for pack in 0..3u32 {
+            let versions: Vec<Vec<u8>> = (0..6).map(|n| version(pack, n)).collect();
+            let objects: Vec<(ObjectId, gix::objs::Kind, &[u8])> = versions
+                .iter()
+                .map(|data| {
+                    let id =
+                        gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, data)
+                            .expect("hash");
+                    (id, gix::objs::Kind::Blob, data.as_slice())
+                })
+                .collect();
+            let bases: Vec<Option<usize>> = (0..objects.len()).map(|i| i.checked_sub(1)).collect();
+            let name = write_with_bases(&pack_dir, &objects, &bases)
+                .expect("write pack")
+                .expect("a pack");
+            names.push(name);
+            all.extend(objects.iter().map(|(id, _, d)| (*id, d.to_vec())));
+        }
+        // A fourth pack repeating an object of the first.
+        let repeat = [(all[0].0, gix::objs::Kind::Blob, all[0].1.as_slice())];
+        names.push(
+            write_with_bases(&pack_dir, &repeat, &[])
+                .expect("write")
+                .expect("a pack"),
+        );
+
+        let (joined, taken) = join(&pack_dir, &names).expect("join").expect("joined");
+        assert_eq!(taken, names[..3], "the repeating pack is left out");
+        let idx = pack_dir.join(format!("{joined}.idx"));
+        let verified = git(
+            dir.path(),
+            &["verify-pack", "-v", idx.to_str().expect("utf-8")],
+            b"",
+        );
+        let verified = String::from_utf8(verified).expect("utf-8");
+        assert!(
+            verified.contains("chain length = 5: 3 objects"),
+            "{verified}"
+        );
+        for name in &names[..3] {
+            for ext in ["idx", "pack"] {
+                std::fs::remove_file(pack_dir.join(format!("{name}.{ext}"))).expect("rm");
+            }
+        }
+        let ids: String = all.iter().map(|(id, _)| format!("{id}\n")).collect();
+        let batch = git(dir.path(), &["cat-file", "--batch"], ids.as_bytes());
+        let mut want = Vec::new();
+        for (id, data) in &all {
+            want.extend_from_slice(format!("{id} blob {}\n", data.len()).as_bytes());
+            want.extend_from_slice(data);
+            want.push(b'\n');
+        }
+        assert!(batch == want, "cat-file --batch differs");
+        // Joining again what is one pack already does nothing.
+        assert_eq!(join(&pack_dir, &[joined]).expect("join"), None);
     }
 
     /// Runs git on the repository at `git_dir` (isolated from any configuration), feeding
