@@ -894,7 +894,9 @@ fn a_pr_review_runs_alone_and_a_killed_one_leaves_no_reviewer_running() {
     let pr = opened();
     let pid_file = pr.env.home.join("stub.pid");
     let pid_var = pid_file.display().to_string();
-    let hang = cmd_json(&[&reviewer("hang.sh")]);
+    // A reviewer whose child ignores SIGTERM and escapes the parent-death signal (only the
+    // direct child gets it): what a killed `git pair` can leave running.
+    let hang = cmd_json(&[&reviewer("fork-and-hang.sh")]);
     let mut first = pr.spawn(
         &["review", "--pr", "7", "--reviewer-cmd", &hang],
         &[("STUB_PID_FILE", &pid_var)],
@@ -914,10 +916,11 @@ fn a_pr_review_runs_alone_and_a_killed_one_leaves_no_reviewer_running() {
     let round = pr.pair(&["review", "--again", "--reviewer-cmd", &approve], &[]);
     pr.refused(&round, 1, "is running right now", &before);
 
-    // Killed: the reviewer it started lives on (its own process group), the review is due.
+    // Killed: the reviewer's child lives on (in its process group), the review is due.
     first.kill().expect("SIGKILL the review");
     first.wait().expect("reap");
-    assert!(alive(&stub), "the stub reviewer outlives its git pair");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(alive(&stub), "the reviewer's child outlives its git pair");
     assert_eq!(pr.status()["next_action"], "review:pr");
 
     let v = pr.json(&["review", "--pr", "7", "--reviewer-cmd", &approve], &[]);
