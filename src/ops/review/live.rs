@@ -65,6 +65,23 @@ impl Live {
         killed
     }
 
+    /// Before re-dispatching `interrupted` (a dispatch whose `git pair` died): kills what it
+    /// left running, so it never runs beside the new review (with a vendor CLI that is
+    /// spend) nor answers after it, and says so through `progress`.
+    pub fn stop_interrupted(
+        repo: &Repo,
+        run_id: &str,
+        interrupted: &str,
+        progress: &(dyn Fn(&str) + Sync),
+    ) {
+        let killed = Live::new(repo, run_id, interrupted).kill_leftovers();
+        if killed > 0 {
+            progress(&format!(
+                "stopped {killed} reviewer process group(s) left running by the interrupted review"
+            ));
+        }
+    }
+
     /// Forgets the record once the dispatch's outcome is stored.
     pub fn clear(&self) {
         let _ = std::fs::remove_file(&self.path);

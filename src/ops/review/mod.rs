@@ -84,14 +84,7 @@ pub fn review(
         ));
     }
     if let Some(interrupted) = &plan.resumes {
-        // The interrupted review's `git pair` is dead; whatever reviewer it left running
-        // must not run beside the new one (with a vendor CLI that is spend).
-        let killed = live::Live::new(&ctx.repo, plan.run_id.as_str(), interrupted).kill_leftovers();
-        if killed > 0 {
-            progress(&format!(
-                "stopped {killed} reviewer process group(s) left running by the interrupted review"
-            ));
-        }
+        live::Live::stop_interrupted(&ctx.repo, plan.run_id.as_str(), interrupted, progress);
     }
     let dispatch_id = dispatch(&ctx.repo, &plan, settings).map_err(Error::dispatch)?;
     let live = live::Live::new(&ctx.repo, plan.run_id.as_str(), &dispatch_id);

@@ -161,14 +161,7 @@ pub fn review_pr(
     })
     .map_err(Error::dispatch)?;
     if let Some(interrupted) = &interrupted {
-        // That review's `git pair` died; a reviewer it left running must not run beside
-        // this one (with a vendor CLI that is spend) nor answer after it.
-        let killed = Live::new(&ctx.repo, run_id.as_str(), interrupted).kill_leftovers();
-        if killed > 0 {
-            progress(&format!(
-                "stopped {killed} reviewer process group(s) left running by the interrupted PR review"
-            ));
-        }
+        Live::stop_interrupted(&ctx.repo, run_id.as_str(), interrupted, progress);
     }
     let live = Live::new(&ctx.repo, run_id.as_str(), &dispatch_id);
     let snapshot_dir = crate::worktree::export::export(&ctx.repo, new)?;
