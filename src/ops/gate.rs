@@ -148,8 +148,9 @@ pub fn check_index(ctx: &Context, staged: Option<&StagedIndex>) -> Result<Open, 
 
 /// This clone's newest run on this branch (unfinished, else finished) and its approval, when
 /// the index is that approved snapshot: a commit made now carries the approved work. Covers
-/// "finish, then commit" as well as committing while the run is active.
-pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
+/// "finish, then commit" as well as committing while the run is active. `staged` is the
+/// index as the commit records it.
+pub fn matching_approval(ctx: &Context, staged: &StagedIndex) -> Result<Option<Approval>, Error> {
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => return Ok(None),
@@ -158,8 +159,7 @@ pub fn matching_approval(ctx: &Context) -> Result<Option<Approval>, Error> {
     let Some(approval) = approval(ctx, &run_id)? else {
         return Ok(None);
     };
-    let staged = StagedIndex::read(&ctx.repo)?;
-    Ok((differences(&staged, approval.snapshot)?.total == 0).then_some(approval))
+    Ok((differences(staged, approval.snapshot)?.total == 0).then_some(approval))
 }
 
 /// The first differing paths and how many there are.

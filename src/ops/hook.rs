@@ -27,9 +27,18 @@ use crate::model::report::hook as report;
 /// ([`Error::GateClosed`]). Reads only; nothing is stored.
 pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error> {
     let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
-    super::gate::check_never_commit(ctx, &staged)?;
+    pre_commit_on(ctx, &staged, gate)
+}
+
+/// [`pre_commit`]'s checks on the index `staged`, read by the caller.
+fn pre_commit_on(
+    ctx: &Context,
+    staged: &crate::worktree::StagedIndex,
+    gate: bool,
+) -> Result<report::PreCommit, Error> {
+    super::gate::check_never_commit(ctx, staged)?;
     let gate = if gate {
-        Some(match super::gate::check_index(ctx, Some(&staged))? {
+        Some(match super::gate::check_index(ctx, Some(staged))? {
             super::gate::Open::NoActiveRun { .. } => report::GateOpen::NoActiveRun,
             super::gate::Open::Approved(_) => report::GateOpen::Approved,
         })
@@ -47,10 +56,12 @@ pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error>
 /// commits before `commit-msg` runs, so this is the check on the tree really committed, after
 /// any later pre-commit step (a lint-staged-style `git add`) re-staged.
 pub fn commit_msg(ctx: &Context, file: &Path, gate: bool) -> Result<report::CommitMsg, Error> {
+    // The index is read once, for the gate and for the trailers alike.
+    let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
     if gate {
-        pre_commit(ctx, true)?;
+        pre_commit_on(ctx, &staged, true)?;
     }
-    let Some(approval) = super::gate::matching_approval(ctx)? else {
+    let Some(approval) = super::gate::matching_approval(ctx, &staged)? else {
         return Ok(report::CommitMsg {
             trailers: None,
             approved: None,
