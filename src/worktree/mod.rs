@@ -486,14 +486,14 @@ impl Walk<'_> {
                 match rest.find_byte(b'/') {
                     Some(slash) if slash + 1 < rest.len() => {
                         let name = &rest[..slash];
-                        let mut end = i + 1;
-                        while end < range.end
-                            && entries[end].path(self.index)[prefix.len()..]
-                                .strip_prefix(name)
-                                .is_some_and(|r| r.first() == Some(&b'/'))
-                        {
-                            end += 1;
-                        }
+                        // Entries are sorted by path, so the directory's are one run: found
+                        // by bisection, not by reading each (a skipped directory costs its
+                        // name, not its size).
+                        let dir = &path[..prefix.len() + slash + 1];
+                        let end = i
+                            + 1
+                            + entries[i + 1..range.end]
+                                .partition_point(|e| e.path(self.index).starts_with(dir));
                         (name, Kind::Dir, i..end)
                     }
                     // A sparse index records a whole directory as one `dir/` entry.
