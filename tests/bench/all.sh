@@ -36,6 +36,7 @@ run clean_check  cargo bench --locked --quiet --bench clean_check
 run start        bash tests/bench/start.sh 20
 run packet       cargo bench --locked --quiet --bench packet
 run hooks        bash tests/bench/hooks.sh 20
+[ -n "$quick" ] || run hooks-80k env FILES=80000 bash tests/bench/hooks.sh 20
 run secrets      bash tests/bench/secrets.sh 11
 run cost         env CORPUS_BYTES=$corpus RUNS=3 bash tests/bench/cost.sh
 run budget       bash tests/bench/budget.sh
