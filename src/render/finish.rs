@@ -6,6 +6,22 @@ use crate::model::report::finish::{Finished, Note};
 
 /// The outcome, where the PR body is, and the next step.
 pub fn human(f: &Finished, out: &mut dyn Write) -> Result<()> {
+    if let (Some("due"), Some(n)) = (f.pr_round, f.pr) {
+        // `pair.prFinalRound`: the PR is recorded and the run stays open for its final round.
+        writeln!(
+            out,
+            "PR #{n} recorded for run {}: its final review is due, the run stays open",
+            f.run_id
+        )?;
+        writeln!(out, "PR body: {}", f.pr_body_path)?;
+        if let Some(push) = &f.push {
+            crate::render::sync::push(push, out)?;
+        }
+        return writeln!(
+            out,
+            "next: review:pr — push your commits, then git pair review --pr {n} (reviews the PR as the remote has it and posts the findings on it); then git pair finish"
+        );
+    }
     writeln!(
         out,
         "Finished run {}: {}",

@@ -999,3 +999,24 @@ fn of_two_pr_reviews_started_at_once_one_runs() {
         .status();
     assert!(pr.comments().is_empty());
 }
+
+#[test]
+fn finish_says_the_prs_final_review_is_due_not_that_the_run_closed() {
+    let pr = PrEnv::new();
+    let out = pr.pair(&["finish", "--open-pr"], &[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.starts_with(&format!(
+            "PR #7 recorded for run {}: its final review is due",
+            pr.run_id
+        )),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("next: review:pr — push your commits, then git pair review --pr 7"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("closed without an approval"), "{out}");
+    assert_eq!(pr.status()["next_action"], "review:pr");
+}
