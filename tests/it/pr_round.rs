@@ -941,6 +941,14 @@ fn a_pr_review_runs_alone_and_a_killed_one_leaves_no_reviewer_running() {
         .collect();
     assert_eq!(kinds, ["pr-dispatch", "pr-dispatch", "pr-review"]);
     assert_eq!(pr.record("pr-review")["attempt"], 2);
+    // Each dispatch's prompt carries its own attempt marker (what ties a reviewer session's
+    // spend to its attempt).
+    let marker = |attempt: u32| {
+        let prompt = pr.show(&format!("pr/7/{attempt}/prompt.md"));
+        prompt.lines().next().expect("a marker line").to_owned()
+    };
+    assert!(marker(1).starts_with("<!-- git-pair: "), "{}", marker(1));
+    assert_ne!(marker(1), marker(2));
     assert_eq!(pr.comments().len(), 1, "one comment");
     assert_eq!(pr.status()["next_action"], "finish");
     pr.fsck_is_clean();

@@ -444,6 +444,20 @@ fn attempts_so_far(records: &[model::Record], round: u32) -> u32 {
         * super::ATTEMPTS_PER_MEMBER
 }
 
+/// [`attempts_so_far`] for the PR's final reviews dispatched while `round` was the PR's.
+fn pr_attempts_so_far(records: &[model::Record], round: u32) -> u32 {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::PrDispatch(d) if d.dispatch.round == round => {
+                Some(d.dispatch.reviewers.len().max(1) as u32)
+            }
+            _ => None,
+        })
+        .sum::<u32>()
+        * super::ATTEMPTS_PER_MEMBER
+}
+
 /// The dispatches of `round` since its last recorded review: the interrupted chain a resumed
 /// dispatch continues.
 fn interrupted_chain(records: &[model::Record], round: u32) -> Vec<String> {
@@ -698,8 +712,11 @@ pub fn prepare_change(
         mode: Mode::Code,
         snapshot: new,
         diff: passes.concat(),
-        // Past every attempt number the run's rounds could use: no marker repeats.
-        attempt_base: attempts_so_far(&records, round) * passes.len().max(1) as u32 + 1000,
+        // Past every attempt number the round's own reviews could use, and past those of
+        // the PR's earlier final reviews: no marker repeats.
+        attempt_base: (attempts_so_far(&records, round) + pr_attempts_so_far(&records, round))
+            * passes.len().max(1) as u32
+            + 1000,
         passes,
         files,
         file_secrets,
