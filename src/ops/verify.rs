@@ -198,7 +198,9 @@ pub fn verify(ctx: &Context, request: &Request) -> Result<Verified, Error> {
 
 /// Every commit of the range, checked.
 fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
-    let repo = &ctx.repo;
+    // The gate comes back to the same objects (a commit read by the walk and again for its
+    // tree, a run's tree for its records and again for its review material): keep them.
+    let repo = &ctx.repo.with_object_cache(OBJECT_CACHE_BYTES);
     let range = resolve(repo, request.range.as_deref())?;
     let commits = match range.from_to {
         FromTo::Range { from, to } => repo.commits_in_range(Some(from), to)?,
@@ -223,11 +225,15 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         index: None,
         links: None,
         range_trees: commits.iter().map(|c| c.tree).collect(),
+        commit_trees: commits.iter().map(|c| (c.id, c.tree)).collect(),
+        noted: HashMap::new(),
+        prefetched: HashMap::new(),
         branches: range.branches,
         facts: HashMap::new(),
         consistency: HashMap::new(),
         malformed: BTreeMap::new(),
     };
+    verifier.prefetch_linked(&commits);
     let last = commits.len() - 1;
     for (i, commit) in commits.iter().enumerate() {
         report.commits.push(verifier.check(commit, i == last)?);
@@ -333,6 +339,9 @@ fn resolve(repo: &Repo, spec: Option<&str>) -> Result<Range, Error> {
 /// A run's approvals by snapshot tree.
 type Approvals = Vec<(ObjectId, Approval)>;
 
+/// How many bytes of decoded objects verify keeps (per reader thread).
+const OBJECT_CACHE_BYTES: usize = 16 << 20;
+
 /// How many runs one approval's chain of bases may visit (see [`Verifier::grounding`]).
 const MAX_CHAIN: usize = 64;
 
@@ -379,6 +388,23 @@ struct Facts {
     tree: ObjectId,
 }
 
+/// What a reader thread read of one run ahead of the checks that need it (see
+/// [`Verifier::prefetch_linked`]): each part is taken by the check that would otherwise read
+/// it, read from the same tip in the same way, so that reading ahead changes no verdict and no
+/// report (a run is reported malformed only when a check reaches it).
+#[derive(Default)]
+struct Prefetched {
+    /// Its approvals, as [`read_approvals`] without spend reads them, or why it cannot be read.
+    approvals: Option<Result<RunApprovals, String>>,
+    /// Its spend from its cost records, or why they cannot be read (first line, clipped).
+    spend: Option<Result<f64, String>>,
+    /// Its start and dispatch facts, as [`facts_at`] reads them.
+    facts: Option<Result<Facts, String>>,
+    /// The consistency of each of its approvals (by index in its list), as
+    /// [`consistency_of`] checks it.
+    consistency: Vec<Option<Result<(), String>>>,
+}
+
 /// A run that may be linked to a commit without a note: one whose approvals no commit of the
 /// range holds (its approved work was changed before it was committed).
 struct Unclaimed {
@@ -408,6 +434,12 @@ struct Verifier<'a> {
     /// Built on first need, after the index.
     links: Option<Vec<Unclaimed>>,
     range_trees: HashSet<ObjectId>,
+    /// The tree of each commit of the range.
+    commit_trees: HashMap<ObjectId, ObjectId>,
+    /// The notes read ahead, by commit (taken by [`Verifier::check`]).
+    noted: HashMap<ObjectId, String>,
+    /// What was read ahead of runs, on reader threads (see [`Prefetched`]).
+    prefetched: HashMap<RunId, Prefetched>,
     branches: Vec<String>,
     /// Each run's start and dispatch facts, or why they cannot be read.
     facts: HashMap<RunId, Result<Rc<Facts>, String>>,
@@ -421,7 +453,10 @@ impl Verifier<'_> {
     fn check(&mut self, commit: &CodeCommit, is_tip: bool) -> Result<CommitCheck, Error> {
         let mut linked: Vec<RunId> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
-        let note = self.notes.get(self.repo, commit.id)?.unwrap_or_default();
+        let note = match self.noted.remove(&commit.id) {
+            Some(note) => note,
+            None => self.notes.get(self.repo, commit.id)?.unwrap_or_default(),
+        };
         for line in note.lines().filter_map(NoteLine::parse) {
             match RunId::parse(&line.run_id) {
                 Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
@@ -601,7 +636,7 @@ impl Verifier<'_> {
             Err(reason) => return Ok(Err(reason)),
         };
         let parent_tree = match commit.parents.first() {
-            Some(parent) => self.repo.commit_tree(*parent)?,
+            Some(parent) => self.commit_tree(*parent)?,
             None => ObjectId::empty_tree(commit.tree.kind()),
         };
         if before.contains(&parent_tree) {
@@ -648,7 +683,7 @@ impl Verifier<'_> {
             };
             first_base.get_or_insert(facts.base);
             let base_tree = match facts.base {
-                Some(base) if self.repo.has_commit(base) => self.repo.commit_tree(base)?,
+                Some(base) if self.has_commit(base) => self.commit_tree(base)?,
                 // The base commit is not here (a run does not carry it): its tree, when the
                 // start record names one this repository has, is the "before" side.
                 Some(_) => match facts.base_tree.filter(|t| self.repo.has_tree(*t)) {
@@ -711,49 +746,15 @@ impl Verifier<'_> {
         let runs = self.approvals(run_id).map_err(|e| e.to_string())?;
         let (_, a) = runs.list.get(index).ok_or("no such approval")?;
         let facts = self.facts(run_id)?;
-        let snapshot = ObjectId::from(a.snapshot);
-        match facts.dispatches.get(&a.dispatch) {
-            None => {
-                return Err(format!(
-                    "its review of round {} has no dispatch record",
-                    a.round
-                ));
-            }
-            Some((round, dispatched)) if *round != a.round || *dispatched != snapshot => {
-                return Err(format!(
-                    "its review of round {} names a dispatch of another round or snapshot",
-                    a.round
-                ));
-            }
-            Some(_) => {}
+        let ahead = self
+            .prefetched
+            .get_mut(run_id)
+            .and_then(|p| p.consistency.get_mut(index))
+            .and_then(Option::take);
+        match ahead {
+            Some(found) => found,
+            None => consistency_of(self.repo, a, &facts),
         }
-        let stored = self
-            .repo
-            .entry_at(facts.tree, &Material::Snapshot.path(a.round))
-            .map_err(|e| e.to_string())?;
-        if stored.map(|(id, _)| id) != Some(snapshot) {
-            return Err(format!(
-                "the snapshot stored for round {} is not the tree approved",
-                a.round
-            ));
-        }
-        if !a.review_approved {
-            // A `--force` finish on a review that did not approve: an override, shown as
-            // `forced`; there is no approving answer to read.
-            return Ok(());
-        }
-        if let Some(n) = a.blocking_finding {
-            return Err(format!(
-                "its review of round {} carries a blocking finding (#{n})",
-                a.round
-            ));
-        }
-        let attempts = self
-            .repo
-            .blob_at(facts.tree, &Material::Attempts.path(a.round))
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("round {} has no stored attempts", a.round))?;
-        stored_answers_approve(&attempts, &a.approvers, a.round)
     }
 
     /// The start and dispatch facts of run `run_id` (read once per run).
@@ -781,30 +782,81 @@ impl Verifier<'_> {
             .tip(run_id)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("run {run_id} is not here"))?;
-        let tree = self.repo.commit_tree(tip).map_err(|e| e.to_string())?;
-        let records = self
-            .repo
-            .read_records(files, &["start", "review-dispatch"])
-            .map_err(|e| e.to_string())?;
-        let mut start = None;
-        let mut dispatches = HashMap::new();
-        for record in records {
-            match record.body {
-                Body::Start(s) if start.is_none() => start = Some(s),
-                Body::ReviewDispatch(d) => {
-                    dispatches.insert(record.id, (d.round, d.snapshot.into()));
+        match self.prefetched.get_mut(run_id).and_then(|p| p.facts.take()) {
+            Some(found) => found,
+            None => facts_at(self.repo, run_id, tip, files),
+        }
+    }
+
+    /// Reads ahead, on a few threads, what checking each commit through the runs its note
+    /// and `Pair-Run:` trailers name will read (see [`Prefetched`]): the notes, then each named
+    /// run's approvals, spend, facts and the consistency of its approvals. Nothing here is
+    /// fatal: what cannot be read ahead is read (and fails) where it is needed.
+    fn prefetch_linked(&mut self, commits: &[CodeCommit]) {
+        let mut todo: Vec<RunId> = Vec::new();
+        let mut seen: HashSet<RunId> = HashSet::new();
+        for commit in commits {
+            let Ok(note) = self.notes.get(self.repo, commit.id) else {
+                continue;
+            };
+            let note = note.unwrap_or_default();
+            let named = note
+                .lines()
+                .filter_map(NoteLine::parse)
+                .map(|line| line.run_id)
+                .chain(commit.pair_runs.iter().cloned());
+            for value in named {
+                if let Ok(id) = RunId::parse(&value)
+                    && !self.tips.contains_key(&id)
+                    && seen.insert(id.clone())
+                {
+                    todo.push(id);
                 }
-                _ => {}
+            }
+            self.noted.insert(commit.id, note);
+        }
+        newest_first(&mut todo);
+        // Each run's ref is looked up on the reader thread too (a loose ref is a file).
+        let Ok(reads) = self.repo.map_parallel(&todo, |repo, run_id| {
+            let Ok(tip) = repo.run_tip(run_id) else {
+                return Ok(None);
+            };
+            let ahead = tip.map(|tip| {
+                let read = read_approvals(repo, run_id, tip, false).map(|(runs, _)| runs);
+                let mut ahead = match &read {
+                    Ok(runs) => read_ahead(repo, run_id, tip, runs),
+                    Err(_) => Prefetched::default(),
+                };
+                ahead.approvals = Some(read);
+                ahead
+            });
+            Ok(Some((tip, ahead)))
+        }) else {
+            return;
+        };
+        for (run_id, read) in todo.into_iter().zip(reads) {
+            // A ref that could not be read is looked up again where it is needed.
+            let Some((tip, ahead)) = read else {
+                continue;
+            };
+            self.tips.insert(run_id.clone(), tip);
+            if let Some(ahead) = ahead {
+                self.prefetched.insert(run_id, ahead);
             }
         }
-        let start = start.ok_or_else(|| format!("run {run_id} has no start record"))?;
-        Ok(Facts {
-            base: start.base.map(ObjectId::from),
-            base_tree: start.base_tree.map(ObjectId::from),
-            branch: start.branch,
-            dispatches,
-            tree,
-        })
+    }
+
+    /// The tree of `commit` (from the range when it is one of its commits).
+    fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
+        match self.commit_trees.get(&commit) {
+            Some(tree) => Ok(*tree),
+            None => Ok(self.repo.commit_tree(commit)?),
+        }
+    }
+
+    /// Whether commit `id` is here.
+    fn has_commit(&self, id: ObjectId) -> bool {
+        self.commit_trees.contains_key(&id) || self.repo.has_commit(id)
     }
 
     /// The tip of run `run_id`, if this repository has it (looked up once per run).
@@ -856,7 +908,19 @@ impl Verifier<'_> {
             self.runs.insert(run_id.clone(), Rc::clone(&found));
             return Ok(found);
         };
-        let found = match read_approvals(self.repo, run_id, tip, with_spend) {
+        let ahead = self
+            .prefetched
+            .get_mut(run_id)
+            .and_then(|p| Some((p.approvals.take()?, p.spend.clone())));
+        let read = match ahead {
+            // Read ahead the way `read_approvals` reads: the spend's error, when asked for,
+            // makes the run unreadable.
+            Some((Ok(runs), Some(spend))) if with_spend => spend.map(|s| (runs, Some(s))),
+            Some((Ok(runs), _)) if !with_spend => Ok((runs, None)),
+            Some((Err(reason), _)) => Err(reason),
+            _ => read_approvals(self.repo, run_id, tip, with_spend),
+        };
+        let found = match read {
             Ok((runs, spent)) => {
                 if let Some(spent) = spent {
                     self.spent.insert(run_id.clone(), spent);
@@ -882,12 +946,20 @@ impl Verifier<'_> {
         if let Some(spent) = self.spent.get(run_id) {
             return Ok(*spent);
         }
-        let spent = match self.tip(run_id)? {
-            Some(tip) => self
+        let ahead = self.prefetched.get(run_id).and_then(|p| p.spend.clone());
+        let listed = self.runs.get(run_id).and_then(|r| r.files.clone());
+        let spent = match (ahead, listed, self.tip(run_id)?) {
+            (Some(read), _, _) => read.unwrap_or(0.0),
+            // The record listing already read for its approvals, at the same tip.
+            (None, Some(files), _) => self
+                .repo
+                .read_records(&files, &["cost"])
+                .map_or(0.0, |records| spend(&records)),
+            (None, None, Some(tip)) => self
                 .repo
                 .records_of_kinds(run_id, tip, &["cost"])
                 .map_or(0.0, |records| spend(&records)),
-            None => 0.0,
+            (None, None, None) => 0.0,
         };
         self.spent.insert(run_id.clone(), spent);
         Ok(spent)
@@ -899,19 +971,34 @@ impl Verifier<'_> {
             let ids = self.all_runs()?;
             // Every run not read yet, read on a few threads: the one cost that grows with
             // the number of runs.
+            // Newest first: see [`newest_first`].
             let todo: Vec<(RunId, ObjectId)> = ids
                 .iter()
+                .rev()
                 .filter(|id| !self.runs.contains_key(*id))
                 .filter_map(|id| Some((id.clone(), (*self.tips.get(id)?)?)))
                 .collect();
+            // A run that approved a tree of the range will be checked: what that needs is
+            // read on the same thread, now.
+            let range_trees = &self.range_trees;
             let lists = self.repo.map_parallel(&todo, |repo, (run_id, tip)| {
-                Ok(read_approvals(repo, run_id, *tip, false).map(|(runs, _)| runs))
+                let read = read_approvals(repo, run_id, *tip, false).map(|(runs, _)| runs);
+                let ahead = match &read {
+                    Ok(runs) if runs.list.iter().any(|(t, _)| range_trees.contains(t)) => {
+                        Some(read_ahead(repo, run_id, *tip, runs))
+                    }
+                    _ => None,
+                };
+                Ok((read, ahead))
             })?;
-            for ((run_id, _), read) in todo.into_iter().zip(lists) {
+            for ((run_id, _), (read, ahead)) in todo.into_iter().zip(lists) {
                 let runs = match read {
                     Ok(runs) => runs,
                     Err(reason) => self.skip(&run_id, reason),
                 };
+                if let Some(ahead) = ahead {
+                    self.prefetched.insert(run_id.clone(), ahead);
+                }
                 self.runs.insert(run_id, Rc::new(runs));
             }
             let mut index: HashMap<ObjectId, Vec<RunId>> = HashMap::new();
@@ -980,7 +1067,7 @@ impl Verifier<'_> {
         let mut out = Vec::new();
         for (run_id, base) in candidates {
             let base_tree = match base {
-                Some(base) if self.repo.has_commit(base) => self.repo.commit_tree(base)?,
+                Some(base) if self.has_commit(base) => self.commit_tree(base)?,
                 Some(_) => continue,
                 None => ObjectId::empty_tree(commit.tree.kind()),
             };
@@ -1004,7 +1091,7 @@ impl Verifier<'_> {
         let Some((first, rest)) = commit.parents.split_first() else {
             return changed_paths(self.repo, empty, commit.tree);
         };
-        let mut own = changed_paths(self.repo, self.repo.commit_tree(*first)?, commit.tree)?;
+        let mut own = changed_paths(self.repo, self.commit_tree(*first)?, commit.tree)?;
         for parent in rest {
             if own.is_empty() {
                 break;
@@ -1013,7 +1100,7 @@ impl Verifier<'_> {
                 continue;
             }
             let theirs: BTreeSet<String> =
-                changed_paths(self.repo, self.repo.commit_tree(*parent)?, commit.tree)?
+                changed_paths(self.repo, self.commit_tree(*parent)?, commit.tree)?
                     .into_iter()
                     .collect();
             own.retain(|p| theirs.contains(p));
@@ -1030,6 +1117,84 @@ impl Verifier<'_> {
             cost_usd: (spent > 0.0).then(|| crate::util::round_usd(spent)),
         })
     }
+}
+
+/// Whether approval `a` is consistent with the run's own records and material (see
+/// [`Verifier::consistent`]), given the run's start and dispatch `facts`.
+fn consistency_of(repo: &Repo, a: &Approval, facts: &Facts) -> Result<(), String> {
+    let snapshot = ObjectId::from(a.snapshot);
+    match facts.dispatches.get(&a.dispatch) {
+        None => {
+            return Err(format!(
+                "its review of round {} has no dispatch record",
+                a.round
+            ));
+        }
+        Some((round, dispatched)) if *round != a.round || *dispatched != snapshot => {
+            return Err(format!(
+                "its review of round {} names a dispatch of another round or snapshot",
+                a.round
+            ));
+        }
+        Some(_) => {}
+    }
+    let stored = repo
+        .entry_at(facts.tree, &Material::Snapshot.path(a.round))
+        .map_err(|e| e.to_string())?;
+    if stored.map(|(id, _)| id) != Some(snapshot) {
+        return Err(format!(
+            "the snapshot stored for round {} is not the tree approved",
+            a.round
+        ));
+    }
+    if !a.review_approved {
+        // A `--force` finish on a review that did not approve: an override, shown as
+        // `forced`; there is no approving answer to read.
+        return Ok(());
+    }
+    if let Some(n) = a.blocking_finding {
+        return Err(format!(
+            "its review of round {} carries a blocking finding (#{n})",
+            a.round
+        ));
+    }
+    let attempts = repo
+        .blob_at(facts.tree, &Material::Attempts.path(a.round))
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("round {} has no stored attempts", a.round))?;
+    stored_answers_approve(&attempts, &a.approvers, a.round)
+}
+
+/// The start and dispatch facts of run `run_id` at `tip`, from its record `files`.
+fn facts_at(
+    repo: &Repo,
+    run_id: &RunId,
+    tip: ObjectId,
+    files: &RecordFiles,
+) -> Result<Facts, String> {
+    let tree = repo.commit_tree(tip).map_err(|e| e.to_string())?;
+    let records = repo
+        .read_records(files, &["start", "review-dispatch"])
+        .map_err(|e| e.to_string())?;
+    let mut start = None;
+    let mut dispatches = HashMap::new();
+    for record in records {
+        match record.body {
+            Body::Start(s) if start.is_none() => start = Some(s),
+            Body::ReviewDispatch(d) => {
+                dispatches.insert(record.id, (d.round, d.snapshot.into()));
+            }
+            _ => {}
+        }
+    }
+    let start = start.ok_or_else(|| format!("run {run_id} has no start record"))?;
+    Ok(Facts {
+        base: start.base.map(ObjectId::from),
+        base_tree: start.base_tree.map(ObjectId::from),
+        branch: start.branch,
+        dispatches,
+        tree,
+    })
 }
 
 fn push_tree(trees: &mut Vec<ObjectId>, tree: ObjectId) {
@@ -1140,6 +1305,44 @@ fn read_approvals(
         ))
     };
     read().map_err(|e| crate::util::first_line_clipped(&e.to_string(), 300))
+}
+
+/// Orders runs to read newest first (run ids sort by creation). git packs a run's objects
+/// as deltas against those of newer runs (its history walk goes newest first), in chains up
+/// to 50 long (a run's `reviews/<round>` tree, which differs from its neighbours' by a few
+/// ids, sits 25 deep on average in a gc'ed clone); a chain's result is kept, its
+/// intermediates are not (gix), so reading oldest first inflates every chain whole, while
+/// reading newest first finds each delta's base already decoded.
+fn newest_first(runs: &mut [RunId]) {
+    runs.sort_unstable_by(|a, b| b.cmp(a));
+}
+
+/// What checking a commit against run `run_id` (at `tip`, whose approvals are `runs`) reads
+/// beyond its approvals: its spend, its facts and each approval's consistency, read the way
+/// [`Verifier`] reads them (see [`Prefetched`]).
+fn read_ahead(repo: &Repo, run_id: &RunId, tip: ObjectId, runs: &RunApprovals) -> Prefetched {
+    let Some(files) = &runs.files else {
+        return Prefetched::default();
+    };
+    let spend = repo
+        .read_records(files, &["cost"])
+        .map(|records| spend(&records))
+        .map_err(|e| crate::util::first_line_clipped(&e.to_string(), 300));
+    let facts = facts_at(repo, run_id, tip, files);
+    let consistency = match &facts {
+        Ok(facts) => runs
+            .list
+            .iter()
+            .map(|(_, a)| Some(consistency_of(repo, a, facts)))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    Prefetched {
+        approvals: None,
+        spend: Some(spend),
+        facts: Some(facts),
+        consistency,
+    }
 }
 
 /// A run's spend as its manifest computes it, from its cost records alone (the one fold).

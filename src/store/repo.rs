@@ -188,6 +188,17 @@ impl Repo {
         }
     }
 
+    /// Another handle on the same repository that also keeps up to `bytes` of decoded
+    /// objects by id (as well as delta bases): for a reader that comes back to the same
+    /// commits and trees (a commit read by the history walk and again for its tree, a run
+    /// tree read for its records and again for its review material). Handles made from it
+    /// for other threads ([`Repo::map_parallel`]) keep caches of their own, of the same size.
+    pub fn with_object_cache(&self, bytes: usize) -> Repo {
+        let mut repo = self.detached();
+        repo.repo.object_cache_size(bytes);
+        repo
+    }
+
     /// Whether the index tracks `path` (repository-relative).
     pub fn is_tracked(&self, path: &str) -> Result<bool, Error> {
         let index = self
