@@ -49,6 +49,10 @@ pub enum BlobText {
     Binary,
 }
 
+/// How many decoded commits and trees a reader keeps before it forgets them (checked between
+/// runs).
+const DECODED_CACHE_BOUND: usize = 4096;
+
 /// One decoded tree: name → (is a tree, is a blob, id).
 type Entries = Rc<HashMap<Vec<u8>, (bool, bool, ObjectId)>>;
 
@@ -94,6 +98,7 @@ impl OutgoingReader {
         known: Option<ObjectId>,
         public_base: Option<ObjectId>,
     ) -> Result<Outgoing, Error> {
+        self.bound_caches();
         let trailer = format!("Pair-Run: {run_id}");
         let is_run_commit =
             |message: &[u8]| message.lines().any(|l| l.trim() == trailer.as_bytes());
@@ -249,6 +254,16 @@ impl OutgoingReader {
             return Ok(BlobText::Binary);
         }
         Ok(BlobText::Text(bytes))
+    }
+
+    /// Forgets the decoded commits and trees once they are many: they serve a run's own walk
+    /// (and objects runs share, such as a base), while keeping those of every run of a push of
+    /// 100,000 runs held most of its memory.
+    fn bound_caches(&mut self) {
+        if self.commits.len() + self.trees.len() > DECODED_CACHE_BOUND {
+            self.commits.clear();
+            self.trees.clear();
+        }
     }
 
     fn commit(&mut self, id: ObjectId) -> Result<CommitInfo, Error> {

@@ -247,7 +247,136 @@ pub fn pull(repo: &Repo, remote: &Remote, keep: Keep<'_>) -> Result<PullReport, 
     fetch(repo, remote)?;
     let report = integrate(repo, remote, keep)?;
     pack_staging(repo, remote)?;
+    remember_merged(repo, remote)?;
     Ok(report)
+}
+
+/// Where the fingerprint of `remote`'s staging copy, as it was when last merged in whole (or
+/// last pushed from), is kept: a view, like the summaries (a missing or stale one only costs
+/// a fetch).
+fn merged_marker(repo: &Repo, remote: &Remote) -> std::path::PathBuf {
+    let digest = sha1_smol::Sha1::from(remote.staging.as_bytes())
+        .digest()
+        .to_string();
+    repo.pair_dir()
+        .join("cache")
+        .join(format!("merged-staging-{}", &digest[..12]))
+}
+
+/// The staging copy of `remote`, sorted by name.
+fn staged_listing(repo: &Repo, remote: &Remote) -> Result<Listing, Error> {
+    let mut staged = repo.refs_under(&remote.staging)?;
+    staged.sort_unstable();
+    Ok(staged)
+}
+
+/// A digest of a sorted ref listing.
+fn fingerprint(listing: &[(String, ObjectId)]) -> String {
+    let mut hasher = sha1_smol::Sha1::new();
+    let mut hex = [0u8; 40];
+    for (name, id) in listing {
+        hasher.update(id.hex_to_buf(&mut hex[..]).as_bytes());
+        hasher.update(b" ");
+        hasher.update(name.as_bytes());
+        hasher.update(b"\n");
+    }
+    hasher.digest().to_string()
+}
+
+/// Notes that every staged ref of `remote` is merged into the local refs (after a whole
+/// pull), or was pushed from them: a push finding the remote still holding exactly this
+/// need not fetch and merge it again.
+fn remember_merged(repo: &Repo, remote: &Remote) -> Result<(), Error> {
+    let print = fingerprint(&staged_listing(repo, remote)?);
+    let path = merged_marker(repo, remote);
+    let tmp = repo.pair_dir().join("tmp");
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    // A view: failing to write it costs a fetch next time, nothing else.
+    let _ = crate::util::fs::write_atomically_via(&tmp, &path, print.as_bytes());
+    Ok(())
+}
+
+/// The push plan made from the staging copy as it is, when `remote` holds exactly the git
+/// pair refs staged for it and that staging copy is the one last merged in whole (or pushed
+/// from): then a pull would fetch nothing and merge nothing. The remote is asked for its refs
+/// (`git ls-remote`, as cheap as the advertisement any push reads) on another thread while
+/// the plan is made here. Any doubt (no marker, another copy, a remote that does not answer)
+/// gives `None`: the caller pulls first.
+fn plan_if_unchanged(
+    repo: &Repo,
+    remote: &Remote,
+    scope: &Scope,
+) -> Result<Option<PushPlan>, Error> {
+    let Ok(marker) = std::fs::read_to_string(merged_marker(repo, remote)) else {
+        return Ok(None);
+    };
+    let dir = repo.work_dir().unwrap_or_else(|_| repo.common_dir());
+    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
+        .map(String::from)
+        .to_vec();
+    std::thread::scope(|threads| {
+        let asked = threads
+            .spawn(|| crate::process::git(dir, &args, crate::process::GIT_TRANSPORT_TIMEOUT));
+        let planned = staged_plan(repo, remote, scope, marker.trim());
+        let asked = asked
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let Some((staged, plan)) = planned? else {
+            return Ok(None);
+        };
+        let Ok(out) = asked else {
+            return Ok(None);
+        };
+        if !out.status.is_some_and(|s| s.success()) {
+            return Ok(None);
+        }
+        let mut listed = staged_names(remote, &String::from_utf8_lossy(&out.stdout));
+        listed.sort_unstable();
+        Ok((listed == staged).then_some(plan))
+    })
+}
+
+/// A ref listing, sorted by name.
+type Listing = Vec<(String, ObjectId)>;
+
+/// The staging copy of `remote` and the push plan made from it, when the copy is the one
+/// `marker` fingerprints.
+fn staged_plan(
+    repo: &Repo,
+    remote: &Remote,
+    scope: &Scope,
+    marker: &str,
+) -> Result<Option<(Listing, PushPlan)>, Error> {
+    let staged = staged_listing(repo, remote)?;
+    if fingerprint(&staged) != marker {
+        return Ok(None);
+    }
+    Ok(Some((staged, push_set(repo, remote, scope)?)))
+}
+
+/// The refs of `git ls-remote` output that a pull stages, under their staging names (as the
+/// fetch refspecs map them; peeled lines left out).
+fn staged_names(remote: &Remote, stdout: &str) -> Listing {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let (id, name) = line.split_once('\t')?;
+            let name = name.trim_end();
+            if name.ends_with("^{}") {
+                return None;
+            }
+            let staged = if let Some(rest) = name.strip_prefix("refs/pair/") {
+                format!("{}pair/{rest}", remote.staging)
+            } else if let Some(rest) = name.strip_prefix(notes::NOTES_REF) {
+                format!("{}notes/pair{rest}", remote.staging)
+            } else {
+                return None;
+            };
+            Some((staged, ObjectId::from_hex(id.trim().as_bytes()).ok()?))
+        })
+        .collect()
 }
 
 /// Keeps the staging copy in `packed-refs`: git fetch writes one loose file per changed
@@ -276,13 +405,24 @@ pub fn push<E: From<Error>>(
     let mut last_rejection = String::new();
     for attempt in 1..=MAX_PUSH_ATTEMPTS {
         report.attempts = attempt;
-        let pulled = pull(repo, remote, keep).map_err(|err| match err {
-            // The user asked to push: say so when the remote cannot be reached at all.
-            Error::Fetch { remote, detail } => Error::Push { remote, detail },
-            other => other,
-        })?;
-        report.pulled.absorb(pulled);
-        let mut plan = push_set(repo, remote, scope)?;
+        // The first attempt fetches and merges only when the remote changed since this clone
+        // last merged it in or pushed to it: with nothing new there, a pull would do nothing.
+        let unchanged = match attempt {
+            1 => plan_if_unchanged(repo, remote, scope)?,
+            _ => None,
+        };
+        let mut plan = match unchanged {
+            Some(plan) => plan,
+            None => {
+                let pulled = pull(repo, remote, keep).map_err(|err| match err {
+                    // The user asked to push: say so when the remote cannot be reached.
+                    Error::Fetch { remote, detail } => Error::Push { remote, detail },
+                    other => other,
+                })?;
+                report.pulled.absorb(pulled);
+                push_set(repo, remote, scope)?
+            }
+        };
         let mut replans = 0;
         loop {
             if plan.updates.is_empty() {
@@ -308,6 +448,8 @@ pub fn push<E: From<Error>>(
         let statuses = parse_push_porcelain(&out.stdout);
         if out.success {
             record_pushed(repo, updates, &statuses)?;
+            // Everything staged now is what was merged before or pushed from here.
+            remember_merged(repo, remote)?;
             report.pushed_runs = updates
                 .iter()
                 .filter(|u| matches!(u.target, Target::Run(_)))
@@ -995,6 +1137,41 @@ fn looks_like_location(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ls_remote_lines_map_to_their_staging_names_as_the_fetch_refspecs_do() {
+        let remote = Remote {
+            name: "origin".into(),
+            staging: format!("{STAGING_ROOT}origin/"),
+        };
+        let a = "1".repeat(40);
+        let b = "2".repeat(40);
+        let stdout = format!(
+            "{a}\tHEAD\n{a}\trefs/heads/main\n{a}\trefs/pair/runs/20260101-000000-abcdef\n\
+             {b}\trefs/pair/dropped/20260101-000001-abcdef\n{b}\trefs/notes/pair\n\
+             {a}\trefs/notes/pairs-other\n{a}\trefs/pair/tags/t\n{b}\trefs/pair/tags/t^{{}}\n\
+             {a}\trefs/notes/commits\nnot a line\n"
+        );
+        let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).expect("hex");
+        let staged = |name: &str| format!("{STAGING_ROOT}origin/{name}");
+        assert_eq!(
+            staged_names(&remote, &stdout),
+            vec![
+                (staged("pair/runs/20260101-000000-abcdef"), id(&a)),
+                (staged("pair/dropped/20260101-000001-abcdef"), id(&b)),
+                (staged("notes/pair"), id(&b)),
+                (staged("notes/pairs-other"), id(&a)),
+                (staged("pair/tags/t"), id(&a)),
+            ]
+        );
+        // The fingerprint follows every name and id.
+        let listing = staged_names(&remote, &stdout);
+        let mut moved = listing.clone();
+        moved[2].1 = id(&a);
+        assert_ne!(fingerprint(&listing), fingerprint(&moved));
+        assert_ne!(fingerprint(&listing), fingerprint(&listing[1..]));
+        assert_eq!(fingerprint(&listing), fingerprint(&listing.clone()));
+    }
 
     #[test]
     fn porcelain_ref_lines_parse_and_other_lines_are_skipped() {

@@ -113,13 +113,15 @@ class Template:
                 mode, kind, oid = meta.decode().split()
                 files.append((mode, oid, path.decode()))
                 blobs[oid] = None
-            self.commits.append((author, committer, message, files))
+            # The manifest's `records_tree` stamp: the id of this commit's records/ tree.
+            records = git(repo, env, "rev-parse", f"{sha}:records").decode().strip()
+            self.commits.append((author, committer, message, files, records))
         for oid in blobs:
             blobs[oid] = git(repo, env, "cat-file", "blob", oid)
         self.blobs = blobs
         start = self.commits[0][3]
         start_record = next(
-            blobs[oid] for _, oid, path in start if path.startswith("records/000001-start-")
+            blobs[oid] for _, oid, path in start if re.match(r"records/(\d{4}/)?000001-start-", path)
         )
         record = json.loads(start_record)
         self.cwd = record["cwd"].encode()
@@ -168,6 +170,27 @@ class Rewrite:
         return f"{name}> {int(stamp) + int(self.delta.total_seconds())} {zone}"
 
 
+def blob_id(content):
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).digest()
+
+
+def tree_id(files):
+    """The id git gives the tree of `files` ((mode, path, raw id), paths relative to it)."""
+    here, below = {}, {}
+    for mode, path, raw in files:
+        head, sep, rest = path.partition(b"/")
+        if sep:
+            below.setdefault(head, []).append((mode, rest, raw))
+        else:
+            here[head] = (mode, raw)
+    for name, entries in below.items():
+        here[name] = (b"40000", tree_id(entries))
+    # Git sorts a subtree as if its name ended in a slash.
+    order = sorted(here, key=lambda n: n + b"/" if n in below else n)
+    body = b"".join(here[n][0] + b" " + n + b"\0" + here[n][1] for n in order)
+    return hashlib.sha1(b"tree %d\0" % len(body) + body).digest()
+
+
 def data(payload):
     return b"data %d\n%s\n" % (len(payload), payload)
 
@@ -184,7 +207,7 @@ def stream_runs(tpl, count, feed, main_tip, note_template):
         run_ids.append(rw.run_id)
         keep = lengths.get(i % 10, len(tpl.commits))
         prev = None
-        for author, committer, message, files in tpl.commits[:keep]:
+        for author, committer, message, files, records in tpl.commits[:keep]:
             mark += 1
             out = [b"commit refs/pair/runs/%s\n" % rw.run_id.encode(), b"mark :%d\n" % mark,
                    f"author {rw.ident(author)}\n".encode(),
@@ -192,11 +215,23 @@ def stream_runs(tpl, count, feed, main_tip, note_template):
             if prev:
                 out.append(b"from :%d\n" % prev)
             out.append(b"deleteall\n")
+            # Rewritten first, so that the manifest's stamp names the records tree this run's
+            # commit really holds (as the CLI writes it: a listing trusts a stamped manifest).
+            rewritten = []
             for mode, oid, path in files:
                 path = rw.bytes(path.encode())
-                if tpl.varies[oid]:
+                content = rw.bytes(tpl.blobs[oid]) if tpl.varies[oid] else None
+                rewritten.append((mode, oid, path, content))
+            stamp = tree_id([(mode.encode(), path[len(b"records/"):],
+                              blob_id(content) if content is not None else bytes.fromhex(oid))
+                             for mode, oid, path, content in rewritten
+                             if path.startswith(b"records/")]).hex().encode()
+            for mode, oid, path, content in rewritten:
+                if content is not None:
+                    if path == b"manifest.json":
+                        content = content.replace(records.encode(), stamp)
                     out.append(b"M %s inline %s\n" % (mode.encode(), path))
-                    out.append(data(rw.bytes(tpl.blobs[oid])))
+                    out.append(data(content))
                 else:
                     out.append(b"M %s %s %s\n" % (mode.encode(), oid.encode(), path))
             feed.write(b"".join(out))

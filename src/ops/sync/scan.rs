@@ -426,7 +426,8 @@ impl<'a> Guard<'a> {
     fn flagged_blobs(&self, state: &crate::store::RunState) -> Result<HashSet<ObjectId>, Error> {
         // What scrub removed here stays unpublished wherever it appears again.
         let mut flagged = self.repo.scrubbed_blobs(&state.run_id)?;
-        for record in self.repo.records(state)? {
+        // Only the reviews are read (every record is scanned as a blob anyway).
+        for record in self.repo.records_of_kind(state, "review")? {
             let Body::Review(review) = record.body else {
                 continue;
             };
