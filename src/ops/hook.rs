@@ -26,26 +26,91 @@ use crate::model::report::hook as report;
 /// on the branch, active or finished
 /// ([`Error::GateClosed`]). Reads only; nothing is stored.
 pub fn pre_commit(ctx: &Context, gate: bool) -> Result<report::PreCommit, Error> {
+    // A pass is noted for `commit-msg`, which git runs next on the same index unless a later
+    // step re-staged: it need not read the index again. Only a help: a failure notes nothing.
+    let _ = std::fs::remove_file(passed_path(ctx));
     let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
-    pre_commit_on(ctx, &staged, gate)
+    let (report, approved) = pre_commit_on(ctx, &staged, gate)?;
+    if let Some(key) = approved.and_then(|run_id| passed_key(ctx, &run_id)) {
+        let _ = crate::util::fs::write_atomically_via(
+            &ctx.repo.pair_dir().join("tmp"),
+            &passed_path(ctx),
+            key.as_bytes(),
+        );
+    }
+    Ok(report)
 }
 
-/// [`pre_commit`]'s checks on the index `staged`, read by the caller.
+/// [`pre_commit`]'s checks on the index `staged`, read by the caller; with the run whose
+/// approved snapshot the index is, when the gate found it so.
 fn pre_commit_on(
     ctx: &Context,
     staged: &crate::worktree::StagedIndex,
     gate: bool,
-) -> Result<report::PreCommit, Error> {
+) -> Result<(report::PreCommit, Option<crate::model::RunId>), Error> {
     super::gate::check_never_commit(ctx, staged)?;
+    let mut approved = None;
     let gate = if gate {
         Some(match super::gate::check_index(ctx, Some(staged))? {
             super::gate::Open::NoActiveRun { .. } => report::GateOpen::NoActiveRun,
-            super::gate::Open::Approved(_) => report::GateOpen::Approved,
+            super::gate::Open::Approved(approval) => {
+                approved = Some(approval.run_id);
+                report::GateOpen::Approved
+            }
         })
     } else {
         None
     };
-    Ok(report::PreCommit { ok: true, gate })
+    Ok((report::PreCommit { ok: true, gate }, approved))
+}
+
+/// Where `pre-commit --gate` notes the index it found approved (see [`passed_key`]).
+fn passed_path(ctx: &Context) -> std::path::PathBuf {
+    ctx.repo.pair_dir().join("gate-passed")
+}
+
+/// What the gate's pass on the index is bound to: the index file as it is (path, size,
+/// modification time and the SHA-1 of its content that git writes at its end), HEAD, the
+/// never-commit patterns, and the approving run and its tip. A `commit-msg` finding the same
+/// key checks what `pre-commit` checked, on the same bytes, against the same run: the answer
+/// cannot differ. `None` when any part cannot be read, or when the index carries no checksum
+/// (`index.skipHash`): then the index is read again.
+fn passed_key(ctx: &Context, run_id: &crate::model::RunId) -> Option<String> {
+    use std::io::{Read as _, Seek as _};
+    let path = ctx.repo.gix().index_path();
+    let mut file = std::fs::File::open(&path).ok()?;
+    let meta = file.metadata().ok()?;
+    if meta.len() < 32 {
+        return None;
+    }
+    file.seek(std::io::SeekFrom::End(-20)).ok()?;
+    let mut checksum = [0u8; 20];
+    file.read_exact(&mut checksum).ok()?;
+    if checksum == [0; 20] {
+        return None;
+    }
+    let modified = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    let head = ctx.repo.head().ok()?.commit()?;
+    let tip = ctx.repo.run_tip(run_id).ok()??;
+    Some(format!(
+        "v1\n{}\n{} {modified} {}\nhead {head}\nnever-commit {:?}\nrun {run_id} {tip}\n",
+        path.display(),
+        meta.len(),
+        gix::ObjectId::from(checksum),
+        ctx.options.never_commit,
+    ))
+}
+
+/// Whether `pre-commit --gate` passed this very index against the run `select` finds now.
+fn passed_before(ctx: &Context) -> Option<crate::model::RunId> {
+    let noted = std::fs::read_to_string(passed_path(ctx)).ok()?;
+    let run_id = super::common::select::latest(ctx, None).ok()?;
+    (passed_key(ctx, &run_id)? == noted).then_some(run_id)
 }
 
 /// Adds `Pair-Run: <run>` and `Reviewed-by: <reviewer> (git-pair round N)` to the message in
@@ -56,12 +121,19 @@ fn pre_commit_on(
 /// commits before `commit-msg` runs, so this is the check on the tree really committed, after
 /// any later pre-commit step (a lint-staged-style `git add`) re-staged.
 pub fn commit_msg(ctx: &Context, file: &Path, gate: bool) -> Result<report::CommitMsg, Error> {
-    // The index is read once, for the gate and for the trailers alike.
-    let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
-    if gate {
-        pre_commit_on(ctx, &staged, true)?;
-    }
-    let Some(approval) = super::gate::matching_approval(ctx, &staged)? else {
+    // The index `pre-commit --gate` just found to be the approved snapshot, unchanged since:
+    // both checks hold as they held there. Else it is read once, for both.
+    let approval = match passed_before(ctx) {
+        Some(run_id) => super::gate::approval(ctx, &run_id)?,
+        None => {
+            let staged = crate::worktree::StagedIndex::read(&ctx.repo)?;
+            if gate {
+                pre_commit_on(ctx, &staged, true)?;
+            }
+            super::gate::matching_approval(ctx, &staged)?
+        }
+    };
+    let Some(approval) = approval else {
         return Ok(report::CommitMsg {
             trailers: None,
             approved: None,

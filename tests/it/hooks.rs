@@ -471,6 +471,62 @@ fn after_finish_the_gate_still_lets_only_the_approved_tree_commit() {
 }
 
 #[test]
+fn commit_msg_trusts_pre_commits_pass_only_for_the_very_index_it_passed() {
+    let env = TestEnv::new();
+    install(&env, true);
+    let run_id = approved_run(&env);
+    env.git(&["add", "-A"]);
+    let passed = env.repo.join(".git/pair/gate-passed");
+    let out = env.pair(&["hook", "pre-commit", "--gate"]);
+    assert_eq!(out.code, 0, "{out}");
+    let noted = std::fs::read_to_string(&passed).expect("pre-commit notes its pass");
+    assert!(noted.contains(&format!("run {run_id} ")), "{noted}");
+    let message = env.home.join("MSG");
+
+    // The index changed after the pass (and the note is put back as it was): re-checked.
+    env.write("src/sneak.rs", "// never reviewed\n");
+    env.git(&["add", "src/sneak.rs"]);
+    std::fs::write(&passed, &noted).expect("restore the note");
+    std::fs::write(&message, "Retry\n").expect("message");
+    let path = message.to_str().expect("utf-8");
+    let out = env.pair(&["hook", "commit-msg", "--gate", path]);
+    assert_one_error_line(&out, 1, "src/sneak.rs (added)");
+    assert_eq!(
+        std::fs::read_to_string(&message).expect("message"),
+        "Retry\n"
+    );
+
+    // The same index, right after the pass: trusted, trailers added.
+    env.git(&["rm", "-q", "--cached", "src/sneak.rs"]);
+    let out = env.pair(&["hook", "pre-commit", "--gate"]);
+    assert_eq!(out.code, 0, "{out}");
+    let out = env.pair(&["hook", "commit-msg", "--gate", path]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        std::fs::read_to_string(&message)
+            .expect("message")
+            .contains(&format!("Pair-Run: {run_id}")),
+    );
+
+    // A gate that does not pass removes the note; an index without a checksum gets none.
+    env.git(&["add", "src/sneak.rs"]);
+    let out = env.pair(&["hook", "pre-commit", "--gate"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(!passed.exists(), "a refused index left a pass noted");
+    env.git(&["rm", "-q", "--cached", "src/sneak.rs"]);
+    env.git(&["config", "index.skipHash", "true"]);
+    env.git(&["update-index", "--really-refresh"]);
+    env.git(&["read-tree", "HEAD"]);
+    env.git(&["add", "-A", "src/lib.rs"]);
+    let out = env.pair(&["hook", "pre-commit", "--gate"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        !passed.exists(),
+        "a pass noted for an index with no checksum"
+    );
+}
+
+#[test]
 fn a_later_pre_commit_step_that_restages_cannot_sneak_an_unapproved_tree_in() {
     let env = TestEnv::new();
     // A lint-staged-style step of the user's own pre-commit hook: chained after ours, it
