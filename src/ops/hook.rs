@@ -193,6 +193,8 @@ fn comment_prefix(ctx: &Context) -> String {
 /// Writes the branch's newest run's line on HEAD when HEAD's tree is the snapshot that run
 /// vouches for (an approved one; for a finished run, the one `finish` vouched for).
 pub fn post_commit(ctx: &Context) -> Result<report::PostCommit, Error> {
+    // The commit is made: pre-commit's pass served its commit-msg.
+    let _ = std::fs::remove_file(passed_path(ctx));
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => {

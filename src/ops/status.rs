@@ -96,23 +96,14 @@ pub fn next_action(ctx: &Context, manifest: &Manifest) -> NextAction {
 pub(super) fn observed(manifest: &Manifest, spend: Option<&RunSpend>) -> Observed {
     Observed {
         budget_alert: spend.is_some_and(|s| s.level == Some(crate::cost::Level::Alert)),
-        review_running: manifest
-            .pending_any()
-            .and_then(|p| p.runner.as_ref())
-            .is_some_and(is_running_here),
+        review_running: running_review(manifest).is_some(),
     }
 }
 
 /// Refuses while a review of the run (a coder round's or its PR's) is running on this
 /// machine right now: one review of a run at a time (SPEC §5).
 pub fn refuse_if_reviewing(manifest: &Manifest) -> Result<(), crate::model::Refusal> {
-    let pr = manifest.pr_round.as_ref().and_then(|p| p.pending.as_ref());
-    let running = [manifest.pending_review.as_ref(), pr]
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p.runner.as_ref())
-        .find(|r| is_running_here(r));
-    match running {
+    match running_review(manifest) {
         Some(runner) => Err(crate::model::Refusal::ReviewRunning {
             run_id: manifest.run_id.to_string(),
             host: runner.host.clone(),
@@ -120,6 +111,17 @@ pub fn refuse_if_reviewing(manifest: &Manifest) -> Result<(), crate::model::Refu
         }),
         None => Ok(()),
     }
+}
+
+/// The process of a review of the run (a coder round's or its PR's) dispatched and not
+/// answered, when it is alive on this machine right now.
+fn running_review(manifest: &Manifest) -> Option<&Runner> {
+    let pr = manifest.pr_round.as_ref().and_then(|p| p.pending.as_ref());
+    [manifest.pending_review.as_ref(), pr]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.runner.as_ref())
+        .find(|r| is_running_here(r))
 }
 
 /// Whether `runner` is a live process on this machine. A process recorded on another machine

@@ -29,10 +29,14 @@ impl Repo {
     /// Lists the record files of the run at commit `tip`.
     pub fn record_files(&self, run_id: &RunId, tip: ObjectId) -> Result<RecordFiles, Error> {
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
-        let entries = self.record_entries(tree)?;
+        self.record_files_in(run_id, tree)
+    }
+
+    /// Lists the record files of the run tree `tree` (of run `run_id`).
+    pub fn record_files_in(&self, run_id: &RunId, tree: ObjectId) -> Result<RecordFiles, Error> {
         Ok(RecordFiles {
             run_id: run_id.clone(),
-            entries,
+            entries: self.record_entries(tree)?,
         })
     }
 

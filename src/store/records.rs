@@ -91,16 +91,6 @@ impl Repo {
         Ok(out)
     }
 
-    /// The run's records of `kind` (e.g. `review`), in stored order: only those are read (the
-    /// kind is in the file name, as [`Repo::newest_record`] finds them).
-    pub fn records_of_kind(&self, state: &RunState, kind: &str) -> Result<Vec<Record>, Error> {
-        self.record_entries(state.tree)?
-            .into_iter()
-            .filter(|(name, _)| super::layout::record_kind(name) == Some(kind))
-            .map(|(name, oid)| self.read_record(&state.run_id, &name, oid))
-            .collect()
-    }
-
     /// The blob id of the record file `name` in the run tree `tree`: in its bucket, or
     /// directly under `records/` in a run written before buckets.
     pub(crate) fn record_blob_id(

@@ -312,13 +312,10 @@ fn plan_if_unchanged(
     let Ok(marker) = std::fs::read_to_string(merged_marker(repo, remote)) else {
         return Ok(None);
     };
-    let dir = repo.work_dir().unwrap_or_else(|_| repo.common_dir());
-    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
-        .map(String::from)
-        .to_vec();
+    let dir = run_dir(repo);
     std::thread::scope(|threads| {
-        let asked = threads
-            .spawn(|| crate::process::git(dir, &args, crate::process::GIT_TRANSPORT_TIMEOUT));
+        // Asked from another thread (a `Repo` stays on its own): by directory.
+        let asked = threads.spawn(|| ls_remote(dir, remote));
         let planned = staged_plan(repo, remote, scope, marker.trim());
         let asked = asked
             .join()
@@ -329,10 +326,10 @@ fn plan_if_unchanged(
         let Ok(out) = asked else {
             return Ok(None);
         };
-        if !out.status.is_some_and(|s| s.success()) {
+        if !out.success {
             return Ok(None);
         }
-        let mut listed = staged_names(remote, &String::from_utf8_lossy(&out.stdout));
+        let mut listed = staged_names(remote, &out.stdout);
         listed.sort_unstable();
         Ok((listed == staged).then_some(plan))
     })
@@ -952,10 +949,7 @@ fn git_fetch(
 /// the commits annotated tags point at): what a push can count on the remote having. Run
 /// state is left out (it holds no project history), which at worst makes a scan cover more.
 pub fn advertised(repo: &Repo, remote: &Remote) -> Result<Vec<ObjectId>, Error> {
-    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
-        .map(String::from)
-        .to_vec();
-    let out = git(repo, &args)?;
+    let out = ls_remote(run_dir(repo), remote)?;
     if !out.success {
         return Err(Error::Push {
             remote: remote.name.clone(),
@@ -963,6 +957,14 @@ pub fn advertised(repo: &Repo, remote: &Remote) -> Result<Vec<ObjectId>, Error> 
         });
     }
     Ok(parse_ls_remote(&out.stdout))
+}
+
+/// `git ls-remote` of `remote`: every ref it advertises.
+fn ls_remote(dir: &std::path::Path, remote: &Remote) -> Result<GitOutput, Error> {
+    let args: Vec<String> = ["ls-remote", "--", remote.name.as_str()]
+        .map(String::from)
+        .to_vec();
+    git_in(dir, &args)
 }
 
 /// The ids of `git ls-remote` lines naming refs outside git pair's namespaces.
@@ -1046,7 +1048,16 @@ struct GitOutput {
 
 /// Runs `git args` for `repo` through the one spawn module (bounded, `LC_ALL=C`, null stdin).
 fn git(repo: &Repo, args: &[String]) -> Result<GitOutput, Error> {
-    let dir = repo.work_dir().unwrap_or_else(|_| repo.common_dir());
+    git_in(run_dir(repo), args)
+}
+
+/// Where git runs for `repo`: its work tree, else (bare) its git directory.
+fn run_dir(repo: &Repo) -> &std::path::Path {
+    repo.work_dir().unwrap_or_else(|_| repo.common_dir())
+}
+
+/// [`git`] run in `dir`.
+fn git_in(dir: &std::path::Path, args: &[String]) -> Result<GitOutput, Error> {
     let out = crate::process::git(dir, args, crate::process::GIT_TRANSPORT_TIMEOUT)
         .map_err(|source| Error::Spawn { source })?;
     Ok(GitOutput {

@@ -507,6 +507,11 @@ fn commit_msg_trusts_pre_commits_pass_only_for_the_very_index_it_passed() {
             .expect("message")
             .contains(&format!("Pair-Run: {run_id}")),
     );
+    // A real commit leaves no pass behind once it is made.
+    let out = git_hooked(&env, &["commit", "-q", "-m", "Retry"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!passed.exists(), "the pass outlived its commit");
+    env.git(&["reset", "-q", "--soft", "HEAD~1"]);
 
     // A gate that does not pass removes the note; an index without a checksum gets none.
     env.git(&["add", "src/sneak.rs"]);

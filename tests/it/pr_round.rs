@@ -1028,3 +1028,24 @@ fn finish_says_the_prs_final_review_is_due_not_that_the_run_closed() {
     assert!(!out.stdout.contains("closed without an approval"), "{out}");
     assert_eq!(pr.status()["next_action"], "review:pr");
 }
+
+#[test]
+fn a_pr_already_fetched_is_not_fetched_again() {
+    let pr = opened();
+    let fail = cmd_json(&[&reviewer("fail.sh")]);
+    let out = pr.pair(&["review", "--pr", "7", "--reviewer-cmd", &fail], &[]);
+    assert_one_error_line(&out, 1, "no verdict");
+    // The head and base are here, kept by their refs: git is not even started to fetch them
+    // (git's trace of every command it runs names no fetch).
+    let trace = pr.env.home.join("git-trace");
+    let traced = trace.to_str().expect("utf-8");
+    let approve = cmd_json(&[&reviewer("approve.sh")]);
+    let v = pr.json(
+        &["review", "--pr", "7", "--reviewer-cmd", &approve],
+        &[("GIT_TRACE", traced)],
+    );
+    assert_eq!(v["verdict"], "APPROVED", "{v:#}");
+    assert_eq!(pr.comments().len(), 1);
+    let ran = std::fs::read_to_string(&trace).unwrap_or_default();
+    assert!(!ran.contains("git fetch"), "{ran}");
+}

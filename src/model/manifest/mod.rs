@@ -133,14 +133,6 @@ pub struct PrReviewed {
 }
 
 impl Manifest {
-    /// The review of this run dispatched and not answered yet: a coder round's, else its
-    /// PR's final review.
-    pub fn pending_any(&self) -> Option<&PendingReview> {
-        self.pending_review
-            .as_ref()
-            .or_else(|| self.pr_round.as_ref()?.pending.as_ref())
-    }
-
     /// The PR's final review, once recorded.
     pub fn pr_reviewed(&self) -> Option<PrReviewed> {
         self.pr_round.as_ref().and_then(|p| p.reviewed)

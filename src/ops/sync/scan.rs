@@ -427,7 +427,8 @@ impl<'a> Guard<'a> {
         // What scrub removed here stays unpublished wherever it appears again.
         let mut flagged = self.repo.scrubbed_blobs(&state.run_id)?;
         // Only the reviews are read (every record is scanned as a blob anyway).
-        for record in self.repo.records_of_kind(state, "review")? {
+        let files = self.repo.record_files_in(&state.run_id, state.tree)?;
+        for record in self.repo.read_records(&files, &["review"])? {
             let Body::Review(review) = record.body else {
                 continue;
             };
