@@ -177,8 +177,8 @@ impl Repo {
             });
         }
         let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
-        let stored = self.stored_manifest(tree)?;
-        let records_tree = self.records_tree_id(tree)?;
+        let (manifest_id, records_tree) = self.manifest_and_records_ids(tree)?;
+        let stored = self.manifest_in(manifest_id)?;
         if let Some(manifest) = stored.as_ref().filter(|m| {
             m.records_tree.is_some() && m.records_tree == records_tree.map(|id| id.to_string())
         }) {
@@ -228,13 +228,41 @@ impl Repo {
     /// The manifest stored in the run tree `tree`, when there is one that parses and is no
     /// larger than [`MAX_MANIFEST_BYTES`] (read only after its size is known).
     fn stored_manifest(&self, tree: ObjectId) -> Result<Option<Manifest>, Error> {
-        let Some(id) = self.blob_id_at(tree, MANIFEST)? else {
+        let (manifest, _) = self.manifest_and_records_ids(tree)?;
+        self.manifest_in(manifest)
+    }
+
+    /// The manifest blob `id`, when there is one that parses and is no larger than
+    /// [`MAX_MANIFEST_BYTES`].
+    fn manifest_in(&self, id: Option<ObjectId>) -> Result<Option<Manifest>, Error> {
+        let Some(id) = id else {
             return Ok(None);
         };
         Ok(match self.blob_within(id, MAX_MANIFEST_BYTES)? {
             Ok(bytes) => serde_json::from_slice::<Manifest>(&bytes).ok(),
             Err(_) => None,
         })
+    }
+
+    /// The ids of the run tree `tree`'s `manifest.json` (a file) and `records/` (a tree),
+    /// from one reading of the tree.
+    pub(crate) fn manifest_and_records_ids(
+        &self,
+        tree: ObjectId,
+    ) -> Result<(Option<ObjectId>, Option<ObjectId>), Error> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(Error::git("read a run tree"))?;
+        let manifest = tree
+            .find_entry(MANIFEST)
+            .filter(|e| e.mode().is_blob())
+            .map(|e| e.object_id());
+        let records = tree
+            .find_entry(RECORDS)
+            .filter(|e| e.mode().is_tree())
+            .map(|e| e.object_id());
+        Ok((manifest, records))
     }
 
     /// `tip` (a run's commit from elsewhere) when its stored manifest is exactly the

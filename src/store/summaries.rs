@@ -8,7 +8,7 @@ use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use super::{Error, Repo};
-use crate::model::{Manifest, NextAction, RunId, Verdict};
+use crate::model::{Manifest, NextAction, Role, RunId, Verdict};
 
 /// One run as `list` and run selection see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -233,6 +233,9 @@ impl Repo {
     /// handle's manifest cache: a listing reads each once).
     fn summary_at(&self, run_id: &RunId, tip: ObjectId) -> Listed {
         let known = self.is_loaded(tip);
+        if !known && let Some(summary) = self.summary_from_head(run_id, tip) {
+            return Listed::Run(summary);
+        }
         let listed = match self.load_at(run_id, tip) {
             Ok(state) => Listed::Run(RunSummary::of(run_id, tip, &state.manifest)),
             Err(err) => Listed::Malformed(
@@ -245,6 +248,91 @@ impl Repo {
         }
         listed
     }
+}
+
+impl Repo {
+    /// The summary of run `run_id` at `tip` read the short way: the commit, its tree once,
+    /// and only the fields a summary needs of the stored manifest (rounds reduced to their
+    /// number and role; no whole projection built). Only a manifest stamped with the tree's
+    /// own records (as [`Repo::load_at`] would take it) is read so; anything else — no stamp,
+    /// another stamp, no manifest, too large, not parsing — is `None`, left to the careful
+    /// reading.
+    fn summary_from_head(&self, run_id: &RunId, tip: ObjectId) -> Option<RunSummary> {
+        let tree = self.commit_tree(tip).ok()?;
+        let (manifest, records) = self.manifest_and_records_ids(tree).ok()?;
+        let bytes = self
+            .blob_within(manifest?, super::runs::MAX_MANIFEST_BYTES)
+            .ok()?
+            .ok()?;
+        summary_of_head(run_id, tip, &bytes, records?)
+    }
+}
+
+/// The summary that `manifest.json` (`bytes`) gives of run `run_id` at `tip`, when it parses
+/// and is stamped with `records`, the tree's own records.
+fn summary_of_head(
+    run_id: &RunId,
+    tip: ObjectId,
+    bytes: &[u8],
+    records: ObjectId,
+) -> Option<RunSummary> {
+    let head: ManifestHead = serde_json::from_slice(bytes).ok()?;
+    if head.records_tree.as_deref()? != records.to_string() {
+        return None;
+    }
+    Some(RunSummary {
+        run_id: run_id.clone(),
+        tip: tip.to_string(),
+        finished: head.outcome.verdict.is_some() || head.outcome.abandoned,
+        round: head
+            .rounds
+            .iter()
+            .rev()
+            .find(|r| r.role == Role::Coder)
+            .map_or(0, |r| r.n),
+        branch: head.branch,
+        task: head.task,
+        max_rounds: head.max_rounds,
+        next_action: head.next_action,
+        verdict: head.outcome.verdict,
+        created_at: head.created_at,
+        claimed: head.claimed,
+        cwd: head.cwd,
+        carrier: head.carrier,
+    })
+}
+
+/// What a summary needs of `manifest.json` (the same names and types as [`Manifest`]'s;
+/// everything else skipped unread).
+#[derive(Deserialize)]
+struct ManifestHead {
+    task: String,
+    cwd: String,
+    branch: String,
+    max_rounds: u32,
+    created_at: String,
+    rounds: Vec<RoundHead>,
+    outcome: OutcomeHead,
+    next_action: NextAction,
+    #[serde(default)]
+    claimed: bool,
+    #[serde(default)]
+    carrier: bool,
+    #[serde(default)]
+    records_tree: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RoundHead {
+    n: u32,
+    role: Role,
+}
+
+#[derive(Deserialize)]
+struct OutcomeHead {
+    verdict: Option<Verdict>,
+    #[serde(default)]
+    abandoned: bool,
 }
 
 /// The run id a cache line starts with (`{"run_id":"<id>","tip":"<hex>",…`), unparsed.
@@ -335,6 +423,59 @@ mod tests {
 
     fn line(run: &str, tip: ObjectId) -> String {
         format!(r#"{{"run_id":"{run}","tip":"{tip}","branch":"main"}}"#)
+    }
+
+    /// A stored manifest as git pair writes it (one of the benchmark fixture's).
+    const STORED: &str = r#"{"v":1,"run_id":"20250101-105645-826423","task":"Fixture run 1065","cwd":"/home/dev1/project","branch":"main","base":"57f251d1b1501c1c669da9c37395dc4c1f69ce5a","coder":"claude","reviewer":"command:approve.sh","max_rounds":5,"budget_usd":null,"budget_warn_ratio":0.8,"created_at":"2025-01-01T10:56:45Z","rounds":[{"n":1,"role":"coder","tool":"claude","session_id":null,"started_at":"2025-01-01T10:56:45Z","ended_at":"2025-01-01T10:56:45Z","findings":0,"findings_addressed":null,"verdict":null,"outcome":null,"cost_usd":null,"summaries":1},{"n":1,"role":"reviewer","tool":"command:approve.sh","session_id":null,"started_at":"2025-01-01T10:56:45Z","ended_at":"2025-01-01T10:56:45Z","findings":0,"findings_addressed":null,"verdict":"APPROVED","outcome":"completed","cost_usd":null}],"reviewer_fallback":false,"outcome":{"verdict":"APPROVED","rounds":1,"override":false},"pr":null,"next_action":"done","spent_usd":0.0,"sessions":{},"pending_review":null,"run_settings":{},"claimed":true,"conflicts":[],"records":5,"last_seq":5,"last_record":"000005-finish-0b863eba2cc9.json","records_tree":"0101010101010101010101010101010101010101"}"#;
+
+    #[test]
+    fn the_short_reading_of_a_manifest_agrees_with_the_whole_one() {
+        let run_id = RunId::parse("20250101-105645-826423").expect("id");
+        let stamp = oid(1);
+        let base: serde_json::Value = serde_json::from_str(STORED).expect("json");
+        let variants: Vec<Box<dyn Fn(&mut serde_json::Value)>> = vec![
+            Box::new(|_| {}),
+            Box::new(|m| {
+                m["outcome"] = serde_json::json!({"verdict": null, "rounds": 0,
+                    "override": false, "abandoned": true});
+                m["claimed"] = false.into();
+            }),
+            Box::new(|m| {
+                m["outcome"]["verdict"] = serde_json::Value::Null;
+                m["next_action"] = "review".into();
+                m["carrier"] = true.into();
+                let mut later = m["rounds"][0].clone();
+                later["n"] = 2.into();
+                m["rounds"].as_array_mut().expect("rounds").push(later);
+            }),
+            Box::new(|m| {
+                m["rounds"] = serde_json::json!([]);
+                m.as_object_mut().expect("object").remove("claimed");
+                m["next_action"] = "code".into();
+            }),
+        ];
+        for (i, change) in variants.iter().enumerate() {
+            let mut value = base.clone();
+            change(&mut value);
+            let bytes = serde_json::to_vec(&value).expect("bytes");
+            let whole: Manifest = serde_json::from_slice(&bytes).expect("manifest");
+            assert_eq!(
+                summary_of_head(&run_id, oid(2), &bytes, stamp),
+                Some(RunSummary::of(&run_id, oid(2), &whole)),
+                "variant {i}"
+            );
+        }
+        // Another stamp, no stamp, or no parse: left to the careful reading.
+        let bytes = STORED.as_bytes();
+        assert_eq!(summary_of_head(&run_id, oid(2), bytes, oid(3)), None);
+        let mut unstamped = base.clone();
+        unstamped
+            .as_object_mut()
+            .expect("object")
+            .remove("records_tree");
+        let unstamped = serde_json::to_vec(&unstamped).expect("bytes");
+        assert_eq!(summary_of_head(&run_id, oid(2), &unstamped, stamp), None);
+        assert_eq!(summary_of_head(&run_id, oid(2), &bytes[..100], stamp), None);
     }
 
     #[test]
