@@ -277,7 +277,9 @@ fn summary_of_head(
     records: ObjectId,
 ) -> Option<RunSummary> {
     let head: ManifestHead = serde_json::from_slice(bytes).ok()?;
-    if head.records_tree.as_deref()? != records.to_string() {
+    // Compared as text, as [`Repo::load_at`] compares it.
+    let mut hex = [0u8; 40];
+    if head.records_tree?.as_bytes() != records.hex_to_buf(&mut hex[..]).as_bytes() {
         return None;
     }
     Some(RunSummary {
@@ -433,26 +435,26 @@ mod tests {
         let run_id = RunId::parse("20250101-105645-826423").expect("id");
         let stamp = oid(1);
         let base: serde_json::Value = serde_json::from_str(STORED).expect("json");
-        let variants: Vec<Box<dyn Fn(&mut serde_json::Value)>> = vec![
-            Box::new(|_| {}),
-            Box::new(|m| {
+        let variants: [fn(&mut serde_json::Value); 4] = [
+            |_| {},
+            |m| {
                 m["outcome"] = serde_json::json!({"verdict": null, "rounds": 0,
                     "override": false, "abandoned": true});
                 m["claimed"] = false.into();
-            }),
-            Box::new(|m| {
+            },
+            |m| {
                 m["outcome"]["verdict"] = serde_json::Value::Null;
                 m["next_action"] = "review".into();
                 m["carrier"] = true.into();
                 let mut later = m["rounds"][0].clone();
                 later["n"] = 2.into();
                 m["rounds"].as_array_mut().expect("rounds").push(later);
-            }),
-            Box::new(|m| {
+            },
+            |m| {
                 m["rounds"] = serde_json::json!([]);
                 m.as_object_mut().expect("object").remove("claimed");
                 m["next_action"] = "code".into();
-            }),
+            },
         ];
         for (i, change) in variants.iter().enumerate() {
             let mut value = base.clone();
