@@ -50,9 +50,9 @@ impl Repo {
             .collect()
     }
 
-    /// Runs `work` on each of `items` on a few threads, each with its own handle on this
-    /// repository (and its own delta-base cache); results in the order of `items`. Few
-    /// items run on this thread alone.
+    /// Runs `work` on each of `items` on a few threads (see [`reader_threads`]), each with its
+    /// own handle on this repository (and its own delta-base cache); results in the order of
+    /// `items`. Few items run on this thread alone.
     pub fn map_parallel<I, T>(
         &self,
         items: &[I],
@@ -62,33 +62,47 @@ impl Repo {
         I: Sync,
         T: Send,
     {
-        const ITEMS_PER_THREAD: usize = 64;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(4)
-            .min(items.len() / ITEMS_PER_THREAD)
-            .max(1);
+        let threads = reader_threads(items.len());
         if threads == 1 {
             return items.iter().map(|item| work(self, item)).collect();
         }
-        let chunk = items.len().div_ceil(threads);
+        let parts: Vec<&[I]> = items.chunks(items.len().div_ceil(threads)).collect();
+        let done = self.in_parallel(&parts, |repo, part| {
+            part.iter()
+                .map(|item| work(repo, item))
+                .collect::<Result<Vec<T>, Error>>()
+        })?;
+        Ok(done.into_iter().flatten().collect())
+    }
+
+    /// Runs `work` on each of `parts` at once, a thread for each, each with its own handle on
+    /// this repository; results in the order of `parts`. A single part runs on this thread.
+    pub fn in_parallel<I, T, E>(
+        &self,
+        parts: &[I],
+        work: impl Fn(&Repo, &I) -> Result<T, E> + Sync,
+    ) -> Result<Vec<T>, E>
+    where
+        I: Sync,
+        T: Send,
+        E: From<Error> + Send,
+    {
+        if parts.len() <= 1 {
+            return parts.iter().map(|part| work(self, part)).collect();
+        }
         std::thread::scope(|scope| {
-            let handles: Vec<_> = items
-                .chunks(chunk)
+            let handles: Vec<_> = parts
+                .iter()
                 .map(|part| {
                     let handle = self.repo.clone();
                     let work = &work;
-                    scope.spawn(move || -> Result<Vec<T>, Error> {
-                        let repo = Repo::from_gix(handle)?;
-                        part.iter().map(|item| work(&repo, item)).collect()
-                    })
+                    scope.spawn(move || -> Result<T, E> { work(&Repo::from_gix(handle)?, part) })
                 })
                 .collect();
-            let mut out = Vec::with_capacity(items.len());
-            for handle in handles {
-                out.extend(handle.join().expect("a reader thread does not panic")?);
-            }
-            Ok(out)
+            handles
+                .into_iter()
+                .map(|handle| handle.join().expect("a reader thread does not panic"))
+                .collect()
         })
     }
 
@@ -101,4 +115,15 @@ impl Repo {
     ) -> Result<Vec<Record>, Error> {
         self.read_records(&self.record_files(run_id, tip)?, kinds)
     }
+}
+
+/// How many threads a pass reading `items` runs (each its own repository handle): up to four,
+/// one per 64 items, never more than the machine's cores.
+pub fn reader_threads(items: usize) -> usize {
+    const ITEMS_PER_THREAD: usize = 64;
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(4)
+        .min(items / ITEMS_PER_THREAD)
+        .max(1)
 }

@@ -37,7 +37,7 @@ mod runs;
 mod scrub;
 mod summaries;
 
-pub use approvals_index::RecordFiles;
+pub use approvals_index::{RecordFiles, reader_threads};
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
 pub use history::{CodeCommit, pair_run_trailers};

@@ -807,3 +807,45 @@ fn a_look_alike_the_scanner_ignores_no_longer_makes_the_builtin_request_changes(
     assert_eq!(v["verdict"], "APPROVED", "{out}");
     assert_eq!(v["findings"], serde_json::json!([]), "{out}");
 }
+
+#[test]
+fn a_push_of_many_runs_finds_a_secret_in_the_first_run_and_in_the_last() {
+    // Enough runs that the scan runs on a few threads (a share of the runs each, on a machine
+    // with more than one core): a secret in the first share and one in the last are both found.
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let approve = reviewer("approve.sh");
+    let (first_keys, last_keys) = (AwsKeys::new(0x5eed_0101), AwsKeys::new(0x5eed_0102));
+    let mut secrets: Vec<&str> = first_keys.all().to_vec();
+    secrets.extend(last_keys.all());
+    let with_secret = |keys: &AwsKeys, task: &str| {
+        let run_id = a.start(task);
+        a.write(".env", &keys.dotenv());
+        ok(clean(
+            a.pair(&["coder-done", "--summary", "config"]),
+            &secrets,
+        ));
+        ok(clean(
+            a.pair(&["review", "--reviewer-cmd", &approve]),
+            &secrets,
+        ));
+        std::fs::remove_file(a.repo.join(".env")).expect("remove .env");
+        run_id
+    };
+    let first = with_secret(&first_keys, "the first run");
+    for i in 0..140 {
+        a.start(&format!("run {i}"));
+    }
+    let last = with_secret(&last_keys, "the last run");
+    let out = clean(a.pair(&["push"]), &secrets);
+    assert_one_error_line(&out, 1, "refusing to push to 'origin'");
+    for run_id in [&first, &last] {
+        assert!(
+            out.stderr.contains(&format!(
+                "run {run_id} round 1: aws-access-key-id in .env:1"
+            )),
+            "{run_id}: {out}"
+        );
+    }
+    assert_eq!(net.remote_refs(), "", "nothing was published");
+}

@@ -194,8 +194,55 @@ impl<'a> Guard<'a> {
             .collect())
     }
 
-    /// Every secret in what `pending` would publish that the remote lacks.
+    /// Every secret in what `pending` would publish that the remote lacks, in `pending`'s
+    /// order. Many runs are scanned on a few threads, a share of `pending` each, every share
+    /// by a guard of its own that starts from what this one knows (blobs found clean, the
+    /// remote's commits) and hands back what it learnt; a blob two shares hold is scanned by
+    /// both, never by neither.
     fn scan(&mut self, pending: &[Pending]) -> Result<Vec<PushFinding>, Error> {
+        let runs = pending
+            .iter()
+            .filter(|p| matches!(p, Pending::Run { .. }))
+            .count();
+        let threads = crate::store::reader_threads(runs);
+        if threads == 1 {
+            return self.scan_here(pending);
+        }
+        // Asked here, once: every run whose base is here needs it.
+        self.advertised()?;
+        let parts: Vec<&[Pending]> = pending.chunks(pending.len().div_ceil(threads)).collect();
+        let (scanner, flags, clean) = (&self.scanner, &self.flags, &self.clean);
+        let (remote, advertised, remote_has) = (&self.remote, &self.advertised, &self.remote_has);
+        let shares = self.repo.in_parallel(&parts, |repo, part| {
+            let mut share = Guard {
+                repo,
+                reader: None,
+                scanner: scanner.clone(),
+                flags: flags.clone(),
+                clean: clean.clone(),
+                remote: remote.clone(),
+                advertised: advertised.clone(),
+                remote_has: remote_has.clone(),
+                summary: ScanSummary::default(),
+            };
+            let found = share.scan_here(part)?;
+            Ok::<_, Error>((found, share.clean, share.remote_has, share.summary))
+        })?;
+        let mut found = Vec::new();
+        for (share_found, share_clean, share_remote_has, share_summary) in shares {
+            found.extend(share_found);
+            self.clean.extend(share_clean);
+            self.remote_has.extend(share_remote_has);
+            self.summary.commits += share_summary.commits;
+            self.summary.blobs += share_summary.blobs;
+            self.summary.bytes += share_summary.bytes;
+            self.summary.skipped += share_summary.skipped;
+        }
+        Ok(found)
+    }
+
+    /// [`Guard::scan`] on this thread.
+    fn scan_here(&mut self, pending: &[Pending]) -> Result<Vec<PushFinding>, Error> {
         let mut found = Vec::new();
         let mut reader = self
             .reader
