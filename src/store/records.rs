@@ -22,15 +22,7 @@ pub(crate) struct RecordsTop {
 impl Repo {
     /// The id of the `records/` subtree of the run tree `tree`, when there is one.
     pub(crate) fn records_tree_id(&self, tree: ObjectId) -> Result<Option<ObjectId>, Error> {
-        let tree = self
-            .repo
-            .find_tree(tree)
-            .map_err(Error::git("read a run tree"))?;
-        let entry = tree
-            .find_entry(RECORDS)
-            .filter(|e| e.mode().is_tree())
-            .map(|e| e.object_id());
-        Ok(entry)
+        Ok(self.manifest_and_records_ids(tree)?.1)
     }
 
     /// Reads the top of the records tree `records` (one tree object).
