@@ -17,6 +17,15 @@ pub struct RecordFiles {
 }
 
 impl RecordFiles {
+    /// The (file name, blob id) of each record of `kind`, in stored order (to read elsewhere
+    /// and parse with [`crate::store::parse_record`]).
+    pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = (&'a str, ObjectId)> + 'a {
+        self.entries
+            .iter()
+            .filter(move |(name, _)| record_kind(name) == Some(kind))
+            .map(|(name, oid)| (name.as_str(), *oid))
+    }
+
     /// Whether a record of `kind` is among them.
     pub fn has_kind(&self, kind: &str) -> bool {
         self.entries

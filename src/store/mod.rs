@@ -52,6 +52,6 @@ pub use packing::{JOIN_AT, PACK_AFTER_COMMITS};
 pub use receipts::Receipt;
 pub use records::NewestFirst;
 pub use repo::{GlobalConfig, Head, Repo};
-pub use runs::{Append, Appended, Content, PreparedRun, RunState};
+pub use runs::{Append, Appended, Content, PreparedRun, RunState, parse_record};
 pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
 pub use summaries::{Listed, RunSummary, Summaries};

@@ -239,6 +239,11 @@ impl OutgoingReader {
         Ok(out)
     }
 
+    /// The tree of commit `id` (a run's tip: its run tree), read as the walk reads it.
+    pub fn commit_tree(&mut self, id: ObjectId) -> Result<ObjectId, Error> {
+        Ok(self.commit(id)?.2)
+    }
+
     /// A blob's content when it is text of at most `max_bytes`.
     pub fn blob_text(&mut self, id: ObjectId, max_bytes: u64) -> Result<BlobText, Error> {
         let header = self

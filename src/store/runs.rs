@@ -337,16 +337,15 @@ impl Repo {
         name: &str,
         oid: ObjectId,
     ) -> Result<Record, Error> {
-        let corrupt = |source| Error::CorruptRecord {
-            run_id: run_id.to_string(),
-            path: format!("{RECORDS}/{name}"),
-            source,
-        };
         match self.blob_within(oid, crate::model::MAX_RECORD_BYTES as u64)? {
-            Ok(bytes) => Record::from_json(&bytes).map_err(corrupt),
-            Err(size) => Err(corrupt(crate::model::RecordError::TooLarge {
-                bytes: usize::try_from(size).unwrap_or(usize::MAX),
-            })),
+            Ok(bytes) => parse_record(run_id, name, &bytes),
+            Err(size) => Err(corrupt_record(
+                run_id,
+                name,
+                crate::model::RecordError::TooLarge {
+                    bytes: usize::try_from(size).unwrap_or(usize::MAX),
+                },
+            )),
         }
     }
 
@@ -407,11 +406,12 @@ impl Repo {
         }
     }
 
-    /// The id of the blob stored at `path` in the run, when a blob (or symlink) is there.
-    pub fn run_blob_id(&self, state: &RunState, path: &str) -> Result<Option<ObjectId>, Error> {
+    /// The id of the blob stored at `path` in the run tree `tree`, when a blob (or symlink) is
+    /// there.
+    pub fn run_blob_id(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>, Error> {
         let tree = self
             .repo
-            .find_tree(state.tree)
+            .find_tree(tree)
             .map_err(Error::git("read a run tree"))?;
         let entry = tree
             .lookup_entry_by_path(path)
@@ -834,4 +834,25 @@ fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
     message
+}
+
+/// The record file `name` of run `run_id`, from its bytes (read elsewhere), checked as
+/// [`Repo::read_record`] checks what it reads.
+pub fn parse_record(run_id: &RunId, name: &str, bytes: &[u8]) -> Result<Record, Error> {
+    if bytes.len() > crate::model::MAX_RECORD_BYTES {
+        return Err(corrupt_record(
+            run_id,
+            name,
+            crate::model::RecordError::TooLarge { bytes: bytes.len() },
+        ));
+    }
+    Record::from_json(bytes).map_err(|e| corrupt_record(run_id, name, e))
+}
+
+fn corrupt_record(run_id: &RunId, name: &str, source: crate::model::RecordError) -> Error {
+    Error::CorruptRecord {
+        run_id: run_id.to_string(),
+        path: format!("{RECORDS}/{name}"),
+        source,
+    }
 }

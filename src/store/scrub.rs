@@ -207,9 +207,24 @@ impl Repo {
 
     /// The blobs `scrub` removed from run `run_id` in this clone.
     pub fn scrubbed_blobs(&self, run_id: &RunId) -> Result<HashSet<ObjectId>, Error> {
-        let Some(list) = self.ref_target(&scrubbed_ref(run_id))? else {
-            return Ok(HashSet::new());
-        };
+        match self.ref_target(&scrubbed_ref(run_id))? {
+            Some(list) => self.scrubbed_in(list),
+            None => Ok(HashSet::new()),
+        }
+    }
+
+    /// Every run `scrub` removed blobs from in this clone, with the list it keeps of them (read
+    /// with [`Repo::scrubbed_in`]): one listing for many runs, not a lookup each.
+    pub fn scrubbed_lists(&self) -> Result<HashMap<RunId, ObjectId>, Error> {
+        Ok(self
+            .refs_under(SCRUBBED_PREFIX)?
+            .into_iter()
+            .filter_map(|(name, list)| Some((super::ref_run_id(&name, SCRUBBED_PREFIX)?, list)))
+            .collect())
+    }
+
+    /// The blobs named in a scrub's list (see [`Repo::scrubbed_lists`]).
+    pub fn scrubbed_in(&self, list: ObjectId) -> Result<HashSet<ObjectId>, Error> {
         let text = self.blob(list)?;
         Ok(String::from_utf8_lossy(&text)
             .lines()

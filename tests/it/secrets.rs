@@ -849,3 +849,53 @@ fn a_push_of_many_runs_finds_a_secret_in_the_first_run_and_in_the_last() {
     }
     assert_eq!(net.remote_refs(), "", "nothing was published");
 }
+
+#[test]
+fn a_review_records_text_is_scanned_at_push_on_the_first_push_and_on_a_later_one() {
+    // The push scan reads a run's review records once, for the reviewers' `[secret]` flags,
+    // and scans that same text: a pattern added after the review (pair.secretsFile) that
+    // matches what the reviewer wrote is found in the review record, whether the remote has
+    // nothing yet (no manifest is read for a base) or holds the run's earlier rounds.
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let approve = reviewer("approve.sh");
+    let table = a.home.join("zebra.json");
+    std::fs::write(
+        &table,
+        r#"{"v": 1, "rules": [{"id": "zebra-token", "keywords": ["zebra-"], "regex": "zebra-[0-9]{6}", "secret_group": 0}], "allowlist": {}}"#,
+    )
+    .expect("write");
+    let review_with_note = |note: &str| {
+        ok(a.pair_env(
+            &["review", "--reviewer-cmd", &approve],
+            &[("STUB_NOTE", note), ("STUB_CATEGORY", "style")],
+        ));
+    };
+    let run = a.start("notes");
+    a.write("src/lib.rs", "pub fn f() {}\n");
+    ok(a.pair(&["coder-done", "--summary", "first"]));
+    review_with_note("src/lib.rs:1 — see ticket zebra-123456");
+    a.git(&["config", "pair.secretsFile", path(&table)]);
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "refusing to push to 'origin'");
+    assert!(out.stderr.contains("zebra-token in records/"), "{out}");
+    assert!(out.stderr.contains(&format!("run {run}")), "{out}");
+    assert_eq!(net.remote_refs(), "", "nothing was published");
+
+    // Published with the rule off; a later round's review is scanned on the next push.
+    a.git(&["config", "--unset", "pair.secretsFile"]);
+    ok(a.pair(&["push"]));
+    a.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");
+    ok(a.pair(&["coder-done", "--summary", "second"]));
+    review_with_note("src/lib.rs:1 — and zebra-654321");
+    let published = net.remote_refs();
+    a.git(&["config", "pair.secretsFile", path(&table)]);
+    let out = a.pair(&["push"]);
+    assert_one_error_line(&out, 1, "refusing to push to 'origin'");
+    assert!(out.stderr.contains("zebra-token in records/"), "{out}");
+    assert_eq!(
+        net.remote_refs(),
+        published,
+        "the second round was not published"
+    );
+}

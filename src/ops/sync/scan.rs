@@ -11,7 +11,7 @@
 //! Cost is bounded by what is new: the store lists only blobs the new commits add
 //! ([`crate::store::OutgoingReader::run_outgoing`]); a blob found clean is not scanned again
 //! on a retry. What the remote has beyond its git pair refs is what it advertises
-//! (`git ls-remote`, asked once per push and only when a run needs it).
+//! (`git ls-remote`, asked once per push that sends a run).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -19,7 +19,7 @@ use gix::ObjectId;
 use serde::Serialize;
 
 pub use super::findings::{PushFinding, summarize};
-use crate::model::{AllowSecret, Allowance, Body, RunId};
+use crate::model::{AllowSecret, Allowance, Body, MAX_RECORD_BYTES, RunId};
 use crate::ops::Error;
 use crate::secrets::{MAX_SCANNED_BLOB, Scanner};
 use crate::store::{Append, BlobText, OutgoingReader, Place, Repo};
@@ -78,6 +78,8 @@ pub struct Guard<'a> {
     advertised: Option<Vec<ObjectId>>,
     /// What [`Guard::remote_has`] found, by commit.
     remote_has: HashMap<ObjectId, bool>,
+    /// This clone's scrub lists by run, listed on first need.
+    scrubbed: Option<HashMap<RunId, ObjectId>>,
     pub summary: ScanSummary,
 }
 
@@ -93,6 +95,7 @@ impl<'a> Guard<'a> {
             remote: None,
             advertised: None,
             remote_has: HashMap::new(),
+            scrubbed: None,
             summary: ScanSummary::default(),
         }
     }
@@ -208,11 +211,13 @@ impl<'a> Guard<'a> {
         if threads == 1 {
             return self.scan_here(pending);
         }
-        // Asked here, once: every run whose base is here needs it.
+        // Asked here, once: every run needs them.
         self.advertised()?;
+        self.scrubbed()?;
         let parts: Vec<&[Pending]> = pending.chunks(pending.len().div_ceil(threads)).collect();
         let (scanner, flags, clean) = (&self.scanner, &self.flags, &self.clean);
         let (remote, advertised, remote_has) = (&self.remote, &self.advertised, &self.remote_has);
+        let scrubbed = &self.scrubbed;
         let shares = self.repo.in_parallel(&parts, |repo, part| {
             let mut share = Guard {
                 repo,
@@ -223,6 +228,7 @@ impl<'a> Guard<'a> {
                 remote: remote.clone(),
                 advertised: advertised.clone(),
                 remote_has: remote_has.clone(),
+                scrubbed: scrubbed.clone(),
                 summary: ScanSummary::default(),
             };
             let found = share.scan_here(part)?;
@@ -255,19 +261,11 @@ impl<'a> Guard<'a> {
                     expected,
                     new,
                 } => {
-                    let known = self.repo.is_loaded(*new);
-                    let state = self.repo.load_at(run_id, *new)?;
-                    if !known {
-                        // One pass over every run: holding each manifest is what cost a push
-                        // of 100,000 runs most of its memory.
-                        self.repo.forget_loaded(*new);
-                    }
-                    let base = state.manifest.base.map(ObjectId::from);
-                    let public_base = match base {
-                        Some(base) if self.remote_has(base)? => Some(base),
-                        _ => None,
-                    };
-                    let flagged = self.flagged_blobs(&state)?;
+                    let tree = reader.commit_tree(*new)?;
+                    let public_base = self.public_base(run_id, *new)?;
+                    // The review records read for the flags, kept for their scan below.
+                    let mut read = HashMap::new();
+                    let flagged = self.flagged_blobs(&mut reader, run_id, tree, &mut read)?;
                     let out = reader.run_outgoing(run_id, *new, *expected, public_base)?;
                     let run = Some(run_id.clone());
                     for outside in &out.outside {
@@ -357,7 +355,8 @@ impl<'a> Guard<'a> {
                             });
                             continue;
                         }
-                        for (kind, line) in self.scan_blob(&mut reader, blob.id, &path)? {
+                        let text = read.remove(&blob.id);
+                        for (kind, line) in self.scan_read(&mut reader, blob.id, &path, text)? {
                             found.push(PushFinding {
                                 run: run.clone(),
                                 round,
@@ -413,10 +412,25 @@ impl<'a> Guard<'a> {
         id: ObjectId,
         path: &str,
     ) -> Result<Vec<(String, usize)>, Error> {
+        self.scan_read(reader, id, path, None)
+    }
+
+    /// [`Guard::scan_blob`], given the blob's text when it was read already.
+    fn scan_read(
+        &mut self,
+        reader: &mut OutgoingReader,
+        id: ObjectId,
+        path: &str,
+        text: Option<Vec<u8>>,
+    ) -> Result<Vec<(String, usize)>, Error> {
         if self.clean.contains(&id) {
             return Ok(Vec::new());
         }
-        match reader.blob_text(id, MAX_SCANNED_BLOB)? {
+        let text = match text {
+            Some(bytes) if bytes.len() as u64 <= MAX_SCANNED_BLOB => BlobText::Text(bytes),
+            _ => reader.blob_text(id, MAX_SCANNED_BLOB)?,
+        };
+        match text {
             BlobText::Text(bytes) => {
                 self.summary.blobs += 1;
                 self.summary.bytes += bytes.len() as u64;
@@ -467,15 +481,64 @@ impl<'a> Guard<'a> {
         Ok(has)
     }
 
-    /// The blobs of the run's reviewed snapshots that a review flagged `[secret]` itself (a
-    /// reviewer's finding, not one the scanner raised: those the push scan finds again, and
-    /// `--allow-secret` can pass): never published.
-    fn flagged_blobs(&self, state: &crate::store::RunState) -> Result<HashSet<ObjectId>, Error> {
+    /// The base of run `run_id` at `tip` when the remote has it (then files of the base are
+    /// not new to the remote). A remote that advertises nothing has no base: the run's
+    /// manifest is not read at all (a first push of many runs reads one object fewer each).
+    fn public_base(&mut self, run_id: &RunId, tip: ObjectId) -> Result<Option<ObjectId>, Error> {
+        if self.advertised()?.is_empty() {
+            return Ok(None);
+        }
+        let known = self.repo.is_loaded(tip);
+        let state = self.repo.load_at(run_id, tip)?;
+        if !known {
+            // One pass over every run: holding each manifest is what cost a push of 100,000
+            // runs most of its memory.
+            self.repo.forget_loaded(tip);
+        }
+        match state.manifest.base.map(ObjectId::from) {
+            Some(base) if self.remote_has(base)? => Ok(Some(base)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The scrub lists of this clone, listed once per push.
+    fn scrubbed(&mut self) -> Result<&HashMap<RunId, ObjectId>, Error> {
+        if self.scrubbed.is_none() {
+            self.scrubbed = Some(self.repo.scrubbed_lists()?);
+        }
+        Ok(self.scrubbed.get_or_insert_default())
+    }
+
+    /// The blobs of the run's reviewed snapshots (run `run_id`, its run tree `tree`) that a
+    /// review flagged `[secret]` itself (a reviewer's finding, not one the scanner raised:
+    /// those the push scan finds again, and `--allow-secret` can pass): never published. The
+    /// review records are read through `reader`, and their text is left in `read`.
+    fn flagged_blobs(
+        &mut self,
+        reader: &mut OutgoingReader,
+        run_id: &RunId,
+        tree: ObjectId,
+        read: &mut HashMap<ObjectId, Vec<u8>>,
+    ) -> Result<HashSet<ObjectId>, Error> {
         // What scrub removed here stays unpublished wherever it appears again.
-        let mut flagged = self.repo.scrubbed_blobs(&state.run_id)?;
+        let mut flagged = match self.scrubbed()?.get(run_id).copied() {
+            Some(list) => self.repo.scrubbed_in(list)?,
+            None => HashSet::new(),
+        };
         // Only the reviews are read (every record is scanned as a blob anyway).
-        let files = self.repo.record_files_in(&state.run_id, state.tree)?;
-        for record in self.repo.read_records(&files, &["review"])? {
+        let files = self.repo.record_files_in(run_id, tree)?;
+        for (name, oid) in files.of_kind("review") {
+            let record = match reader.blob_text(oid, MAX_RECORD_BYTES as u64)? {
+                BlobText::Text(bytes) => {
+                    let record = crate::store::parse_record(run_id, name, &bytes)?;
+                    read.insert(oid, bytes);
+                    record
+                }
+                // Read again the usual way, for the usual error.
+                BlobText::TooLarge(_) | BlobText::Binary => {
+                    self.repo.read_record(run_id, name, oid)?
+                }
+            };
             let Body::Review(review) = record.body else {
                 continue;
             };
@@ -494,7 +557,7 @@ impl<'a> Guard<'a> {
                     crate::store::Material::Snapshot.path(review.round)
                 );
                 // A scrubbed copy is the placeholder: nothing of the file is left to flag.
-                if let Some(id) = self.repo.run_blob_id(state, &stored)?
+                if let Some(id) = self.repo.run_blob_id(tree, &stored)?
                     && id
                         != self
                             .repo
