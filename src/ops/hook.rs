@@ -195,6 +195,11 @@ fn comment_prefix(ctx: &Context) -> String {
 pub fn post_commit(ctx: &Context) -> Result<report::PostCommit, Error> {
     // The commit is made: pre-commit's pass served its commit-msg.
     let _ = std::fs::remove_file(passed_path(ctx));
+    // The next pre-commit compares the index with this commit's tree: read now, while the
+    // commit is a loose object, and kept (see `Repo::project_commit_tree`).
+    if !ctx.options.never_commit.iter().all(|p| p.trim().is_empty()) {
+        let _ = ctx.repo.head_tree_or_empty();
+    }
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,
         Err(Error::NoActiveRun { .. }) => {
@@ -307,7 +312,7 @@ fn work_tree_differs(ctx: &Context, state: &crate::store::RunState) -> Result<bo
     let against = match reviewed {
         Some(tree) => tree,
         None => match state.manifest.base {
-            Some(base) => ctx.repo.commit_tree(base.into())?,
+            Some(base) => ctx.repo.project_commit_tree(base.into())?,
             None => return Ok(true),
         },
     };

@@ -250,6 +250,11 @@ impl Repo {
         &self,
         tree: ObjectId,
     ) -> Result<(Option<ObjectId>, Option<ObjectId>), Error> {
+        if tree.is_empty_tree() {
+            // A new run's: no object to look up (one that is never stored would open every
+            // pack index before gix answers it).
+            return Ok((None, None));
+        }
         let tree = self
             .repo
             .find_tree(tree)

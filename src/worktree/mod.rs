@@ -35,6 +35,9 @@ pub struct Dirty {
 /// walk, run in parallel: first by the fast path (`fast.rs`, which only proves a tree clean),
 /// then, when it cannot, by gix's status, which finds the first dirty path.
 pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
+    // HEAD's tree through the few commit → tree pairs git pair keeps (often no pack index is
+    // opened: see `Repo::project_commit_tree`).
+    let head_tree = repo.head_tree_or_empty()?;
     let mut repo = repo.gix().clone();
     // The clean check only reads the index: verifying its trailing checksum would hash the
     // whole file (megabytes on big repositories) and prove nothing a decode error would not.
@@ -44,7 +47,7 @@ pub fn first_dirty(repo: &Repo) -> Result<Option<Dirty>, Error> {
     let index = repo
         .index_or_empty()
         .map_err(Error::git("read the index"))?;
-    if let Some(path) = first_staged(&repo, &index)? {
+    if let Some(path) = first_staged(&repo, &index, head_tree)? {
         return Ok(Some(Dirty {
             path,
             what: "staged",
@@ -91,15 +94,12 @@ fn first_unstaged(
     Ok(None)
 }
 
-/// The first path whose index entry differs from `HEAD^{tree}`, if any.
+/// The first path whose index entry differs from `head_tree` (`HEAD^{tree}`), if any.
 fn first_staged(
     repo: &gix::Repository,
     index: &gix::worktree::Index,
+    head_tree: gix::ObjectId,
 ) -> Result<Option<String>, Error> {
-    let head_tree = repo
-        .head_tree_id_or_empty()
-        .map_err(Error::git("read HEAD's tree"))?
-        .detach();
     let cache_tree_matches = index.tree().is_some_and(|root| {
         root.id == head_tree
             && root.num_entries.and_then(|n| usize::try_from(n).ok()) == Some(index.entries().len())

@@ -320,6 +320,43 @@ fn pre_commit_refuses_handoff_md_and_never_commit_paths() {
     assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
 }
 
+#[test]
+fn the_never_commit_check_measures_against_heads_tree_as_head_moves() {
+    // pre-commit compares the index with HEAD's tree through a few kept commit → tree pairs
+    // (.git/pair/cache/commit-trees): whichever commit HEAD is, the answer is its own tree.
+    let env = TestEnv::new();
+    install(&env, false);
+    env.git(&["config", "--add", "pair.neverCommit", "*.pem"]);
+    let first = env.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    env.write("keys/server.pem", "-----\n");
+    env.git(&["add", "keys/server.pem"]);
+    let out = env.pair(&["hook", "pre-commit"]);
+    assert_one_error_line(&out, 1, "keys/server.pem must never be committed");
+    // Committed past the hook: HEAD now holds it, and an unchanged index adds nothing.
+    let out = git_hooked(&env, &["commit", "-q", "--no-verify", "-m", "pem"]);
+    assert_eq!(out.code, 0, "{out}");
+    let second = env.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let kept = std::fs::read_to_string(env.repo.join(".git/pair/cache/commit-trees"))
+        .expect("post-commit kept HEAD's tree");
+    let tree = env.git(&["rev-parse", "HEAD^{tree}"]).trim().to_owned();
+    assert!(kept.starts_with(&format!("{second} {tree}\n")), "{kept}");
+    assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
+    // Back on the first commit, the same file staged is added again: refused.
+    env.git(&["reset", "-q", "--soft", &first]);
+    let out = env.pair(&["hook", "pre-commit"]);
+    assert_one_error_line(&out, 1, "keys/server.pem must never be committed");
+    // Pairs that do not parse are passed over.
+    std::fs::write(
+        env.repo.join(".git/pair/cache/commit-trees"),
+        "garbage\nzz zz\n\u{1b}[31m\n",
+    )
+    .expect("write");
+    let out = env.pair(&["hook", "pre-commit"]);
+    assert_one_error_line(&out, 1, "keys/server.pem must never be committed");
+    env.git(&["reset", "-q", "--soft", &second]);
+    assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
+}
+
 // ---------------------------------------------------------------------------------------
 // the gate, trailers and notes through real commits
 
