@@ -578,6 +578,63 @@ impl Repo {
             .map_err(Error::git("write a blob"))
     }
 
+    /// Writes a blob that cannot be in the repository yet (its bytes name a run and a moment:
+    /// a record, a manifest, a claim) without gix's check that it is not there already: that
+    /// check opens every pack index (each read whole by gix: about 1 ns per object), the one
+    /// cost of writing a run that grew with the repository.
+    pub fn write_unique_blob(&self, bytes: &[u8]) -> Result<ObjectId, Error> {
+        use gix::objs::Write as _;
+        self.repo
+            .objects
+            .write_buf(gix::object::Kind::Blob, bytes)
+            .map_err(|source| Error::Git {
+                action: "write a blob".into(),
+                source,
+            })
+    }
+
+    /// A tree of a run's new state (its root, its records' buckets, a round's material), which
+    /// cannot be in the repository yet (it holds the new records or manifest), written without
+    /// gix's check (see [`Repo::write_unique_blob`]).
+    pub(crate) fn write_unique_tree(&self, tree: &gix::objs::Tree) -> Result<ObjectId, gix::Error> {
+        use gix::objs::Write as _;
+        self.repo.objects.write(tree)
+    }
+
+    /// [`Repo::write_commit`] for a run's own commit, which cannot be in the repository yet (its
+    /// message names the run, its tree holds the new records): written without gix's check
+    /// that it is not there already (see [`Repo::write_unique_blob`]).
+    pub fn write_unique_commit(
+        &self,
+        message: &str,
+        tree: ObjectId,
+        parents: Vec<ObjectId>,
+    ) -> Result<ObjectId, Error> {
+        use gix::objs::Write as _;
+        let committer = self
+            .repo
+            .committer()
+            .expect("a fallback committer is installed at open")
+            .map_err(Error::git("read the committer identity"))?;
+        let author = self.repo.author().and_then(Result::ok).unwrap_or(committer);
+        let commit = gix::objs::Commit {
+            message: message.into(),
+            tree,
+            author: author.into(),
+            committer: committer.into(),
+            encoding: None,
+            parents: parents.into(),
+            extra_headers: Vec::new(),
+        };
+        self.repo
+            .objects
+            .write(&commit)
+            .map_err(|source| Error::Git {
+                action: "write a commit".into(),
+                source,
+            })
+    }
+
     /// Writes a commit object (no ref moves) as the configured or fallback committer.
     pub fn write_commit(
         &self,

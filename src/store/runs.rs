@@ -467,7 +467,7 @@ impl Repo {
         let empty = ObjectId::empty_tree(self.repo.object_hash());
         let tree = self.write_state_tree(empty, &records, &mut manifest, &append.files)?;
         let message = commit_message(run_id, &records, &append);
-        let commit = self.write_commit(&message, tree, Vec::new())?;
+        let commit = self.write_unique_commit(&message, tree, Vec::new())?;
         Ok(PreparedRun {
             run_id: run_id.clone(),
             commit,
@@ -499,7 +499,7 @@ impl Repo {
             super::owned::base_ref(&run_id),
         );
         let claim = if manifest.claimed {
-            Some(self.write_blob(
+            Some(self.write_unique_blob(
                 super::owned::claim_text(&run_id, super::owned::Claim::Started).as_bytes(),
             )?)
         } else {
@@ -579,7 +579,7 @@ impl Repo {
                 let tree =
                     self.write_state_tree(state.tree, &records, &mut manifest, &append.files)?;
                 let message = commit_message(run_id, &records, &append);
-                let commit = self.write_commit(&message, tree, vec![state.tip])?;
+                let commit = self.write_unique_commit(&message, tree, vec![state.tip])?;
                 test_hold_before_ref_update();
                 self.move_ref(run_id, Some(state.tip), commit)?;
                 self.note_loose_commit(commit);
@@ -707,7 +707,7 @@ impl Repo {
                 })
         };
         upsert(RECORDS, EntryKind::Tree, records_tree)?;
-        let manifest_blob = self.write_blob(&manifest_json)?;
+        let manifest_blob = self.write_unique_blob(&manifest_json)?;
         upsert(MANIFEST, EntryKind::Blob, manifest_blob)?;
         for (path, content) in files {
             let (kind, id) = match content {
@@ -717,7 +717,7 @@ impl Repo {
             upsert(path, kind, id)?;
         }
         editor
-            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .write(|tree| self.write_unique_tree(tree))
             .map_err(Error::git("write a run tree"))
     }
 
@@ -748,7 +748,7 @@ impl Repo {
             upsert([&record_bucket(seq), name], *id)?;
         }
         for record in records {
-            let record_blob = self.write_blob(&record.to_json())?;
+            let record_blob = self.write_unique_blob(&record.to_json())?;
             upsert(
                 [&record_bucket(record.seq), &record.file_name()],
                 record_blob,
@@ -764,7 +764,7 @@ impl Repo {
             })?;
         }
         editor
-            .write(|tree| self.repo.write_object(tree).map(|id| id.detach()))
+            .write(|tree| self.write_unique_tree(tree))
             .map_err(Error::git("write a records tree"))
     }
 
