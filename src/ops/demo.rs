@@ -109,8 +109,13 @@ pub fn write_file(dir: &Path, path: &str, content: &str) -> Result<(), Error> {
 /// Commits the work tree of the demo repository at `dir` on its branch (what `git add -A &&
 /// git commit` would do there), with the index matching; returns the new commit's id.
 pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Error> {
-    let repo =
+    let mut repo =
         gix::open(dir).map_err(|e| git("open the demo repository")(gix::Error::from_error(e)))?;
+    // As at [`create`]: a machine with no identity configured still runs the demo.
+    if repo.committer().is_none() {
+        repo.committer_or_set_fallback("git pair demo", "demo@git-pair.invalid")
+            .map_err(git("set a demo identity"))?;
+    }
     let tree = crate::worktree::snapshot::write_worktree_tree(&repo)
         .map_err(|e| git("snapshot the work tree")(gix::Error::from_error(e)))?;
     let parent = repo
@@ -119,7 +124,7 @@ pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Erro
         .detach();
     let committer = repo
         .committer()
-        .expect("the demo repository has an identity")
+        .expect("an identity was installed above")
         .map_err(git("read the identity"))?;
     let commit = repo
         .new_commit_as(committer, committer, message, tree, [parent])

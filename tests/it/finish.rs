@@ -192,6 +192,28 @@ fn a_forty_round_run_with_megabytes_of_output_fits_the_pr_limit_keeping_the_newe
 }
 
 #[test]
+fn the_demo_runs_on_a_machine_with_no_git_identity() {
+    // A fresh machine (a CI container, a new laptop) has no user.name: the demo uses its own.
+    let env = TestEnv::empty();
+    let mut cmd = env.pair_cmd(&["demo", "--json"]);
+    for var in [
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = crate::common::run(cmd);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    assert_eq!(
+        out.json()["verdicts"],
+        serde_json::json!(["CHANGES_REQUESTED", "APPROVED"])
+    );
+}
+
+#[test]
 fn the_demo_runs_a_whole_loop_offline() {
     let env = TestEnv::empty();
     let out = env.pair(&["demo", "--json", "--keep"]);
