@@ -367,15 +367,24 @@ impl Repo {
     pub fn project_commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
         const KEPT: usize = 16;
         let path = self.pair_dir().join("cache").join("commit-trees");
-        let text = std::fs::read(&path).unwrap_or_default();
+        // A line is two ids, a space and a newline; what lies past the kept lines is not read.
+        let mut text = Vec::new();
+        if let Ok(file) = std::fs::File::open(&path) {
+            use std::io::Read as _;
+            let line = 2 * self.repo.object_hash().len_in_hex() + 2;
+            let _ = file.take((KEPT * line) as u64).read_to_end(&mut text);
+        }
+        let kind = self.repo.object_hash();
         let mut pairs: Vec<(ObjectId, ObjectId)> = text
             .lines()
             .filter_map(|line| {
                 let (commit, tree) = line.split_once_str(" ")?;
-                Some((
+                let (commit, tree) = (
                     ObjectId::from_hex(commit).ok()?,
                     ObjectId::from_hex(tree).ok()?,
-                ))
+                );
+                // A line cut short, or of another hash: not a pair of this repository's.
+                (commit.kind() == kind && tree.kind() == kind).then_some((commit, tree))
             })
             .collect();
         if let Some((_, tree)) = pairs.iter().find(|(c, _)| *c == commit) {

@@ -353,6 +353,14 @@ fn the_never_commit_check_measures_against_heads_tree_as_head_moves() {
     .expect("write");
     let out = env.pair(&["hook", "pre-commit"]);
     assert_one_error_line(&out, 1, "keys/server.pem must never be committed");
+    // A file grown huge is read no further than the pairs kept.
+    std::fs::write(
+        env.repo.join(".git/pair/cache/commit-trees"),
+        "x".repeat(4 << 20),
+    )
+    .expect("write");
+    let out = env.pair(&["hook", "pre-commit"]);
+    assert_one_error_line(&out, 1, "keys/server.pem must never be committed");
     env.git(&["reset", "-q", "--soft", &second]);
     assert_eq!(env.pair(&["hook", "pre-commit"]).code, 0);
 }
