@@ -620,12 +620,7 @@ impl Repo {
         parents: Vec<ObjectId>,
     ) -> Result<ObjectId, Error> {
         use gix::objs::Write as _;
-        let committer = self
-            .repo
-            .committer()
-            .expect("a fallback committer is installed at open")
-            .map_err(Error::git("read the committer identity"))?;
-        let author = self.repo.author().and_then(Result::ok).unwrap_or(committer);
+        let (committer, author) = self.identities()?;
         let commit = gix::objs::Commit {
             message: message.into(),
             tree,
@@ -644,6 +639,20 @@ impl Repo {
             })
     }
 
+    /// The committer (configured, or the fallback installed at open) and the author (the
+    /// committer when none is configured) of the commits git pair writes.
+    fn identities(
+        &self,
+    ) -> Result<(gix::actor::SignatureRef<'_>, gix::actor::SignatureRef<'_>), Error> {
+        let committer = self
+            .repo
+            .committer()
+            .expect("a fallback committer is installed at open")
+            .map_err(Error::git("read the committer identity"))?;
+        let author = self.repo.author().and_then(Result::ok).unwrap_or(committer);
+        Ok((committer, author))
+    }
+
     /// Writes a commit object (no ref moves) as the configured or fallback committer.
     pub fn write_commit(
         &self,
@@ -651,12 +660,7 @@ impl Repo {
         tree: ObjectId,
         parents: Vec<ObjectId>,
     ) -> Result<ObjectId, Error> {
-        let committer = self
-            .repo
-            .committer()
-            .expect("a fallback committer is installed at open")
-            .map_err(Error::git("read the committer identity"))?;
-        let author = self.repo.author().and_then(Result::ok).unwrap_or(committer);
+        let (committer, author) = self.identities()?;
         let commit = self
             .repo
             .new_commit_as(committer, author, message, tree, parents)
