@@ -59,10 +59,7 @@ pub fn create() -> Result<PathBuf, Error> {
         .map_err(io("create a temporary directory"))?
         .keep();
     let mut repo = gix::init(&dir).map_err(git("create the demo repository"))?;
-    if repo.committer().is_none() {
-        repo.committer_or_set_fallback("git pair demo", "demo@git-pair.invalid")
-            .map_err(git("set a demo identity"))?;
-    }
+    with_identity(&mut repo)?;
     let mut editor = repo
         .edit_tree(gix::ObjectId::empty_tree(repo.object_hash()))
         .map_err(git("start a tree"))?;
@@ -106,16 +103,22 @@ pub fn write_file(dir: &Path, path: &str, content: &str) -> Result<(), Error> {
     std::fs::write(full, content).map_err(io("write a file"))
 }
 
+/// Gives the demo repository's handle the demo identity when none is configured: a machine
+/// with no git identity (a fresh container) still runs the demo.
+fn with_identity(repo: &mut gix::Repository) -> Result<(), Error> {
+    if repo.committer().is_none() {
+        repo.committer_or_set_fallback("git pair demo", "demo@git-pair.invalid")
+            .map_err(git("set a demo identity"))?;
+    }
+    Ok(())
+}
+
 /// Commits the work tree of the demo repository at `dir` on its branch (what `git add -A &&
 /// git commit` would do there), with the index matching; returns the new commit's id.
 pub fn commit_work_tree(dir: &Path, message: &str) -> Result<gix::ObjectId, Error> {
     let mut repo =
         gix::open(dir).map_err(|e| git("open the demo repository")(gix::Error::from_error(e)))?;
-    // As at [`create`]: a machine with no identity configured still runs the demo.
-    if repo.committer().is_none() {
-        repo.committer_or_set_fallback("git pair demo", "demo@git-pair.invalid")
-            .map_err(git("set a demo identity"))?;
-    }
+    with_identity(&mut repo)?;
     let tree = crate::worktree::snapshot::write_worktree_tree(&repo)
         .map_err(|e| git("snapshot the work tree")(gix::Error::from_error(e)))?;
     let parent = repo

@@ -197,8 +197,10 @@ pub fn post_commit(ctx: &Context) -> Result<report::PostCommit, Error> {
     let _ = std::fs::remove_file(passed_path(ctx));
     // The next pre-commit compares the index with this commit's tree: read now, while the
     // commit is a loose object, and kept (see `Repo::project_commit_tree`).
-    if !ctx.options.never_commit.iter().all(|p| p.trim().is_empty()) {
-        let _ = ctx.repo.head_tree_or_empty();
+    if !ctx.options.never_commit.iter().all(|p| p.trim().is_empty())
+        && let Some(head) = ctx.repo.head()?.commit()
+    {
+        let _ = ctx.repo.keep_commit_tree(head);
     }
     let run_id = match super::common::select::latest(ctx, None) {
         Ok(run_id) => run_id,

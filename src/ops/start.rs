@@ -209,7 +209,8 @@ fn start_record(
         // What `verify` compares with where the base commit itself is not at hand (a run does
         // not carry it). A base whose tree cannot be read gets none: verify then finds no
         // "before" side without the commit, and approves nothing through it.
-        base_tree: ctx.repo.project_commit_tree(base).ok().map(Into::into),
+        // Kept as a commit → tree pair: the Stop hook compares the work tree with it.
+        base_tree: ctx.repo.keep_commit_tree(base).ok().map(Into::into),
     };
     let subject = format!(
         "start: {}",

@@ -8,6 +8,9 @@ use gix::bstr::ByteSlice as _;
 
 use super::Error;
 
+/// How many commit → tree pairs [`Repo::keep_commit_tree`] keeps.
+const KEPT_COMMIT_TREES: usize = 16;
+
 /// An opened repository.
 pub struct Repo {
     pub(crate) repo: gix::Repository,
@@ -359,47 +362,65 @@ impl Repo {
     }
 
     /// The tree of project commit `commit` (HEAD, a run's base), for the hooks: read through
-    /// a few commit → tree pairs kept in `.git/pair/cache/commit-trees` (a commit's tree never
-    /// changes), so that a hook reading only loose objects besides need not open a pack index
-    /// (gix reads every offset of an index it opens: about 1 ns per object, 3.5 ms in a
-    /// repository of 3.5 million objects). Best effort: a pair that cannot be read or kept
-    /// costs the object read it saves.
+    /// the few commit → tree pairs [`Repo::keep_commit_tree`] keeps in
+    /// `.git/pair/cache/commit-trees` (a commit's tree never changes), so that a hook reading
+    /// only loose objects besides need not open a pack index (gix reads every offset of an
+    /// index it opens: about 1 ns per object, 3.5 ms in a repository of 3.5 million objects).
+    /// Writes nothing: a commit not kept is read.
     pub fn project_commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
-        const KEPT: usize = 16;
-        let path = self.pair_dir().join("cache").join("commit-trees");
-        // A line is two ids, a space and a newline; what lies past the kept lines is not read.
-        let mut text = Vec::new();
-        if let Ok(file) = std::fs::File::open(&path) {
-            use std::io::Read as _;
-            let line = 2 * self.repo.object_hash().len_in_hex() + 2;
-            let _ = file.take((KEPT * line) as u64).read_to_end(&mut text);
+        match self.kept_commit_trees().iter().find(|(c, _)| *c == commit) {
+            Some((_, tree)) => Ok(*tree),
+            None => self.commit_tree(commit),
         }
+    }
+
+    /// [`Repo::project_commit_tree`], keeping the pair for the next reader (post-commit keeps
+    /// the new HEAD's, `start` its base's). Best effort: a pair that cannot be kept costs the
+    /// next reader the object read it would have saved.
+    pub fn keep_commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
+        let mut pairs = self.kept_commit_trees();
+        if let Some((_, tree)) = pairs.iter().find(|(c, _)| *c == commit) {
+            return Ok(*tree);
+        }
+        let tree = self.commit_tree(commit)?;
+        pairs.insert(0, (commit, tree));
+        pairs.truncate(KEPT_COMMIT_TREES);
+        let text: String = pairs.iter().map(|(c, t)| format!("{c} {t}\n")).collect();
+        let _ = crate::util::fs::write_atomically_via(
+            &self.pair_dir().join("tmp"),
+            &self.commit_trees_path(),
+            text.as_bytes(),
+        );
+        Ok(tree)
+    }
+
+    fn commit_trees_path(&self) -> PathBuf {
+        self.pair_dir().join("cache").join("commit-trees")
+    }
+
+    /// The commit → tree pairs kept (newest first): lines of two ids of this repository's
+    /// hash; a line cut short or of another hash is passed over, and nothing past the pairs
+    /// kept is read.
+    fn kept_commit_trees(&self) -> Vec<(ObjectId, ObjectId)> {
         let kind = self.repo.object_hash();
-        let mut pairs: Vec<(ObjectId, ObjectId)> = text
-            .lines()
+        let mut text = Vec::new();
+        if let Ok(file) = std::fs::File::open(self.commit_trees_path()) {
+            use std::io::Read as _;
+            let line = 2 * kind.len_in_hex() + 2;
+            let _ = file
+                .take((KEPT_COMMIT_TREES * line) as u64)
+                .read_to_end(&mut text);
+        }
+        text.lines()
             .filter_map(|line| {
                 let (commit, tree) = line.split_once_str(" ")?;
                 let (commit, tree) = (
                     ObjectId::from_hex(commit).ok()?,
                     ObjectId::from_hex(tree).ok()?,
                 );
-                // A line cut short, or of another hash: not a pair of this repository's.
                 (commit.kind() == kind && tree.kind() == kind).then_some((commit, tree))
             })
-            .collect();
-        if let Some((_, tree)) = pairs.iter().find(|(c, _)| *c == commit) {
-            return Ok(*tree);
-        }
-        let tree = self.commit_tree(commit)?;
-        pairs.insert(0, (commit, tree));
-        pairs.truncate(KEPT);
-        let text: String = pairs.iter().map(|(c, t)| format!("{c} {t}\n")).collect();
-        let _ = crate::util::fs::write_atomically_via(
-            &self.pair_dir().join("tmp"),
-            &path,
-            text.as_bytes(),
-        );
-        Ok(tree)
+            .collect()
     }
 
     /// The commits reachable from `from` and from none of `hidden` (those that are not

@@ -205,14 +205,6 @@ impl Repo {
         }))
     }
 
-    /// The blobs `scrub` removed from run `run_id` in this clone.
-    pub fn scrubbed_blobs(&self, run_id: &RunId) -> Result<HashSet<ObjectId>, Error> {
-        match self.ref_target(&scrubbed_ref(run_id))? {
-            Some(list) => self.scrubbed_in(list),
-            None => Ok(HashSet::new()),
-        }
-    }
-
     /// Every run `scrub` removed blobs from in this clone, with the list it keeps of them (read
     /// with [`Repo::scrubbed_in`]): one listing for many runs, not a lookup each.
     pub fn scrubbed_lists(&self) -> Result<HashMap<RunId, ObjectId>, Error> {
