@@ -287,7 +287,7 @@ impl Repo {
             if stored.records_tree.is_none() {
                 projected.records_tree = None;
             }
-            if stored == projected {
+            if stored == projected && !self.summary_disagrees(run_id, tip, &projected) {
                 return Ok(tip);
             }
         }
@@ -306,8 +306,9 @@ impl Repo {
             .map_err(Error::git("write a run tree"))?
             .detach();
         let message = format!(
-            "manifest: projected again from the records\n\nThe fetched manifest.json did not \
-             match its records.\n\nPair-Run: {run_id}\n"
+            "manifest: projected again from the records\n\nThe fetched manifest.json or its \
+             summary did not match its records.\n\nPair-Run: {run_id}\n{}",
+            super::summaries::summary_trailer(&projected)
         );
         self.write_deterministic_commit(&message, fixed, &[tip])
     }
@@ -466,7 +467,7 @@ impl Repo {
         let mut manifest = Manifest::project(&records);
         let empty = ObjectId::empty_tree(self.repo.object_hash());
         let tree = self.write_state_tree(empty, &records, &mut manifest, &append.files)?;
-        let message = commit_message(run_id, &records, &append);
+        let message = commit_message(run_id, &records, &append, &manifest);
         let commit = self.write_unique_commit(&message, tree, Vec::new())?;
         Ok(PreparedRun {
             run_id: run_id.clone(),
@@ -578,7 +579,7 @@ impl Repo {
                 }
                 let tree =
                     self.write_state_tree(state.tree, &records, &mut manifest, &append.files)?;
-                let message = commit_message(run_id, &records, &append);
+                let message = commit_message(run_id, &records, &append, &manifest);
                 let commit = self.write_unique_commit(&message, tree, vec![state.tip])?;
                 test_hold_before_ref_update();
                 self.move_ref(run_id, Some(state.tip), commit)?;
@@ -822,7 +823,13 @@ fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
         .collect()
 }
 
-fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String {
+/// The message of a run commit storing `records` (its new ones) and `manifest`.
+fn commit_message(
+    run_id: &RunId,
+    records: &[Record],
+    append: &Append,
+    manifest: &Manifest,
+) -> String {
     let subject = append.subject.lines().next().unwrap_or("record").trim();
     let mut message = format!("{subject}\n\nPair-Run: {run_id}\n");
     for record in records {
@@ -838,6 +845,7 @@ fn commit_message(run_id: &RunId, records: &[Record], append: &Append) -> String
     {
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
+    message.push_str(&super::summaries::summary_trailer(manifest));
     message
 }
 

@@ -397,6 +397,72 @@ fn a_fetched_manifest_is_a_cache_never_the_verdict() {
     assert_eq!(fixed, theirs);
 }
 
+#[test]
+fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() {
+    let net = Net::new(1);
+    let a = &net.clones[0];
+    let run = a.start("teach the fetcher to retry");
+    a.write("src/lib.rs", "pub fn fetch() {}\n");
+    a.pair_json(&["coder-done", "--summary", "first try"]);
+    a.pair_json(&["push"]);
+
+    // Someone with push access puts a commit on top that changes nothing but its summary
+    // trailer: another task, the run finished and approved.
+    let remote = net.remote.to_str().expect("utf8");
+    let name = format!("refs/pair/runs/{run}");
+    let tip = a.git(&["--git-dir", remote, "rev-parse", &name]);
+    let message = a.git(&["--git-dir", remote, "log", "-1", "--format=%B", tip.trim()]);
+    let (kept, carried) = message
+        .split_once("Pair-Summary: ")
+        .expect("a summary trailer");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(carried.trim()).expect("summary json");
+    assert_eq!(summary["task"], "teach the fetcher to retry", "{summary}");
+    summary["task"] = "forged".into();
+    summary["finished"] = true.into();
+    summary["verdict"] = "APPROVED".into();
+    summary["next_action"] = "done".into();
+    let hostile = format!("{kept}Pair-Summary: {summary}\n");
+    let tree = format!("{}^{{tree}}", tip.trim());
+    let commit = a.git(&[
+        "--git-dir",
+        remote,
+        "commit-tree",
+        &tree,
+        "-p",
+        tip.trim(),
+        "-m",
+        &hostile,
+    ]);
+    a.git(&["--git-dir", remote, "update-ref", &name, commit.trim()]);
+
+    let pulled = a.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["fast_forwarded"], 1, "{pulled}");
+    let local = a.git(&["rev-parse", &name]);
+    assert_ne!(
+        local.trim(),
+        commit.trim(),
+        "the hostile tip was taken as it is"
+    );
+    let parent = a.git(&["rev-parse", &format!("{name}^")]);
+    assert_eq!(parent.trim(), commit.trim());
+    // Listed cold (no cache) and warm, the run is what its records say.
+    for _ in 0..2 {
+        let _ = std::fs::remove_file(a.repo.join(".git/pair/cache/runs-v3.jsonl"));
+        let listed = a.pair_json(&["list"]);
+        let entry = &listed["runs"][0];
+        assert_eq!(entry["task"], "teach the fetcher to retry", "{listed}");
+        assert_ne!(entry["next_action"], "done", "{listed}");
+    }
+    let fixed = a.git(&["log", "-1", "--format=%B", &name]);
+    assert!(
+        fixed.contains(r#""task":"teach the fetcher to retry""#),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("forged"), "{fixed}");
+    assert_eq!(a.git_out(&["fsck", "--no-progress"]).code, 0);
+}
+
 /// Runs `git-pair args` under `/usr/bin/time` and returns its output and its peak resident
 /// set size in KiB.
 fn pair_max_rss(env: &TestEnv, args: &[&str]) -> (crate::common::Output, u64) {
