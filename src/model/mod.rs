@@ -24,6 +24,7 @@ pub use ids::{CommitId, ObjectIdError, RunId, RunIdError, TreeId};
 pub use manifest::fold::coder_rounds;
 pub use manifest::next_action::Observed;
 pub use manifest::rules::{Refusal, check_coder_done, check_finish, check_pr_review, check_review};
+pub use manifest::summary::CarriedSummary;
 pub use manifest::{Manifest, NextAction, Outcome, Role, RoundEntry, SessionSpend};
 pub use record::{
     Abandon, AllowSecret, Allowance, Body, Coder, CostEntry, Finding, Finish, MAX_RECORD_BYTES,

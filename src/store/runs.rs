@@ -287,7 +287,7 @@ impl Repo {
             if stored.records_tree.is_none() {
                 projected.records_tree = None;
             }
-            if stored == projected && !self.summary_disagrees(run_id, tip, &projected) {
+            if stored == projected && !self.summary_disagrees(tip, &projected)? {
                 return Ok(tip);
             }
         }
@@ -308,9 +308,23 @@ impl Repo {
         let message = format!(
             "manifest: projected again from the records\n\nThe fetched manifest.json or its \
              summary did not match its records.\n\nPair-Run: {run_id}\n{}",
-            super::summaries::summary_trailer(&projected)
+            projected.summary_trailer()
         );
         self.write_deterministic_commit(&message, fixed, &[tip])
+    }
+
+    /// Whether the tip commit `tip` carries a summary other than the one of `manifest` (its
+    /// records' projection). No summary, or one that does not parse, is not read by a
+    /// listing either (it reads the manifest), so it does not disagree.
+    fn summary_disagrees(&self, tip: ObjectId, manifest: &Manifest) -> Result<bool, Error> {
+        let commit = self
+            .repo
+            .find_commit(tip)
+            .map_err(Error::git("read a run commit"))?;
+        Ok(
+            crate::model::CarriedSummary::in_message(commit.message_raw_sloppy())
+                .is_some_and(|carried| carried != crate::model::CarriedSummary::of(manifest)),
+        )
     }
 
     fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {
@@ -845,7 +859,7 @@ fn commit_message(
     {
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
-    message.push_str(&super::summaries::summary_trailer(manifest));
+    message.push_str(&manifest.summary_trailer());
     message
 }
 

@@ -5,11 +5,10 @@
 //! is a view: rebuildable from the refs, ignored when unreadable, rewritten atomically.
 
 use gix::ObjectId;
-use gix::bstr::ByteSlice;
 use serde::{Deserialize, Serialize};
 
 use super::{Error, Repo};
-use crate::model::{Manifest, NextAction, Role, RunId, Verdict};
+use crate::model::{CarriedSummary, Manifest, NextAction, Role, RunId, Verdict};
 
 /// One run as `list` and run selection see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,7 +38,26 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
-    pub(super) fn of(run_id: &RunId, tip: ObjectId, m: &Manifest) -> RunSummary {
+    /// The summary a run's tip commit `tip` carries (see [`CarriedSummary`]).
+    fn carried(run_id: &RunId, tip: ObjectId, s: CarriedSummary) -> RunSummary {
+        RunSummary {
+            run_id: run_id.clone(),
+            tip: tip.to_string(),
+            branch: s.branch,
+            task: s.task,
+            finished: s.finished,
+            round: s.round,
+            max_rounds: s.max_rounds,
+            next_action: s.next_action,
+            verdict: s.verdict,
+            created_at: s.created_at,
+            claimed: s.claimed,
+            cwd: s.cwd,
+            carrier: s.carrier,
+        }
+    }
+
+    fn of(run_id: &RunId, tip: ObjectId, m: &Manifest) -> RunSummary {
         RunSummary {
             run_id: run_id.clone(),
             tip: tip.to_string(),
@@ -56,96 +74,6 @@ impl RunSummary {
             carrier: m.carrier,
         }
     }
-}
-
-/// The trailer that carries, in every run commit this version writes, the summary of the
-/// manifest written in that same commit: a listing reads one object per run, the tip commit.
-/// Trusted as the stamped manifest is: pull projects a fetched run again, and writes a commit
-/// on top when the tip's summary differs from its records' (see [`Repo::reprojected`]).
-pub const SUMMARY_TRAILER: &str = "Pair-Summary: ";
-
-/// What [`SUMMARY_TRAILER`] holds: [`RunSummary`] less what the ref and the commit give
-/// (run id, tip).
-#[derive(Debug, Serialize, Deserialize)]
-struct StoredSummary {
-    v: u32,
-    branch: String,
-    task: String,
-    cwd: String,
-    created_at: String,
-    round: u32,
-    max_rounds: u32,
-    finished: bool,
-    verdict: Option<Verdict>,
-    next_action: NextAction,
-    claimed: bool,
-    carrier: bool,
-}
-
-/// The [`SUMMARY_TRAILER`] line (ending in a newline) for a commit storing `manifest`: one
-/// line of JSON, ASCII only (anything else escaped), so `git log` of a run shows no control
-/// character whatever the task says.
-pub fn summary_trailer(manifest: &Manifest) -> String {
-    let stored = StoredSummary {
-        v: 1,
-        branch: manifest.branch.clone(),
-        task: manifest.task.clone(),
-        cwd: manifest.cwd.clone(),
-        created_at: manifest.created_at.clone(),
-        round: manifest.current_coder_round().unwrap_or(0),
-        max_rounds: manifest.max_rounds,
-        finished: manifest.is_finished(),
-        verdict: manifest.outcome.verdict,
-        next_action: manifest.next_action,
-        claimed: manifest.claimed,
-        carrier: manifest.carrier,
-    };
-    let json = serde_json::to_string(&stored).expect("a summary serializes");
-    let mut line = String::with_capacity(SUMMARY_TRAILER.len() + json.len() + 1);
-    line.push_str(SUMMARY_TRAILER);
-    for c in json.chars() {
-        if (' '..='~').contains(&c) {
-            line.push(c);
-        } else {
-            // serde_json escaped every control character; what is left is past ASCII.
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                line.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    line.push('\n');
-    line
-}
-
-/// The summary run `run_id`'s tip commit `tip` carries in `message`: its one
-/// [`SUMMARY_TRAILER`] line among the trailers (the lines after the subject), when it parses.
-/// None when there is none, or more than one (not a message this version wrote).
-fn summary_of_message(run_id: &RunId, tip: ObjectId, message: &[u8]) -> Option<RunSummary> {
-    let body = message.find(b"\n\n")?;
-    let mut lines = message[body + 2..]
-        .split(|b| *b == b'\n')
-        .filter_map(|l| l.strip_prefix(SUMMARY_TRAILER.as_bytes()));
-    let json = lines.next()?;
-    if lines.next().is_some() {
-        return None;
-    }
-    let s: StoredSummary = serde_json::from_slice(json).ok()?;
-    (s.v == 1).then(|| RunSummary {
-        run_id: run_id.clone(),
-        tip: tip.to_string(),
-        branch: s.branch,
-        task: s.task,
-        finished: s.finished,
-        round: s.round,
-        max_rounds: s.max_rounds,
-        next_action: s.next_action,
-        verdict: s.verdict,
-        created_at: s.created_at,
-        claimed: s.claimed,
-        cwd: s.cwd,
-        carrier: s.carrier,
-    })
 }
 
 /// Named for the summary's shape: a cache written by a version whose summaries lacked a field
@@ -342,24 +270,8 @@ impl Repo {
 }
 
 impl Repo {
-    /// Whether the tip commit `tip` of run `run_id` carries a summary other than the one of
-    /// `manifest` (its records' projection). No summary, or one that does not parse, is not
-    /// read by a listing either (it reads the manifest), so it does not disagree.
-    pub(super) fn summary_disagrees(
-        &self,
-        run_id: &RunId,
-        tip: ObjectId,
-        manifest: &Manifest,
-    ) -> bool {
-        let Ok(commit) = self.repo.find_commit(tip) else {
-            return true;
-        };
-        summary_of_message(run_id, tip, commit.message_raw_sloppy())
-            .is_some_and(|carried| carried != RunSummary::of(run_id, tip, manifest))
-    }
-
     /// The summary of run `run_id` at `tip` read the short way: the tip commit's
-    /// [`SUMMARY_TRAILER`] when it has one; otherwise (a commit an older version wrote) its
+    /// [`CarriedSummary`] when it has one; otherwise (a commit an older version wrote) its
     /// tree once, and only the fields a summary needs of the stored manifest (rounds reduced
     /// to their number and role; no whole projection built). Only a manifest stamped with the
     /// tree's own records (as [`Repo::load_at`] would take it) is read so; anything else — no
@@ -367,8 +279,8 @@ impl Repo {
     /// careful reading.
     fn summary_from_head(&self, run_id: &RunId, tip: ObjectId) -> Option<RunSummary> {
         let commit = self.repo.find_commit(tip).ok()?;
-        if let Some(summary) = summary_of_message(run_id, tip, commit.message_raw_sloppy()) {
-            return Some(summary);
+        if let Some(carried) = CarriedSummary::in_message(commit.message_raw_sloppy()) {
+            return Some(RunSummary::carried(run_id, tip, carried));
         }
         let tree = commit.tree_id().ok()?.detach();
         let (manifest, records) = self.manifest_and_records_ids(tree).ok()?;
@@ -540,7 +452,7 @@ mod tests {
     }
 
     /// A stored manifest as git pair writes it (one of the benchmark fixture's).
-    const STORED: &str = r#"{"v":1,"run_id":"20250101-105645-826423","task":"Fixture run 1065","cwd":"/home/dev1/project","branch":"main","base":"57f251d1b1501c1c669da9c37395dc4c1f69ce5a","coder":"claude","reviewer":"command:approve.sh","max_rounds":5,"budget_usd":null,"budget_warn_ratio":0.8,"created_at":"2025-01-01T10:56:45Z","rounds":[{"n":1,"role":"coder","tool":"claude","session_id":null,"started_at":"2025-01-01T10:56:45Z","ended_at":"2025-01-01T10:56:45Z","findings":0,"findings_addressed":null,"verdict":null,"outcome":null,"cost_usd":null,"summaries":1},{"n":1,"role":"reviewer","tool":"command:approve.sh","session_id":null,"started_at":"2025-01-01T10:56:45Z","ended_at":"2025-01-01T10:56:45Z","findings":0,"findings_addressed":null,"verdict":"APPROVED","outcome":"completed","cost_usd":null}],"reviewer_fallback":false,"outcome":{"verdict":"APPROVED","rounds":1,"override":false},"pr":null,"next_action":"done","spent_usd":0.0,"sessions":{},"pending_review":null,"run_settings":{},"claimed":true,"conflicts":[],"records":5,"last_seq":5,"last_record":"000005-finish-0b863eba2cc9.json","records_tree":"0101010101010101010101010101010101010101"}"#;
+    const STORED: &str = include_str!("../../fixtures/manifests/stored.json");
 
     #[test]
     fn the_short_reading_of_a_manifest_agrees_with_the_whole_one() {
@@ -593,44 +505,17 @@ mod tests {
     }
 
     #[test]
-    fn a_commits_summary_trailer_reads_back_as_its_manifests_summary_and_nothing_else_does() {
+    fn the_summary_a_commit_carries_is_its_manifests() {
         let run_id = RunId::parse("20250101-105645-826423").expect("id");
         let mut manifest: Manifest = serde_json::from_str(STORED).expect("manifest");
-        // A task no terminal should be handed raw: a line break, a C1 control (CSI), text
-        // past ASCII and past the basic plane.
-        manifest.task = "fix \"it\"\nnow \u{9b}31m caf\u{e9} \u{1f600} \\ done".to_owned();
-        let trailer = summary_trailer(&manifest);
-        let (line, end) = trailer.split_at(trailer.len() - 1);
-        assert_eq!(end, "\n");
-        assert!(line.bytes().all(|b| (b' '..=b'~').contains(&b)), "{line}");
-        let message = format!("finish: APPROVED\n\nPair-Run: {run_id}\n{trailer}");
-        let read = summary_of_message(&run_id, oid(2), message.as_bytes());
-        assert_eq!(read, Some(RunSummary::of(&run_id, oid(2), &manifest)));
-        for variant in [false, true] {
-            manifest.carrier = variant;
-            manifest.claimed = !variant;
-            let message = format!("s\n\nPair-Run: {run_id}\n{}", summary_trailer(&manifest));
+        for (carrier, claimed) in [(false, true), (true, false)] {
+            manifest.carrier = carrier;
+            manifest.claimed = claimed;
+            let message = format!("s\n\nPair-Run: {run_id}\n{}", manifest.summary_trailer());
+            let carried = CarriedSummary::in_message(message.as_bytes()).expect("carried");
             assert_eq!(
-                summary_of_message(&run_id, oid(3), message.as_bytes()),
-                Some(RunSummary::of(&run_id, oid(3), &manifest))
-            );
-        }
-        // Not a message this version wrote: left to the manifest.
-        let twice = format!("s\n\n{trailer}{trailer}");
-        let in_subject = trailer.trim_end().to_owned();
-        let other_version = format!("s\n\n{}", trailer.replace(r#"{"v":1,"#, r#"{"v":2,"#));
-        let cut = format!("s\n\n{}", &trailer[..trailer.len() / 2]);
-        for message in [
-            twice,
-            in_subject,
-            other_version,
-            cut,
-            "s\n\nPair-Run: x\n".into(),
-        ] {
-            assert_eq!(
-                summary_of_message(&run_id, oid(2), message.as_bytes()),
-                None,
-                "{message}"
+                RunSummary::carried(&run_id, oid(3), carried),
+                RunSummary::of(&run_id, oid(3), &manifest)
             );
         }
     }

@@ -10,6 +10,7 @@ use super::record::{Runner, SCHEMA_VERSION, Verdict};
 pub(super) mod fold;
 pub(super) mod next_action;
 pub(super) mod rules;
+pub(super) mod summary;
 #[cfg(test)]
 mod tests;
 

@@ -179,7 +179,7 @@ impl Repo {
             ));
         }
         message.push_str(&format!(")\n\nPair-Run: {run_id}\n"));
-        message.push_str(&crate::store::summaries::summary_trailer(&merged.manifest));
+        message.push_str(&merged.manifest.summary_trailer());
         self.write_deterministic_commit(&message, merged.tree, &parents)
     }
 
