@@ -164,7 +164,10 @@ impl Repo {
         // The summaries to read again, newest first, a batch at a time (each batch on a few
         // threads), so a cold listing neither waits for every manifest before printing nor
         // holds them all.
-        let mut fresh: Vec<Option<Vec<u8>>> = vec![None; tips.len()];
+        // The lines of the summaries read again, one after another in `fresh_bytes` (a line
+        // apiece would more than double what 100,000 of them hold), where each run's starts.
+        let mut fresh_bytes: Vec<u8> = Vec::new();
+        let mut fresh: Vec<Option<(usize, usize)>> = vec![None; tips.len()];
         let mut unclaimed: Vec<&RunId> = Vec::new();
         let mut stopped = false;
         let mut next = tips.len();
@@ -198,9 +201,11 @@ impl Repo {
                         unclaimed.push(&tips[i].0);
                     }
                     if cached[i].is_none() {
-                        let mut line = Vec::with_capacity(256);
-                        if serde_json::to_writer(&mut line, summary).is_ok() {
-                            fresh[i] = Some(line);
+                        let start = fresh_bytes.len();
+                        if serde_json::to_writer(&mut fresh_bytes, summary).is_ok() {
+                            fresh[i] = Some((start, fresh_bytes.len()));
+                        } else {
+                            fresh_bytes.truncate(start);
                         }
                     }
                 }
@@ -226,24 +231,28 @@ impl Repo {
             // Oldest first, as the tips sort: the next listing joins them in one pass. Runs
             // not reached (a limited listing) keep their valid lines, and the rest of the
             // old file is kept when only the newest runs were listed.
-            let mut out = Vec::with_capacity(bytes.len() + fresh.iter().flatten().count() * 256);
-            if !complete {
-                let first = tips.first().map(|(id, _)| id.as_str().as_bytes());
-                for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-                    if line_run_id(line).is_some_and(|id| first.is_some_and(|f| id < f)) {
-                        out.extend_from_slice(line);
-                        out.push(b'\n');
+            // Streamed into the file, not built beside what it is built from.
+            let fill = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+                if !complete {
+                    let first = tips.first().map(|(id, _)| id.as_str().as_bytes());
+                    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                        if line_run_id(line).is_some_and(|id| first.is_some_and(|f| id < f)) {
+                            out.write_all(line)?;
+                            out.write_all(b"\n")?;
+                        }
                     }
                 }
-            }
-            for (line, new) in cached.iter().zip(&fresh) {
-                if let Some(line) = line.or(new.as_deref()) {
-                    out.extend_from_slice(line);
-                    out.push(b'\n');
+                for (line, new) in cached.iter().zip(&fresh) {
+                    let new = new.map(|(start, end)| &fresh_bytes[start..end]);
+                    if let Some(line) = line.or(new) {
+                        out.write_all(line)?;
+                        out.write_all(b"\n")?;
+                    }
                 }
-            }
+                Ok(())
+            };
             // A view: failing to write it costs speed next time, nothing else.
-            let _ = crate::util::fs::write_atomically_via(&tmp, &path, &out);
+            let _ = crate::util::fs::write_atomically_with(&tmp, &path, &fill);
         }
         Ok(())
     }

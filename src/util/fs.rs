@@ -80,24 +80,35 @@ impl<'a> AtomicWrite<'a> {
 
     /// Replaces `path` with `bytes` (its directory created when missing).
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+        self.write_with(path, &|out| out.write_all(bytes))
+    }
+
+    /// Replaces `path` with what `fill` writes (buffered; called again if the first
+    /// temporary file cannot be renamed into place), so a large file need not be built in
+    /// memory first.
+    pub fn write_with(
+        &self,
+        path: &Path,
+        fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), Failure> {
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
         std::fs::create_dir_all(dir).map_err(fail("create directory", dir))?;
         let Some(scratch) = self.scratch.filter(|s| *s != dir) else {
             return self
-                .temp_in(dir, bytes)?
+                .temp_in(dir, fill)?
                 .persist(path)
                 .map(|_| ())
                 .map_err(|e| fail("replace", path)(e.error));
         };
         let _ = std::fs::create_dir_all(scratch);
         let file = self
-            .temp_in(scratch, bytes)
-            .or_else(|_| self.temp_in(dir, bytes))?;
+            .temp_in(scratch, fill)
+            .or_else(|_| self.temp_in(dir, fill))?;
         match file.persist(path) {
             Ok(_) => Ok(()),
             Err(e) if e.error.raw_os_error() == Some(EXDEV) => {
                 // Scratch is on another file system: write beside the target instead.
-                self.temp_in(dir, bytes)?
+                self.temp_in(dir, fill)?
                     .persist(path)
                     .map(|_| ())
                     .map_err(|e| fail("replace", path)(e.error))
@@ -106,18 +117,26 @@ impl<'a> AtomicWrite<'a> {
         }
     }
 
-    /// A temporary file in `dir` holding `bytes`, with the final mode already set.
-    fn temp_in(&self, dir: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, Failure> {
+    /// A temporary file in `dir` holding what `fill` writes, with the final mode already set.
+    fn temp_in(
+        &self,
+        dir: &Path,
+        fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<tempfile::NamedTempFile, Failure> {
         use std::os::unix::fs::PermissionsExt as _;
         let mut builder = tempfile::Builder::new();
         builder.prefix(self.prefix).suffix(self.suffix);
         if let Mode::Umasked(bits) = self.mode {
             builder.permissions(std::fs::Permissions::from_mode(bits));
         }
-        let mut file = builder
+        let file = builder
             .tempfile_in(dir)
             .map_err(fail("create a temporary file in", dir))?;
-        file.write_all(bytes).map_err(fail("write", file.path()))?;
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, file.as_file());
+        fill(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(fail("write", file.path()))?;
+        drop(out);
         if let Mode::Exactly(bits) = self.mode {
             // Temporary files are created private (0600); the file keeps the mode it needs.
             file.as_file()
@@ -139,9 +158,18 @@ const EXDEV: i32 = 18;
 /// Writes `bytes` to `path` (mode 0644) through a temporary file in `scratch` and a rename:
 /// the files git pair renders (views, caches under `.git/pair`).
 pub fn write_atomically_via(scratch: &Path, path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    write_atomically_with(scratch, path, &|out| out.write_all(bytes))
+}
+
+/// As [`write_atomically_via`], with the bytes written by `fill` (see [`AtomicWrite::write_with`]).
+pub fn write_atomically_with(
+    scratch: &Path,
+    path: &Path,
+    fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     AtomicWrite::new(Mode::Exactly(0o644))
         .via(scratch)
-        .write(path, bytes)
+        .write_with(path, fill)
 }
 
 #[cfg(test)]
