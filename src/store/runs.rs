@@ -845,6 +845,9 @@ fn commit_message(
     manifest: &Manifest,
 ) -> String {
     let subject = append.subject.lines().next().unwrap_or("record").trim();
+    // A subject quotes a task or a summary: `git log` of the run hands no control character
+    // to a terminal (escaped as git quotes paths).
+    let subject = crate::render::escape::line(subject);
     let mut message = format!("{subject}\n\nPair-Run: {run_id}\n");
     for record in records {
         message.push_str(&format!("Pair-Record: {}\n", record.file_name()));

@@ -403,7 +403,7 @@ fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() 
     let a = &net.clones[0];
     let run = a.start("teach the fetcher to retry");
     a.write("src/lib.rs", "pub fn fetch() {}\n");
-    a.pair_json(&["coder-done", "--summary", "first try"]);
+    a.pair_json(&["coder-done", "--summary", "first \u{1b}]52;c;aGk=\u{7} try"]);
     a.pair_json(&["push"]);
 
     // Someone with push access puts a commit on top that changes nothing but its summary
@@ -455,6 +455,8 @@ fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() 
         assert_ne!(entry["next_action"], "done", "{listed}");
     }
     let fixed = a.git(&["log", "-1", "--format=%B", &name]);
+    let story = a.git(&["log", "--format=%B", &name]);
+    assert!(!story.contains('\u{1b}'), "{story}");
     assert!(
         fixed.contains(r#""task":"teach the fetcher to retry""#),
         "{fixed}"
