@@ -12,7 +12,7 @@ use super::layout::{
     record_bucket, record_kind, run_ref,
 };
 use super::{Error, Repo, lock};
-use crate::model::{Body, CheckpointId, Manifest, Record, Refusal, RunId};
+use crate::model::{Body, CarriedSummary, CheckpointId, Manifest, Record, Refusal, RunId};
 
 /// The largest `manifest.json` read; a larger one is not git pair's (a run of a thousand
 /// rounds stores well under a megabyte) and the manifest is projected from the records.
@@ -275,7 +275,19 @@ impl Repo {
     /// manifest projected from the records. Deterministic (fixed identity, the tip's time),
     /// so every clone pulling the same tip writes the same commit. Reads every record.
     pub fn reprojected(&self, run_id: &RunId, tip: ObjectId) -> Result<ObjectId, Error> {
-        let tree = self.commit_tree(tip).map_err(|e| e.in_run(run_id))?;
+        let commit = self
+            .repo
+            .find_commit(tip)
+            .map_err(Error::git("read a commit"))
+            .map_err(|e| e.in_run(run_id))?;
+        let tree = commit
+            .tree_id()
+            .map_err(Error::git("read a commit's tree"))
+            .map_err(|e| e.in_run(run_id))?
+            .detach();
+        // A summary the tip carries is read by listings as the manifest is (one that is
+        // absent or does not parse is not: they read the manifest), so it is checked as well.
+        let carried = CarriedSummary::in_message(commit.message_raw_sloppy());
         let records = self.records_in_tree(run_id, tree)?;
         let mut projected = Manifest::project(&records);
         let stamp = self.records_tree_id(tree)?.map(|id| id.to_string());
@@ -287,7 +299,9 @@ impl Repo {
             if stored.records_tree.is_none() {
                 projected.records_tree = None;
             }
-            if stored == projected && !self.summary_disagrees(tip, &projected)? {
+            if stored == projected
+                && carried.is_none_or(|carried| carried == CarriedSummary::of(&projected))
+            {
                 return Ok(tip);
             }
         }
@@ -311,20 +325,6 @@ impl Repo {
             projected.summary_trailer()
         );
         self.write_deterministic_commit(&message, fixed, &[tip])
-    }
-
-    /// Whether the tip commit `tip` carries a summary other than the one of `manifest` (its
-    /// records' projection). No summary, or one that does not parse, is not read by a
-    /// listing either (it reads the manifest), so it does not disagree.
-    fn summary_disagrees(&self, tip: ObjectId, manifest: &Manifest) -> Result<bool, Error> {
-        let commit = self
-            .repo
-            .find_commit(tip)
-            .map_err(Error::git("read a run commit"))?;
-        Ok(
-            crate::model::CarriedSummary::in_message(commit.message_raw_sloppy())
-                .is_some_and(|carried| carried != crate::model::CarriedSummary::of(manifest)),
-        )
     }
 
     fn remember(&self, tip: ObjectId, tree: ObjectId, manifest: &Manifest) {

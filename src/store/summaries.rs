@@ -57,22 +57,9 @@ impl RunSummary {
         }
     }
 
+    /// The summary of manifest `m` (what its commit carries).
     fn of(run_id: &RunId, tip: ObjectId, m: &Manifest) -> RunSummary {
-        RunSummary {
-            run_id: run_id.clone(),
-            tip: tip.to_string(),
-            branch: m.branch.clone(),
-            task: m.task.clone(),
-            finished: m.is_finished(),
-            round: m.current_coder_round().unwrap_or(0),
-            max_rounds: m.max_rounds,
-            next_action: m.next_action,
-            verdict: m.outcome.verdict,
-            created_at: m.created_at.clone(),
-            claimed: m.claimed,
-            cwd: m.cwd.clone(),
-            carrier: m.carrier,
-        }
+        RunSummary::carried(run_id, tip, CarriedSummary::of(m))
     }
 }
 

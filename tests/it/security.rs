@@ -446,9 +446,12 @@ fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() 
     );
     let parent = a.git(&["rev-parse", &format!("{name}^")]);
     assert_eq!(parent.trim(), commit.trim());
-    // Listed cold (no cache) and warm, the run is what its records say.
-    for _ in 0..2 {
-        let _ = std::fs::remove_file(a.repo.join(".git/pair/cache/runs-v3.jsonl"));
+    // Listed cold (no cache), then warm (from the cache the first listing wrote), the run is
+    // what its records say.
+    let cache = a.repo.join(".git/pair/cache/runs-v3.jsonl");
+    let _ = std::fs::remove_file(&cache);
+    for pass in 0..2 {
+        assert_eq!(cache.exists(), pass == 1, "pass {pass}");
         let listed = a.pair_json(&["list"]);
         let entry = &listed["runs"][0];
         assert_eq!(entry["task"], "teach the fetcher to retry", "{listed}");
