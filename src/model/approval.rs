@@ -2,6 +2,8 @@
 //! alone (pure): the facts the CI check (`git pair verify`) checks commits against.
 
 use super::ids::TreeId;
+use serde::{Deserialize, Serialize};
+
 use super::record::{Body, Record, Verdict};
 
 /// A snapshot tree a run stands behind.
@@ -28,9 +30,9 @@ pub struct Approval {
     pub approvers: Vec<String>,
 }
 
-/// What [`approvals`] keeps of one review while folding.
-#[derive(Debug, Clone)]
-struct Reviewed {
+/// What [`ApprovalFold`] keeps of one review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reviewed {
     snapshot: TreeId,
     verdict: Verdict,
     round: u32,
@@ -56,47 +58,83 @@ impl Reviewed {
     }
 }
 
-/// Every snapshot a review of the run gave a verdict on (whatever the verdict), in record
-/// order, without repeats: the work a reviewer saw, so the "before" side of a later review.
-pub fn reviewed_snapshots(records: &[Record]) -> Vec<TreeId> {
-    let mut out: Vec<TreeId> = Vec::new();
-    for record in records {
-        if let Body::Review(review) = &record.body
-            && review.verdict.is_some()
-            && let Some(snapshot) = review.snapshot
-            && !out.contains(&snapshot)
-        {
-            out.push(snapshot);
-        }
-    }
-    out
+/// The fold of a run's `review` and `finish` records into what it approves, one record at a
+/// time ([`ApprovalFold::step`]), so a writer carries it from commit to commit instead of
+/// reading every record again (a run commit's `Pair-Approvals:` trailer).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredFold", into = "StoredFold")]
+pub struct ApprovalFold {
+    /// The approving reviews that stand, in record order (only an APPROVED review can
+    /// become an approval; what a later review revokes is gone).
+    approved: Vec<Reviewed>,
+    /// The last review with a verdict (a `--force` finish stands behind it).
+    last: Option<Reviewed>,
+    forced: bool,
+    accepted_partial: bool,
+    /// Every snapshot a review gave a verdict on, in record order, without repeats.
+    reviewed: Vec<TreeId>,
 }
 
-/// The snapshots a run approved, in record order, plus the one a `--force` finish stood
-/// behind. An approval stands until a later review in the run requests changes: on the same
-/// snapshot (`review --again`) or on later work, which contains it ("present since round 1").
-/// A forced finish covers the last reviewed snapshot when no review approved it.
-pub fn approvals(records: &[Record]) -> Vec<Approval> {
-    let mut latest: Vec<Reviewed> = Vec::new();
-    let mut last_reviewed: Option<Reviewed> = None;
-    let mut forced = false;
-    let mut accepted_partial = false;
-    for record in records {
+/// An [`ApprovalFold`] as a trailer stores it: the last review left out when it is the last
+/// approval (most runs end on one), so a run's tip carries each review once.
+#[derive(Serialize, Deserialize)]
+struct StoredFold {
+    approved: Vec<Reviewed>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last: Option<Reviewed>,
+    forced: bool,
+    accepted_partial: bool,
+    reviewed: Vec<TreeId>,
+}
+
+impl From<ApprovalFold> for StoredFold {
+    fn from(fold: ApprovalFold) -> StoredFold {
+        let last = fold.last.filter(|last| fold.approved.last() != Some(last));
+        StoredFold {
+            approved: fold.approved,
+            last,
+            forced: fold.forced,
+            accepted_partial: fold.accepted_partial,
+            reviewed: fold.reviewed,
+        }
+    }
+}
+
+impl From<StoredFold> for ApprovalFold {
+    fn from(stored: StoredFold) -> ApprovalFold {
+        // An approving review is the last review until another one comes.
+        let last = stored.last.or_else(|| stored.approved.last().cloned());
+        ApprovalFold {
+            approved: stored.approved,
+            last,
+            forced: stored.forced,
+            accepted_partial: stored.accepted_partial,
+            reviewed: stored.reviewed,
+        }
+    }
+}
+
+impl ApprovalFold {
+    /// Folds one more record in.
+    pub fn step(&mut self, record: &Record) {
         match &record.body {
             Body::Review(review) => {
                 let Some(verdict) = review.verdict else {
-                    continue;
+                    return;
                 };
-                let Some(reviewed) = review.snapshot else {
-                    continue;
+                let Some(snapshot) = review.snapshot else {
+                    return;
                 };
-                latest.retain(|r| r.snapshot != reviewed);
+                self.approved.retain(|r| r.snapshot != snapshot);
                 if verdict == Verdict::ChangesRequested {
                     // Changes requested on the run's work revoke every approval before it.
-                    latest.retain(|r| r.verdict != Verdict::Approved);
+                    self.approved.clear();
+                }
+                if !self.reviewed.contains(&snapshot) {
+                    self.reviewed.push(snapshot);
                 }
                 let entry = Reviewed {
-                    snapshot: reviewed,
+                    snapshot,
                     verdict,
                     round: review.round,
                     reviewer: review.tool.clone(),
@@ -114,35 +152,71 @@ pub fn approvals(records: &[Record]) -> Vec<Approval> {
                         .map(|r| r.tool.clone())
                         .collect(),
                 };
-                latest.push(entry.clone());
-                last_reviewed = Some(entry);
+                if verdict == Verdict::Approved {
+                    self.approved.push(entry.clone());
+                }
+                self.last = Some(entry);
             }
             Body::Finish(finish) => {
-                forced = finish.override_ && finish.verdict == Verdict::Approved;
-                accepted_partial = finish.accept_partial && finish.verdict == Verdict::Approved;
+                self.forced = finish.override_ && finish.verdict == Verdict::Approved;
+                self.accepted_partial =
+                    finish.accept_partial && finish.verdict == Verdict::Approved;
             }
             _ => {}
         }
     }
-    let mut out: Vec<Approval> = latest
-        .into_iter()
-        .filter(|r| {
+
+    /// The fold of `records`.
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a Record>) -> ApprovalFold {
+        let mut fold = ApprovalFold::default();
+        for record in records {
+            fold.step(record);
+        }
+        fold
+    }
+
+    /// The snapshots the run approves so far (see [`approvals`]).
+    pub fn approvals(&self) -> Vec<Approval> {
+        let mut out: Vec<Approval> = self
+            .approved
+            .iter()
             // A partial approval is none, unless `finish --accept-partial` stood behind it:
             // then it is an override, as `--force` is.
-            r.verdict == Verdict::Approved && (!r.partial || accepted_partial)
-        })
-        .map(|r| {
-            let partial = r.partial;
-            r.approval(partial)
-        })
-        .collect();
-    if forced
-        && let Some(last) = last_reviewed
-        && !out.iter().any(|a| a.snapshot == last.snapshot)
-    {
-        out.push(last.approval(true));
+            .filter(|r| !r.partial || self.accepted_partial)
+            .map(|r| r.clone().approval(r.partial))
+            .collect();
+        if self.forced
+            && let Some(last) = &self.last
+            && !out.iter().any(|a| a.snapshot == last.snapshot)
+        {
+            out.push(last.clone().approval(true));
+        }
+        out
     }
-    out
+
+    /// Every snapshot a review gave a verdict on (see [`reviewed_snapshots`]).
+    pub fn reviewed(&self) -> &[TreeId] {
+        &self.reviewed
+    }
+
+    /// How many snapshots and approvals it holds: what carrying it costs.
+    pub fn size(&self) -> usize {
+        self.reviewed.len() + self.approved.len()
+    }
+}
+
+/// Every snapshot a review of the run gave a verdict on (whatever the verdict), in record
+/// order, without repeats: the work a reviewer saw, so the "before" side of a later review.
+pub fn reviewed_snapshots(records: &[Record]) -> Vec<TreeId> {
+    ApprovalFold::of(records).reviewed
+}
+
+/// The snapshots a run approved, in record order, plus the one a `--force` finish stood
+/// behind. An approval stands until a later review in the run requests changes: on the same
+/// snapshot (`review --again`) or on later work, which contains it ("present since round 1").
+/// A forced finish covers the last reviewed snapshot when no review approved it.
+pub fn approvals(records: &[Record]) -> Vec<Approval> {
+    ApprovalFold::of(records).approvals()
 }
 
 /// Whether a run's finish record can change what [`approvals`] returns, given its review

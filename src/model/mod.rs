@@ -6,6 +6,7 @@
 //! union of records with the same code.
 
 mod approval;
+mod carried_approvals;
 pub mod checkpoint;
 pub mod ids;
 mod manifest;
@@ -14,7 +15,8 @@ pub mod report;
 pub mod reviewer;
 pub mod settings;
 
-pub use approval::{Approval, approvals, finish_matters, reviewed_snapshots};
+pub use approval::{Approval, ApprovalFold, approvals, finish_matters, reviewed_snapshots};
+pub use carried_approvals::{APPROVALS_TRAILER, ApprovalFacts, CarriedApprovals, MAX_CARRIED};
 pub use checkpoint::{
     Assessment, CheckRun, Checkpoint, CheckpointArchived, CheckpointId, CheckpointIdError,
     CheckpointState, CheckpointVerified, Compaction, ContextUse, LatestCheckpoint, Mismatch,

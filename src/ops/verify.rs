@@ -10,15 +10,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
+use std::sync::Mutex;
 
 use gix::ObjectId;
 
 use super::{Context, Error};
 use crate::model::report::verify::{CommitLine, MalformedRun, Verified};
-use crate::model::{Approval, Body, RunId, Verdict};
-use crate::review::parse::{Parsed, parse_answer};
+use crate::model::{Approval, Body, RunId};
 use crate::store::notes::{self, NoteLine};
-use crate::store::{CodeCommit, Material, RecordFiles, Repo};
+use crate::store::{CodeCommit, PackedRefs, RecordFiles, Repo};
 
 /// How many differing paths a commit's entry lists at most.
 pub const MAX_PATHS: usize = 20;
@@ -202,10 +202,38 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     // tree, a run's tree for its records and again for its review material): keep them.
     let repo = &ctx.repo.with_object_cache(OBJECT_CACHE_BYTES);
     let range = resolve(repo, request.range.as_deref())?;
-    let commits = match range.from_to {
-        FromTo::Range { from, to } => repo.commits_in_range(Some(from), to)?,
-        FromTo::One(commit) => vec![repo.code_commit(commit)?],
-    };
+    // What each commit's note and `Pair-Run:` trailers name is read on reader threads while
+    // the walk goes on.
+    let seen = Mutex::new(HashSet::new());
+    let notes = notes::Reader::open(repo)?;
+    // Without notes, every commit is looked up among every run's approvals: the runs are
+    // listed while the walk goes on.
+    let list_runs = !notes.exists();
+    let ((commits, linked), listed) = repo.alongside(
+        || {
+            repo.map_while_producing(
+                |feed| {
+                    let mut each = |c: &CodeCommit| feed((c.id, c.pair_runs.clone()));
+                    match range.from_to {
+                        FromTo::Range { from, to } => {
+                            repo.commits_in_range_with(Some(from), to, &mut each)
+                        }
+                        FromTo::One(commit) => {
+                            let commit = repo.code_commit(commit)?;
+                            each(&commit);
+                            Ok(vec![commit])
+                        }
+                    }
+                },
+                |repo| (notes::Reader::open(repo).ok(), repo.packed_refs().ok()),
+                |repo, (notes, packed), commit| {
+                    read_linked(repo, notes, packed.as_ref(), &seen, commit)
+                },
+            )
+        },
+        |repo| list_runs.then(|| repo.run_tips().ok()).flatten(),
+    );
+    let commits = commits?;
     let mut report = Report {
         range: range.spelled,
         allow_forced: request.allow_forced,
@@ -219,7 +247,7 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         repo,
         tips: HashMap::new(),
         all_runs: None,
-        notes: notes::Reader::open(repo)?,
+        notes,
         runs: HashMap::new(),
         spent: HashMap::new(),
         index: None,
@@ -233,7 +261,13 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         consistency: HashMap::new(),
         malformed: BTreeMap::new(),
     };
-    verifier.prefetch_linked(&commits);
+    verifier.take_linked(linked);
+    if let Some(tips) = listed.flatten().filter(|tips| !tips.is_empty()) {
+        verifier.all_runs = Some(tips.keys().cloned().collect());
+        verifier
+            .tips
+            .extend(tips.into_iter().map(|(id, tip)| (id, Some(tip))));
+    }
     let last = commits.len() - 1;
     for (i, commit) in commits.iter().enumerate() {
         report.commits.push(verifier.check(commit, i == last)?);
@@ -774,6 +808,10 @@ impl Verifier<'_> {
 
     fn read_facts(&mut self, run_id: &RunId) -> Result<Facts, String> {
         let runs = self.approvals(run_id).map_err(|e| e.to_string())?;
+        // Read ahead from the tip's trailer, which lists no record files.
+        if let Some(found) = self.prefetched.get_mut(run_id).and_then(|p| p.facts.take()) {
+            return found;
+        }
         let files = runs
             .files
             .as_ref()
@@ -788,60 +826,21 @@ impl Verifier<'_> {
         }
     }
 
-    /// Reads ahead, on a few threads, what checking each commit through the runs its note
-    /// and `Pair-Run:` trailers name will read (see [`Prefetched`]): the notes, then each named
-    /// run's approvals, spend, facts and the consistency of its approvals. Nothing here is
-    /// fatal: what cannot be read ahead is read (and fails) where it is needed.
-    fn prefetch_linked(&mut self, commits: &[CodeCommit]) {
-        let mut todo: Vec<RunId> = Vec::new();
-        let mut seen: HashSet<RunId> = HashSet::new();
-        for commit in commits {
-            let Ok(note) = self.notes.get(self.repo, commit.id) else {
-                continue;
-            };
-            let note = note.unwrap_or_default();
-            let named = note
-                .lines()
-                .filter_map(NoteLine::parse)
-                .map(|line| line.run_id)
-                .chain(commit.pair_runs.iter().cloned());
-            for value in named {
-                if let Ok(id) = RunId::parse(&value)
-                    && !self.tips.contains_key(&id)
-                    && seen.insert(id.clone())
-                {
-                    todo.push(id);
-                }
+    /// Takes what reader threads read ahead of each commit (see [`read_linked`]).
+    fn take_linked(&mut self, linked: Vec<LinkedRead>) {
+        for read in linked {
+            if let Some(note) = read.note {
+                self.noted.insert(read.commit, note);
             }
-            self.noted.insert(commit.id, note);
-        }
-        newest_first(&mut todo);
-        // Each run's ref is looked up on the reader thread too (a loose ref is a file).
-        let Ok(reads) = self.repo.map_parallel(&todo, |repo, run_id| {
-            let Ok(tip) = repo.run_tip(run_id) else {
-                return Ok(None);
-            };
-            let ahead = tip.map(|tip| {
-                let read = read_approvals(repo, run_id, tip, false).map(|(runs, _)| runs);
-                let mut ahead = match &read {
-                    Ok(runs) => read_ahead(repo, run_id, tip, runs),
-                    Err(_) => Prefetched::default(),
+            for (run_id, read) in read.runs {
+                // A ref that could not be read is looked up again where it is needed.
+                let Some((tip, ahead)) = read else {
+                    continue;
                 };
-                ahead.approvals = Some(read);
-                ahead
-            });
-            Ok(Some((tip, ahead)))
-        }) else {
-            return;
-        };
-        for (run_id, read) in todo.into_iter().zip(reads) {
-            // A ref that could not be read is looked up again where it is needed.
-            let Some((tip, ahead)) = read else {
-                continue;
-            };
-            self.tips.insert(run_id.clone(), tip);
-            if let Some(ahead) = ahead {
-                self.prefetched.insert(run_id, ahead);
+                self.tips.insert(run_id.clone(), tip);
+                if let Some(ahead) = ahead {
+                    self.prefetched.insert(run_id, ahead);
+                }
             }
         }
     }
@@ -971,7 +970,12 @@ impl Verifier<'_> {
             let ids = self.all_runs()?;
             // Every run not read yet, read on a few threads: the one cost that grows with
             // the number of runs.
-            // Newest first: see [`newest_first`].
+            // Newest first (run ids sort by creation): git packs a run's objects
+            // as deltas against those of newer runs (its history walk goes newest first), in chains up
+            // to 50 long (a run's `reviews/<round>` tree, which differs from its neighbours' by a few
+            // ids, sits 25 deep on average in a gc'ed clone); a chain's result is kept, its
+            // intermediates are not (gix), so reading oldest first inflates every chain whole, while
+            // reading newest first finds each delta's base already decoded.
             let todo: Vec<(RunId, ObjectId)> = ids
                 .iter()
                 .rev()
@@ -982,6 +986,9 @@ impl Verifier<'_> {
             // read on the same thread, now.
             let range_trees = &self.range_trees;
             let lists = self.repo.map_parallel(&todo, |repo, (run_id, tip)| {
+                if let Some((runs, ahead)) = carried(repo, *tip) {
+                    return Ok((Ok(runs), Some(ahead)));
+                }
                 let read = read_approvals(repo, run_id, *tip, false).map(|(runs, _)| runs);
                 let ahead = match &read {
                     Ok(runs) if runs.list.iter().any(|(t, _)| range_trees.contains(t)) => {
@@ -1122,47 +1129,56 @@ impl Verifier<'_> {
 /// Whether approval `a` is consistent with the run's own records and material (see
 /// [`Verifier::consistent`]), given the run's start and dispatch `facts`.
 fn consistency_of(repo: &Repo, a: &Approval, facts: &Facts) -> Result<(), String> {
-    let snapshot = ObjectId::from(a.snapshot);
-    match facts.dispatches.get(&a.dispatch) {
-        None => {
-            return Err(format!(
-                "its review of round {} has no dispatch record",
-                a.round
-            ));
-        }
-        Some((round, dispatched)) if *round != a.round || *dispatched != snapshot => {
-            return Err(format!(
-                "its review of round {} names a dispatch of another round or snapshot",
-                a.round
-            ));
-        }
-        Some(_) => {}
+    let dispatch = facts.dispatches.get(&a.dispatch).copied();
+    crate::store::consistency_of(repo, a, dispatch, facts.tree)
+}
+
+/// What run `run_id`'s tip commit `tip` carries of its approvals (its `Pair-Approvals:`
+/// trailer), as [`read_approvals`] and [`read_ahead`] would read them from its records, when
+/// the trailer was checked under today's rules and carried whole; `None`: read the records.
+fn carried(repo: &Repo, tip: ObjectId) -> Option<(RunApprovals, Prefetched)> {
+    if crate::util::test_switch("GIT_PAIR_TEST_VERIFY_READS_RECORDS").is_some() {
+        return None;
     }
-    let stored = repo
-        .entry_at(facts.tree, &Material::Snapshot.path(a.round))
-        .map_err(|e| e.to_string())?;
-    if stored.map(|(id, _)| id) != Some(snapshot) {
-        return Err(format!(
-            "the snapshot stored for round {} is not the tree approved",
-            a.round
-        ));
-    }
-    if !a.review_approved {
-        // A `--force` finish on a review that did not approve: an override, shown as
-        // `forced`; there is no approving answer to read.
-        return Ok(());
-    }
-    if let Some(n) = a.blocking_finding {
-        return Err(format!(
-            "its review of round {} carries a blocking finding (#{n})",
-            a.round
-        ));
-    }
-    let attempts = repo
-        .blob_at(facts.tree, &Material::Attempts.path(a.round))
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("round {} has no stored attempts", a.round))?;
-    stored_answers_approve(&attempts, &a.approvers, a.round)
+    let (tree, carried) = repo.tip_approvals(tip).ok()?;
+    let facts = carried?
+        .checked_under(crate::store::approval_rules(), tree.into())?
+        .clone();
+    let list: Approvals = facts
+        .fold
+        .approvals()
+        .into_iter()
+        .map(|a| (a.snapshot.into(), a))
+        .collect();
+    let consistency = facts
+        .checks
+        .iter()
+        .map(|check| Some(check.clone().map_or(Ok(()), Err)))
+        .collect();
+    let runs = RunApprovals {
+        list,
+        reviewed: facts
+            .fold
+            .reviewed()
+            .iter()
+            .copied()
+            .map(ObjectId::from)
+            .collect(),
+        files: None,
+    };
+    let ahead = Prefetched {
+        approvals: None,
+        spend: Some(Ok(facts.spent_usd)),
+        facts: Some(Ok(Facts {
+            base: facts.base.map(ObjectId::from),
+            base_tree: facts.base_tree.map(ObjectId::from),
+            branch: facts.branch,
+            dispatches: HashMap::new(),
+            tree,
+        })),
+        consistency,
+    };
+    Some((runs, ahead))
 }
 
 /// The start and dispatch facts of run `run_id` at `tip`, from its record `files`.
@@ -1201,69 +1217,6 @@ fn push_tree(trees: &mut Vec<ObjectId>, tree: ObjectId) {
     if !trees.contains(&tree) {
         trees.push(tree);
     }
-}
-
-/// Whether the stored attempts of a round (`attempts.json`: `[{reviewer, attempt: {answer,
-/// …}}]`) hold, for each of `approvers`, at least one answer that today's parser reads as
-/// APPROVED with no blocking finding, and none that it reads as anything else.
-fn stored_answers_approve(attempts: &[u8], approvers: &[String], round: u32) -> Result<(), String> {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        reviewer: String,
-        attempt: Stored,
-    }
-    #[derive(serde::Deserialize)]
-    struct Stored {
-        answer: Option<String>,
-    }
-    let entries: Vec<Entry> = serde_json::from_slice(attempts)
-        .map_err(|e| format!("the attempts stored for round {round} do not parse: {e}"))?;
-    if approvers.is_empty() {
-        return Err(format!(
-            "no reviewer of its review of round {round} answered APPROVED"
-        ));
-    }
-    for approver in approvers {
-        let mut approved = false;
-        let mut any = false;
-        for entry in entries.iter().filter(|e| &e.reviewer == approver) {
-            any = true;
-            let Some(answer) = &entry.attempt.answer else {
-                continue;
-            };
-            match parse_answer(answer.as_bytes()) {
-                Parsed::Verdict {
-                    verdict: Verdict::Approved,
-                    findings,
-                    ..
-                } => {
-                    if let Some(f) = findings.iter().find(|f| f.blocks_approval()) {
-                        return Err(format!(
-                            "{approver}'s stored answer in round {round} carries a blocking finding (#{})",
-                            f.n
-                        ));
-                    }
-                    approved = true;
-                }
-                Parsed::Verdict { verdict, .. } => {
-                    return Err(format!(
-                        "{approver}'s stored answer in round {round} reads {}",
-                        verdict.as_str()
-                    ));
-                }
-                Parsed::NoVerdict { .. } => {}
-            }
-        }
-        if !any {
-            return Err(format!("round {round} stores no attempt of {approver}"));
-        }
-        if !approved {
-            return Err(format!(
-                "{approver}'s stored answer in round {round} does not read as APPROVED under today's rules"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A run's approvals (by snapshot tree), and with `with_spend` its spend, from its records:
@@ -1307,14 +1260,78 @@ fn read_approvals(
     read().map_err(|e| crate::util::first_line_clipped(&e.to_string(), 300))
 }
 
-/// Orders runs to read newest first (run ids sort by creation). git packs a run's objects
-/// as deltas against those of newer runs (its history walk goes newest first), in chains up
-/// to 50 long (a run's `reviews/<round>` tree, which differs from its neighbours' by a few
-/// ids, sits 25 deep on average in a gc'ed clone); a chain's result is kept, its
-/// intermediates are not (gix), so reading oldest first inflates every chain whole, while
-/// reading newest first finds each delta's base already decoded.
-fn newest_first(runs: &mut [RunId]) {
-    runs.sort_unstable_by(|a, b| b.cmp(a));
+/// What a reader thread read ahead for one commit of the range: what checking it through the
+/// runs its note and `Pair-Run:` trailers name will read (see [`Prefetched`]). Nothing here is
+/// fatal: what cannot be read ahead is read (and fails) where it is needed.
+struct LinkedRead {
+    commit: ObjectId,
+    /// Its note (`None`: it could not be read).
+    note: Option<String>,
+    /// Each run it names that no other commit's read took first: its tip (`None`: not here)
+    /// and what was read ahead of it; `None` when its ref could not be read.
+    runs: Vec<(RunId, Option<RunAhead>)>,
+}
+
+/// A run's tip (`None`: not here) and what was read ahead of it (`None`: nothing, the run is
+/// not here).
+type RunAhead = (Option<ObjectId>, Option<Prefetched>);
+
+/// Reads ahead, on a reader thread, the note of `commit` and each run it or its `Pair-Run:`
+/// trailers (`pair_runs`) name, once per run (`seen`).
+fn read_linked(
+    repo: &Repo,
+    notes: &mut Option<notes::Reader>,
+    packed: Option<&PackedRefs>,
+    seen: &Mutex<HashSet<RunId>>,
+    (commit, pair_runs): (ObjectId, Vec<String>),
+) -> LinkedRead {
+    let note = notes
+        .as_mut()
+        .and_then(|notes| notes.get(repo, commit).ok())
+        .map(Option::unwrap_or_default);
+    let named: Vec<String> = note
+        .iter()
+        .flat_map(|note| note.lines().filter_map(NoteLine::parse).map(|l| l.run_id))
+        .chain(pair_runs)
+        .collect();
+    let mut runs = Vec::new();
+    for value in named {
+        let Ok(run_id) = RunId::parse(&value) else {
+            continue;
+        };
+        if !seen
+            .lock()
+            .is_ok_and(|mut seen| seen.insert(run_id.clone()))
+        {
+            continue;
+        }
+        let tip = match packed {
+            Some(packed) => repo.run_tip_in(packed, &run_id),
+            None => repo.run_tip(&run_id),
+        };
+        let read = tip.ok().map(|tip| {
+            let ahead = tip.map(|tip| read_run_ahead(repo, &run_id, tip));
+            (tip, ahead)
+        });
+        runs.push((run_id, read));
+    }
+    LinkedRead { commit, note, runs }
+}
+
+/// What checking a commit against run `run_id` at `tip` reads, read ahead: from the tip's
+/// trailer when it carries what is needed, else from the records.
+fn read_run_ahead(repo: &Repo, run_id: &RunId, tip: ObjectId) -> Prefetched {
+    if let Some((runs, mut ahead)) = carried(repo, tip) {
+        ahead.approvals = Some(Ok(runs));
+        return ahead;
+    }
+    let read = read_approvals(repo, run_id, tip, false).map(|(runs, _)| runs);
+    let mut ahead = match &read {
+        Ok(runs) => read_ahead(repo, run_id, tip, runs),
+        Err(_) => Prefetched::default(),
+    };
+    ahead.approvals = Some(read);
+    ahead
 }
 
 /// What checking a commit against run `run_id` (at `tip`, whose approvals are `runs`) reads

@@ -84,6 +84,95 @@ impl Repo {
         Ok(done.into_iter().flatten().collect())
     }
 
+    /// Runs `here` on this thread while `work` runs on a thread of its own, with its own
+    /// handle on this repository; both results (`None` from `work` when its handle cannot be
+    /// opened).
+    pub fn alongside<A, B: Send>(
+        &self,
+        here: impl FnOnce() -> A,
+        work: impl FnOnce(&Repo) -> B + Send,
+    ) -> (A, Option<B>) {
+        let handle = self.repo.clone();
+        std::thread::scope(|scope| {
+            let other = scope.spawn(move || Repo::from_gix(handle).ok().map(|repo| work(&repo)));
+            let here = here();
+            (here, other.join().expect("a reader thread does not panic"))
+        })
+    }
+
+    /// Runs `produce` on this thread while reader threads (each with its own handle on this
+    /// repository, and its own state from `init`) run `work` on every item it hands to its
+    /// feed, so reading overlaps producing (a walk of commits, and what each commit names).
+    /// Returns what `produce` returns and what `work` made of each item, in no set order. A
+    /// thread that cannot open its handle reads nothing: its items are left to the others, or
+    /// (on a one-core machine, or when none opens) run here after `produce`.
+    pub fn map_while_producing<I, S, T, P>(
+        &self,
+        produce: impl FnOnce(&mut dyn FnMut(I)) -> P,
+        init: impl Fn(&Repo) -> S + Sync,
+        work: impl Fn(&Repo, &mut S, I) -> T + Sync,
+    ) -> (P, Vec<T>)
+    where
+        I: Send,
+        T: Send,
+    {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(4);
+        let run_here = |items: Vec<I>| {
+            let mut state = init(self);
+            items
+                .into_iter()
+                .map(|item| work(self, &mut state, item))
+                .collect::<Vec<T>>()
+        };
+        if threads == 1 {
+            let mut items = Vec::new();
+            let produced = produce(&mut |item| items.push(item));
+            return (produced, run_here(items));
+        }
+        let (feed, queue) = std::sync::mpsc::channel::<I>();
+        let queue = std::sync::Mutex::new(queue);
+        let (produced, mut done, left) = std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let handle = self.repo.clone();
+                    let (queue, init, work) = (&queue, &init, &work);
+                    scope.spawn(move || {
+                        let Ok(repo) = Repo::from_gix(handle) else {
+                            return Vec::new();
+                        };
+                        let mut state = init(&repo);
+                        let mut out = Vec::new();
+                        loop {
+                            let next = queue.lock().map(|q| q.recv());
+                            let Ok(Ok(item)) = next else {
+                                return out;
+                            };
+                            out.push(work(&repo, &mut state, item));
+                        }
+                    })
+                })
+                .collect();
+            let produced = produce(&mut |item| {
+                // Every reader gone (none could open): the item stays in the queue.
+                let _ = feed.send(item);
+            });
+            drop(feed);
+            let done: Vec<T> = readers
+                .into_iter()
+                .flat_map(|r| r.join().expect("a reader thread does not panic"))
+                .collect();
+            let left: Vec<I> = queue
+                .lock()
+                .map(|q| q.try_iter().collect())
+                .unwrap_or_default();
+            (produced, done, left)
+        });
+        done.extend(run_here(left));
+        (produced, done)
+    }
+
     /// Runs `work` on each of `parts` at once, a thread for each, each with its own handle on
     /// this repository; results in the order of `parts`. A single part runs on this thread.
     pub fn in_parallel<I, T, E>(

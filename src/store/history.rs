@@ -27,6 +27,17 @@ impl Repo {
         from: Option<ObjectId>,
         to: ObjectId,
     ) -> Result<Vec<CodeCommit>, Error> {
+        self.commits_in_range_with(from, to, &mut |_| {})
+    }
+
+    /// [`Repo::commits_in_range`], handing each commit to `each` as the walk reads it (newest
+    /// first, before the order is known), so reading what commits name can start at once.
+    pub fn commits_in_range_with(
+        &self,
+        from: Option<ObjectId>,
+        to: ObjectId,
+        each: &mut dyn FnMut(&CodeCommit),
+    ) -> Result<Vec<CodeCommit>, Error> {
         let walk = self
             .repo
             .rev_walk([to])
@@ -40,6 +51,7 @@ impl Repo {
                 source: gix::Error::from_error(e),
             })?;
             let commit = self.code_commit(info.id)?;
+            each(&commit);
             commits.insert(info.id, commit);
         }
         Ok(topological(to, commits))

@@ -15,6 +15,7 @@
 //! `layout` (paths inside a run's tree), `records` (reading records in either layout),
 //! `packing` (packing the objects appends left loose).
 
+mod approval_checks;
 mod approvals_index;
 mod cas;
 mod chain;
@@ -37,6 +38,7 @@ mod runs;
 mod scrub;
 mod summaries;
 
+pub use approval_checks::{consistency_of, rules as approval_rules};
 pub use approvals_index::{RecordFiles, reader_threads};
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
@@ -52,6 +54,6 @@ pub use packing::{JOIN_AT, PACK_AFTER_COMMITS};
 pub use receipts::Receipt;
 pub use records::NewestFirst;
 pub use repo::{GlobalConfig, Head, Repo};
-pub use runs::{Append, Appended, Content, PreparedRun, RunState, parse_record};
+pub use runs::{Append, Appended, Content, PackedRefs, PreparedRun, RunState, parse_record};
 pub use scrub::{SCRUBBED_PREFIX, Scrub, Scrubbed, scrub_placeholder, scrubbed_ref};
 pub use summaries::{Listed, RunSummary, Summaries};

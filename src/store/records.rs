@@ -101,7 +101,17 @@ impl Repo {
     /// The run's records newest first, read a bucket at a time as the iteration goes: the
     /// last few records of a long run cost one bucket, not the run.
     pub fn records_newest_first<'r>(&'r self, state: &RunState) -> Result<NewestFirst<'r>, Error> {
-        let top = self.records_top(self.records_tree_id(state.tree)?)?;
+        self.records_newest_first_in(&state.run_id, state.tree)
+    }
+
+    /// The records of the run tree `tree` (of run `run_id`) newest first (see
+    /// [`Repo::records_newest_first`]).
+    pub(crate) fn records_newest_first_in<'r>(
+        &'r self,
+        run_id: &RunId,
+        tree: ObjectId,
+    ) -> Result<NewestFirst<'r>, Error> {
+        let top = self.records_top(self.records_tree_id(tree)?)?;
         let mut pending = Vec::new();
         let mut buckets = top.buckets;
         if !top.flat.is_empty() {
@@ -115,7 +125,7 @@ impl Repo {
         }
         Ok(NewestFirst {
             repo: self,
-            run_id: state.run_id.clone(),
+            run_id: run_id.clone(),
             buckets,
             pending,
         })

@@ -6,13 +6,16 @@
 use gix::ObjectId;
 use gix::object::tree::EntryKind;
 
+use super::approval_checks::Carry;
 use super::cas::{Swap, Swapped, retry_lost_races, test_hold_before_ref_update};
 use super::layout::{
     MANIFEST, Material, RECORDS, RUNS_PREFIX, ReviewDir, checkpoint_snapshot_path, manifest_json,
     record_bucket, record_kind, run_ref,
 };
 use super::{Error, Repo, lock};
-use crate::model::{Body, CarriedSummary, CheckpointId, Manifest, Record, Refusal, RunId};
+use crate::model::{
+    Body, CarriedApprovals, CarriedSummary, CheckpointId, Manifest, Record, Refusal, RunId,
+};
 
 /// The largest `manifest.json` read; a larger one is not git pair's (a run of a thousand
 /// rounds stores well under a megabyte) and the manifest is projected from the records.
@@ -35,6 +38,9 @@ pub struct RunState {
     pub tree: ObjectId,
     pub manifest: Manifest,
 }
+
+/// The packed refs of a repository as of one moment (see [`Repo::packed_refs`]).
+pub struct PackedRefs(Option<gix::refs::file::packed::SharedBufferSnapshot>);
 
 /// Content to place in the run's tree beside the record.
 #[derive(Debug, Clone)]
@@ -150,6 +156,32 @@ impl Repo {
             .try_find_reference(name.as_str())
             .map_err(Error::git("read a run ref"))?;
         Ok(reference.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    }
+
+    /// The refs' packed list as it is now, to look many run tips up in without checking the
+    /// file for changes at each lookup ([`Repo::run_tip_in`]).
+    pub fn packed_refs(&self) -> Result<PackedRefs, Error> {
+        Ok(PackedRefs(
+            self.repo
+                .refs
+                .cached_packed_buffer()
+                .map_err(Error::git("read the packed refs"))?,
+        ))
+    }
+
+    /// [`Repo::run_tip`], with the packed refs as `packed` has them.
+    pub fn run_tip_in(
+        &self,
+        packed: &PackedRefs,
+        run_id: &RunId,
+    ) -> Result<Option<ObjectId>, Error> {
+        let name = run_ref(run_id);
+        let reference = self
+            .repo
+            .refs
+            .try_find_packed(name.as_str(), packed.0.as_ref().map(|b| &***b))
+            .map_err(Error::git("read a run ref"))?;
+        Ok(reference.and_then(|r| r.target.try_id().map(ToOwned::to_owned)))
     }
 
     /// Loads a run: tip, tree and manifest.
@@ -288,8 +320,16 @@ impl Repo {
         // A summary the tip carries is read by listings as the manifest is (one that is
         // absent or does not parse is not: they read the manifest), so it is checked as well.
         let carried = CarriedSummary::in_message(commit.message_raw_sloppy());
+        // So are the approvals it carries, when checked under today's rules (`verify` reads
+        // no others).
+        let approvals = CarriedApprovals::in_message(commit.message_raw_sloppy()).filter(|a| {
+            a.checked_under(super::approval_checks::rules(), tree.into())
+                .is_some()
+        });
         let records = self.records_in_tree(run_id, tree)?;
         let mut projected = Manifest::project(&records);
+        let carry =
+            |tree| self.carry_approvals(run_id, tree, Carry::All(&records), projected.spent_usd);
         let stamp = self.records_tree_id(tree)?.map(|id| id.to_string());
         projected.records_tree = stamp.clone();
         if let Some(stored) = self.stored_manifest(tree)? {
@@ -301,6 +341,7 @@ impl Repo {
             }
             if stored == projected
                 && carried.is_none_or(|carried| carried == CarriedSummary::of(&projected))
+                && approvals.is_none_or(|approvals| Some(approvals) == carry(tree))
             {
                 return Ok(tip);
             }
@@ -321,8 +362,9 @@ impl Repo {
             .detach();
         let message = format!(
             "manifest: projected again from the records\n\nThe fetched manifest.json or its \
-             summary did not match its records.\n\nPair-Run: {run_id}\n{}",
-            projected.summary_trailer()
+             summary did not match its records.\n\nPair-Run: {run_id}\n{}{}",
+            projected.summary_trailer(),
+            carry(fixed).map(|a| a.trailer()).unwrap_or_default()
         );
         self.write_deterministic_commit(&message, fixed, &[tip])
     }
@@ -481,7 +523,9 @@ impl Repo {
         let mut manifest = Manifest::project(&records);
         let empty = ObjectId::empty_tree(self.repo.object_hash());
         let tree = self.write_state_tree(empty, &records, &mut manifest, &append.files)?;
-        let message = commit_message(run_id, &records, &append, &manifest);
+        let approvals =
+            self.carry_approvals(run_id, tree, Carry::All(&records), manifest.spent_usd);
+        let message = commit_message(run_id, &records, &append, &manifest, approvals.as_ref());
         let commit = self.write_unique_commit(&message, tree, Vec::new())?;
         Ok(PreparedRun {
             run_id: run_id.clone(),
@@ -593,7 +637,15 @@ impl Repo {
                 }
                 let tree =
                     self.write_state_tree(state.tree, &records, &mut manifest, &append.files)?;
-                let message = commit_message(run_id, &records, &append, &manifest);
+                let parent = self.carried_approvals(state.tip)?;
+                let approvals = self.carry_approvals(
+                    run_id,
+                    tree,
+                    Carry::From(parent, state.tree, &records),
+                    manifest.spent_usd,
+                );
+                let message =
+                    commit_message(run_id, &records, &append, &manifest, approvals.as_ref());
                 let commit = self.write_unique_commit(&message, tree, vec![state.tip])?;
                 test_hold_before_ref_update();
                 self.move_ref(run_id, Some(state.tip), commit)?;
@@ -837,12 +889,14 @@ fn new_records(last_seq: u64, now: &str, append: &Append) -> Vec<Record> {
         .collect()
 }
 
-/// The message of a run commit storing `records` (its new ones) and `manifest`.
+/// The message of a run commit storing `records` (its new ones) and `manifest`, carrying
+/// `approvals`.
 fn commit_message(
     run_id: &RunId,
     records: &[Record],
     append: &Append,
     manifest: &Manifest,
+    approvals: Option<&CarriedApprovals>,
 ) -> String {
     let subject = append.subject.lines().next().unwrap_or("record").trim();
     // A subject quotes a task or a summary: `git log` of the run hands no control character
@@ -863,6 +917,9 @@ fn commit_message(
         message.push_str(&format!("Pair-Verdict: {verdict}\n"));
     }
     message.push_str(&manifest.summary_trailer());
+    if let Some(approvals) = approvals {
+        message.push_str(&approvals.trailer());
+    }
     message
 }
 

@@ -115,7 +115,9 @@ class Template:
                 blobs[oid] = None
             # The manifest's `records_tree` stamp: the id of this commit's records/ tree.
             records = git(repo, env, "rev-parse", f"{sha}:records").decode().strip()
-            self.commits.append((author, committer, message, files, records))
+            # The commit's own tree, which its `Pair-Approvals:` trailer names.
+            tree = git(repo, env, "rev-parse", f"{sha}^{{tree}}").decode().strip()
+            self.commits.append((author, committer, message, files, records, tree))
         for oid in blobs:
             blobs[oid] = git(repo, env, "cat-file", "blob", oid)
         self.blobs = blobs
@@ -207,16 +209,11 @@ def stream_runs(tpl, count, feed, main_tip, note_template):
         run_ids.append(rw.run_id)
         keep = lengths.get(i % 10, len(tpl.commits))
         prev = None
-        for author, committer, message, files, records in tpl.commits[:keep]:
+        for author, committer, message, files, records, tree in tpl.commits[:keep]:
             mark += 1
-            out = [b"commit refs/pair/runs/%s\n" % rw.run_id.encode(), b"mark :%d\n" % mark,
-                   f"author {rw.ident(author)}\n".encode(),
-                   f"committer {rw.ident(committer)}\n".encode(), data(rw.bytes(message))]
-            if prev:
-                out.append(b"from :%d\n" % prev)
-            out.append(b"deleteall\n")
             # Rewritten first, so that the manifest's stamp names the records tree this run's
-            # commit really holds (as the CLI writes it: a listing trusts a stamped manifest).
+            # commit really holds (as the CLI writes it: a listing trusts a stamped manifest),
+            # and the message's `Pair-Approvals:` trailer the commit's own tree.
             rewritten = []
             for mode, oid, path in files:
                 path = rw.bytes(path.encode())
@@ -226,10 +223,23 @@ def stream_runs(tpl, count, feed, main_tip, note_template):
                               blob_id(content) if content is not None else bytes.fromhex(oid))
                              for mode, oid, path, content in rewritten
                              if path.startswith(b"records/")]).hex().encode()
+            rewritten = [(mode, oid, path,
+                          content.replace(records.encode(), stamp)
+                          if content is not None and path == b"manifest.json" else content)
+                         for mode, oid, path, content in rewritten]
+            own_tree = tree_id([(mode.encode(), path,
+                                 blob_id(content) if content is not None else bytes.fromhex(oid))
+                                for mode, oid, path, content in rewritten]).hex().encode()
+            message = rw.bytes(message).replace(b'"tree":"%s"' % tree.encode(),
+                                                b'"tree":"%s"' % own_tree)
+            out = [b"commit refs/pair/runs/%s\n" % rw.run_id.encode(), b"mark :%d\n" % mark,
+                   f"author {rw.ident(author)}\n".encode(),
+                   f"committer {rw.ident(committer)}\n".encode(), data(message)]
+            if prev:
+                out.append(b"from :%d\n" % prev)
+            out.append(b"deleteall\n")
             for mode, oid, path, content in rewritten:
                 if content is not None:
-                    if path == b"manifest.json":
-                        content = content.replace(records.encode(), stamp)
                     out.append(b"M %s inline %s\n" % (mode.encode(), path))
                     out.append(data(content))
                 else:
@@ -339,6 +349,14 @@ def verify(binary, source, env, tpl, run_ids, n):
         paths, keys = shape(source, env, f"refs/pair/runs/{run_id}")
         if (paths, keys) != (want_paths, want_keys):
             sys.exit(f"run {run_id} differs from the template run's shape:\n{paths}\n{want_paths}")
+        # Its tip carries its approvals for the commit's own tree, as the CLI writes them.
+        ref = f"refs/pair/runs/{run_id}"
+        own_tree = git(source, env, "rev-parse", f"{ref}^{{tree}}").decode().strip()
+        message = git(source, env, "log", "-1", "--format=%B", ref).decode()
+        carried = [json.loads(line[len("Pair-Approvals: "):]) for line in message.splitlines()
+                   if line.startswith("Pair-Approvals: ")]
+        if len(carried) != 1 or carried[0].get("tree") != own_tree:
+            sys.exit(f"run {run_id}'s tip does not carry its approvals for its tree: {carried}")
         shown = json.loads(run([binary, "show", run_id, "--json"], source, env))
         manifest = shown.get("manifest", shown)
         if manifest.get("run_id") != run_id or manifest.get("next_action") != "done":

@@ -412,9 +412,11 @@ fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() 
     let name = format!("refs/pair/runs/{run}");
     let tip = a.git(&["--git-dir", remote, "rev-parse", &name]);
     let message = a.git(&["--git-dir", remote, "log", "-1", "--format=%B", tip.trim()]);
-    let (kept, carried) = message
+    let (kept, rest) = message
         .split_once("Pair-Summary: ")
         .expect("a summary trailer");
+    // The trailers after it (the approvals) are kept as they are.
+    let (carried, after) = rest.split_once('\n').unwrap_or((rest, ""));
     let mut summary: serde_json::Value =
         serde_json::from_str(carried.trim()).expect("summary json");
     assert_eq!(summary["task"], "teach the fetcher to retry", "{summary}");
@@ -422,7 +424,7 @@ fn a_fetched_commits_summary_is_checked_against_its_records_like_its_manifest() 
     summary["finished"] = true.into();
     summary["verdict"] = "APPROVED".into();
     summary["next_action"] = "done".into();
-    let hostile = format!("{kept}Pair-Summary: {summary}\n");
+    let hostile = format!("{kept}Pair-Summary: {summary}\n{after}");
     let tree = format!("{}^{{tree}}", tip.trim());
     let commit = a.git(&[
         "--git-dir",

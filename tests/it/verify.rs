@@ -1280,3 +1280,191 @@ fn without_a_range_or_upstream_verify_checks_from_the_remotes_default_branch() {
         "{out}"
     );
 }
+
+/// The `Pair-Approvals:` trailer of commit `rev`, as JSON (`None`: it carries none).
+fn carried_approvals(env: &TestEnv, rev: &str) -> Option<Value> {
+    let message = env.git(&["log", "-1", "--format=%B", rev]);
+    let line = message
+        .lines()
+        .find_map(|l| l.strip_prefix("Pair-Approvals: "))?;
+    Some(serde_json::from_str(line).expect("the trailer is JSON"))
+}
+
+#[test]
+fn a_runs_tip_carries_its_approvals_and_verify_reads_from_it_what_the_records_say() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let approved = approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    // Changes requested, then approved in round 2.
+    let twice = dev.start("b in two rounds");
+    dev.write("b.txt", "b\n");
+    dev.pair_json(&["coder-done", "--summary", "b"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("request-changes.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    dev.write("b.txt", "b, fixed\n");
+    dev.pair_json(&["coder-done", "--summary", "b fixed"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "add b"]);
+    dev.pair_json(&["finish"]);
+    // Forced through.
+    let forced = dev.start("c forced");
+    dev.write("c.txt", "c\n");
+    dev.pair_json(&["coder-done", "--summary", "c"]);
+    dev.pair(&["review", "--reviewer-cmd", &reviewer("request-changes.sh")]);
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "add c"]);
+    dev.pair_json(&["finish", "--force"]);
+    // Approved, then changed before the commit.
+    dev.start("d changed after review");
+    dev.write("d.txt", "d\n");
+    dev.pair_json(&["coder-done", "--summary", "d"]);
+    dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    dev.write("d.txt", "d, changed\n");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "--no-verify", "-m", "add d"]);
+    team.publish();
+
+    for run in [&approved, &twice, &forced] {
+        let tip = format!("refs/pair/runs/{run}");
+        let carried = carried_approvals(dev, &tip).expect("the tip carries its approvals");
+        let tree = dev.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+        assert_eq!(carried["tree"], tree.trim(), "{carried}");
+        assert_eq!(
+            carried["facts"]["checks"],
+            serde_json::json!([null]),
+            "{carried}"
+        );
+    }
+    let with_notes = team.ci();
+    let without_notes = team.ci_without_records();
+    without_notes.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/pair/runs/*:refs/pair/runs/*",
+    ]);
+    for ci in [&with_notes, &without_notes] {
+        let (carried, out) = verify(ci, &["origin/main..HEAD", "--allow-forced"]);
+        assert_eq!(out.code, 1, "{out}");
+        assert_eq!(
+            statuses(&carried),
+            ["approved", "approved", "forced", "changed-after-review"],
+            "{carried}"
+        );
+        let read = ci.pair_env(
+            &["verify", "origin/main..HEAD", "--allow-forced", "--json"],
+            &[("GIT_PAIR_TEST_VERIFY_READS_RECORDS", "1")],
+        );
+        assert_eq!(read.json(), carried, "read from the records");
+    }
+}
+
+#[test]
+fn a_forged_tree_under_the_tips_own_message_is_checked_from_its_records() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    let name = format!("refs/pair/runs/{run_id}");
+    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
+    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
+        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
+    });
+    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
+    // The honest tip's message, trailers and all, over the edited tree.
+    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    assert!(carried_approvals(dev, &tip).is_some());
+    let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
+    dev.git(&["update-ref", &name, forged.trim()]);
+    let (v, out) = verify(dev, &["HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    let c = &v["commits"][0];
+    assert_eq!(c["status"], "unreviewed", "{v}");
+    let detail = c["detail"].as_str().expect("detail");
+    assert!(detail.contains("reads CHANGES_REQUESTED"), "{detail}");
+}
+
+#[test]
+fn pull_checks_the_approvals_a_fetched_tip_carries_against_its_records() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    team.publish();
+    // Someone with push access rewrites the stored answer and writes the trailer a forger
+    // would: the approval checked, on the forged tree.
+    let name = format!("refs/pair/runs/{run_id}");
+    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
+    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
+        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
+    });
+    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
+    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    let old_tree = dev.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    let hostile = message.replace(old_tree.trim(), &tree);
+    assert_ne!(hostile, message);
+    let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &hostile]);
+    let forged = forged.trim().to_owned();
+    dev.git(&[
+        "push",
+        "-q",
+        "--force",
+        "origin",
+        &format!("{forged}:{name}"),
+    ]);
+
+    // A plain fetch takes the trailer as the records (forged records are not caught: the
+    // trust model, SECURITY.md).
+    let ci = team.ci();
+    let (v, _) = verify(&ci, &["origin/main..HEAD"]);
+    assert_eq!(statuses(&v), ["approved"], "{v}");
+    // `git pair pull` checks it against the records, and puts the truth on top.
+    let pulled = dev.pair_json(&["pull"]);
+    assert_eq!(pulled["runs"]["fast_forwarded"], 1, "{pulled}");
+    let parent = dev.git(&["rev-parse", &format!("{name}^")]);
+    assert_eq!(parent.trim(), forged, "a commit on top of the fetched tip");
+    let carried = carried_approvals(dev, &name).expect("the fix carries approvals");
+    let check = carried["facts"]["checks"][0]
+        .as_str()
+        .expect("a failed check");
+    assert!(check.contains("reads CHANGES_REQUESTED"), "{carried}");
+    let (v, out) = verify(dev, &["HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed"], "{v}");
+    assert_eq!(dev.git_out(&["fsck", "--no-progress"]).code, 0);
+}
+
+#[test]
+fn an_append_on_a_forged_tip_checks_its_approvals_again_instead_of_carrying_them_on() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = dev.start("add a");
+    dev.write("a.txt", "a\n");
+    dev.pair_json(&["coder-done", "--summary", "add a"]);
+    let out = dev.pair(&["review", "--reviewer-cmd", &reviewer("approve.sh")]);
+    assert_eq!(out.code, 0, "{out}");
+    dev.git(&["add", "-A"]);
+    dev.git(&["commit", "-q", "-m", "add a"]);
+    // The stored answer rewritten under the honest tip's message (its trailer says the
+    // approval was checked).
+    let name = format!("refs/pair/runs/{run_id}");
+    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
+    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
+        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
+    });
+    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
+    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
+    dev.git(&["update-ref", &name, forged.trim()]);
+
+    // The next record is appended on the forged tip: what it carries is checked again.
+    dev.pair_json(&["finish"]);
+    let carried = carried_approvals(dev, &name).expect("the finish commit carries approvals");
+    let check = carried["facts"]["checks"][0]
+        .as_str()
+        .unwrap_or_else(|| panic!("a failed check: {carried}"));
+    assert!(check.contains("reads CHANGES_REQUESTED"), "{carried}");
+    let (v, out) = verify(dev, &["HEAD"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(statuses(&v), ["unreviewed"], "{v}");
+}

@@ -54,16 +54,36 @@ impl CarriedSummary {
     /// lines after the subject, when it parses. None when there is none, or more than one
     /// (not a message this version wrote): the manifest is read instead.
     pub fn in_message(message: &[u8]) -> Option<CarriedSummary> {
-        let body = message.windows(2).position(|w| w == b"\n\n")?;
-        let mut lines = message[body + 2..]
-            .split(|b| *b == b'\n')
-            .filter_map(|l| l.strip_prefix(SUMMARY_TRAILER.as_bytes()));
-        let json = lines.next()?;
-        if lines.next().is_some() {
-            return None;
-        }
-        let carried: CarriedSummary = serde_json::from_slice(json).ok()?;
+        let carried: CarriedSummary =
+            serde_json::from_slice(one_trailer(message, SUMMARY_TRAILER)?).ok()?;
         (carried.v == 1).then_some(carried)
+    }
+}
+
+/// The value of the one line starting with `key` among the lines after the subject of a
+/// commit `message`; `None` when there is none, or more than one.
+pub(crate) fn one_trailer<'m>(message: &'m [u8], key: &str) -> Option<&'m [u8]> {
+    let body = message.windows(2).position(|w| w == b"\n\n")?;
+    let mut lines = message[body + 2..]
+        .split(|b| *b == b'\n')
+        .filter_map(|l| l.strip_prefix(key.as_bytes()));
+    let value = lines.next()?;
+    lines.next().is_none().then_some(value)
+}
+
+/// Appends `json` to `line` with everything past printable ASCII as `\u` escapes (JSON reads
+/// them back): serde_json escaped every control character below a space; what is left is
+/// past ASCII (DEL, C1 controls, text).
+pub(crate) fn push_ascii(line: &mut String, json: &str) {
+    for c in json.chars() {
+        if (' '..='~').contains(&c) {
+            line.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                line.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
     }
 }
 
@@ -75,18 +95,7 @@ impl Manifest {
         let json = serde_json::to_string(&CarriedSummary::of(self)).expect("a summary serializes");
         let mut line = String::with_capacity(SUMMARY_TRAILER.len() + json.len() + 1);
         line.push_str(SUMMARY_TRAILER);
-        for c in json.chars() {
-            if (' '..='~').contains(&c) {
-                line.push(c);
-            } else {
-                // serde_json escaped every control character below a space; what is left is
-                // past ASCII (DEL, C1 controls, text), as \u escapes JSON reads back.
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    line.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-        }
+        push_ascii(&mut line, &json);
         line.push('\n');
         line
     }

@@ -180,6 +180,14 @@ impl Repo {
         }
         message.push_str(&format!(")\n\nPair-Run: {run_id}\n"));
         message.push_str(&merged.manifest.summary_trailer());
+        if let Some(approvals) = self.carry_approvals(
+            run_id,
+            merged.tree,
+            super::approval_checks::Carry::Read,
+            merged.manifest.spent_usd,
+        ) {
+            message.push_str(&approvals.trailer());
+        }
         self.write_deterministic_commit(&message, merged.tree, &parents)
     }
 
