@@ -234,16 +234,16 @@ pub fn finish_matters(reviews: &[Record]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::{Finish, Review};
 
     /// A tree id spelled with one hex digit (`"a"` → `aaaa…`), to keep the cases short.
-    fn tree(digit: &str) -> TreeId {
+    pub(in crate::model) fn tree(digit: &str) -> TreeId {
         TreeId::parse(&digit.repeat(40)).expect("one hex digit")
     }
 
-    fn review(round: u32, snapshot: &str, verdict: Option<Verdict>) -> Record {
+    pub(in crate::model) fn review(round: u32, snapshot: &str, verdict: Option<Verdict>) -> Record {
         Record::new(
             u64::from(round) * 2,
             "t".into(),
@@ -265,7 +265,7 @@ mod tests {
         )
     }
 
-    fn finish(override_: bool) -> Record {
+    pub(in crate::model) fn finish(override_: bool) -> Record {
         Record::new(
             99,
             "t".into(),

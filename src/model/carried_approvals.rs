@@ -180,11 +180,8 @@ const UNCHECKED: &str = "not checked";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Finish, Review, Start, Verdict};
-
-    fn tree(digit: &str) -> TreeId {
-        TreeId::parse(&digit.repeat(40)).expect("one hex digit")
-    }
+    use crate::model::approval::tests::{finish, review, tree};
+    use crate::model::{Start, Verdict};
 
     fn start() -> Record {
         Record::new(
@@ -209,54 +206,18 @@ mod tests {
         )
     }
 
-    fn review(seq: u64, round: u32, snapshot: &str, verdict: Verdict) -> Record {
-        Record::new(
-            seq,
-            "t".into(),
-            Body::Review(Review {
-                model: None,
-                effort: None,
-                dispatch: format!("d{round}"),
-                round,
-                verdict: Some(verdict),
-                outcome: "completed".into(),
-                tool: "codex".into(),
-                findings: vec![],
-                reviewers: vec![],
-                fallback_used: false,
-                snapshot: Some(tree(snapshot)),
-                coverage_warning: None,
-                error: None,
-            }),
-        )
-    }
-
-    fn finish(seq: u64) -> Record {
-        Record::new(
-            seq,
-            "t".into(),
-            Body::Finish(Finish {
-                pr_final: false,
-                verdict: Verdict::Approved,
-                override_: true,
-                pr: None,
-                accept_partial: false,
-            }),
-        )
-    }
-
     #[test]
     fn stepping_commit_by_commit_folds_as_all_records_at_once_and_keeps_each_check_with_its_approval()
      {
         use Verdict::{Approved, ChangesRequested};
         let records = vec![
             start(),
-            review(2, 1, "a", ChangesRequested),
-            review(3, 2, "b", Approved),
-            review(4, 3, "c", Approved),
-            review(5, 4, "c", ChangesRequested),
-            review(6, 5, "d", Approved),
-            finish(7),
+            review(1, "a", Some(ChangesRequested)),
+            review(2, "b", Some(Approved)),
+            review(3, "c", Some(Approved)),
+            review(4, "c", Some(ChangesRequested)),
+            review(5, "d", Some(Approved)),
+            finish(true),
         ];
         let whole = CarriedApprovals::of_records("r1", &records).expect("a start");
         for split in 1..records.len() {
@@ -323,7 +284,7 @@ mod tests {
         assert_eq!(CarriedApprovals::in_message(twice.as_bytes()), None);
         let many: Vec<Record> = (0..=MAX_CARRIED as u32)
             .map(|i| {
-                let mut r = review(u64::from(i) + 2, i + 1, "0", Verdict::ChangesRequested);
+                let mut r = review(i + 1, "0", Some(Verdict::ChangesRequested));
                 if let Body::Review(review) = &mut r.body {
                     review.snapshot = Some(TreeId::parse(&format!("{i:040x}")).expect("hex"));
                 }
@@ -336,7 +297,7 @@ mod tests {
         let read = CarriedApprovals::in_message(message.as_bytes()).expect("reads");
         assert!(read.checked_under("r1", tree("1")).is_none());
         let mut more = read;
-        more.step(&[review(99, 99, "a", Verdict::Approved)]);
+        more.step(&[review(99, "a", Some(Verdict::Approved))]);
         assert_eq!(more.facts, None);
     }
 }

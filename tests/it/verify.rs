@@ -1281,6 +1281,21 @@ fn without_a_range_or_upstream_verify_checks_from_the_remotes_default_branch() {
     );
 }
 
+/// Run `run_id`'s tip, its tree with the stored answer of round 1 turned into CHANGES_REQUESTED
+/// (written, not referenced), and the tip's message.
+fn answer_turned(env: &TestEnv, run_id: &str) -> (String, String, String) {
+    let tip = env
+        .git(&["rev-parse", &format!("refs/pair/runs/{run_id}")])
+        .trim()
+        .to_owned();
+    let answer = edited_json(env, run_id, "reviews/1/attempts.json", |v| {
+        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
+    });
+    let tree = edited_tree(env, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
+    let message = env.git(&["log", "-1", "--format=%B", &tip]);
+    (tip, tree, message)
+}
+
 /// The `Pair-Approvals:` trailer of commit `rev`, as JSON (`None`: it carries none).
 fn carried_approvals(env: &TestEnv, rev: &str) -> Option<Value> {
     let message = env.git(&["log", "-1", "--format=%B", rev]);
@@ -1367,13 +1382,8 @@ fn a_forged_tree_under_the_tips_own_message_is_checked_from_its_records() {
     let dev = &team.dev;
     let run_id = approved_commit(dev, &[("a.txt", "a\n")], "add a");
     let name = format!("refs/pair/runs/{run_id}");
-    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
-    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
-        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
-    });
-    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
     // The honest tip's message, trailers and all, over the edited tree.
-    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    let (tip, tree, message) = answer_turned(dev, &run_id);
     assert!(carried_approvals(dev, &tip).is_some());
     let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
     dev.git(&["update-ref", &name, forged.trim()]);
@@ -1394,12 +1404,7 @@ fn pull_checks_the_approvals_a_fetched_tip_carries_against_its_records() {
     // Someone with push access rewrites the stored answer and writes the trailer a forger
     // would: the approval checked, on the forged tree.
     let name = format!("refs/pair/runs/{run_id}");
-    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
-    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
-        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
-    });
-    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
-    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    let (tip, tree, message) = answer_turned(dev, &run_id);
     let old_tree = dev.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
     let hostile = message.replace(old_tree.trim(), &tree);
     assert_ne!(hostile, message);
@@ -1448,12 +1453,7 @@ fn an_append_on_a_forged_tip_checks_its_approvals_again_instead_of_carrying_them
     // The stored answer rewritten under the honest tip's message (its trailer says the
     // approval was checked).
     let name = format!("refs/pair/runs/{run_id}");
-    let tip = dev.git(&["rev-parse", &name]).trim().to_owned();
-    let answer = edited_json(dev, &run_id, "reviews/1/attempts.json", |v| {
-        v[0]["attempt"]["answer"] = "Looks fine.\nVERDICT: CHANGES_REQUESTED\n".into();
-    });
-    let tree = edited_tree(dev, &tip, &[("reviews/1/attempts.json", Some(&answer))]);
-    let message = dev.git(&["log", "-1", "--format=%B", &tip]);
+    let (tip, tree, message) = answer_turned(dev, &run_id);
     let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
     dev.git(&["update-ref", &name, forged.trim()]);
 
