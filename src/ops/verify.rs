@@ -1141,9 +1141,9 @@ fn carried(repo: &Repo, tip: ObjectId) -> Option<(RunApprovals, Prefetched)> {
         return None;
     }
     let (tree, carried) = repo.tip_approvals(tip).ok()?;
-    let facts = carried?
-        .checked_under(crate::store::approval_rules(), tree.into())?
-        .clone();
+    let carried = carried?;
+    carried.checked_under(crate::store::approval_rules(), tree.into())?;
+    let facts = *carried.facts?;
     let list: Approvals = facts
         .fold
         .approvals()
