@@ -51,7 +51,7 @@ pub struct ApprovalFacts {
 
 impl CarriedApprovals {
     /// Facts that carry what the run's start record says, and nothing approved yet.
-    pub fn started(rules: &str, start: &super::record::Start) -> CarriedApprovals {
+    fn started(rules: &str, start: &super::record::Start) -> CarriedApprovals {
         CarriedApprovals {
             v: 1,
             rules: rules.to_owned(),
@@ -143,13 +143,17 @@ impl CarriedApprovals {
         self.tree = Some(tree);
     }
 
-    /// The facts, when they were checked under `rules`, carried whole (every check made, one
-    /// per approval) and by a commit whose tree is `tree`.
+    /// Whether it was made under `rules` by a commit whose tree is `tree`: what a writer may
+    /// step further (an overflow, an unchecked approval included).
+    pub fn made_under(&self, rules: &str, tree: TreeId) -> bool {
+        self.v == 1 && self.rules == rules && self.tree == Some(tree)
+    }
+
+    /// The facts, when [`made_under`](CarriedApprovals::made_under) `rules` and `tree` and
+    /// carried whole (every check made, one per approval): what `verify` may believe.
     pub fn checked_under(&self, rules: &str, tree: TreeId) -> Option<&ApprovalFacts> {
         let facts = self.facts.as_deref()?;
-        (self.v == 1
-            && self.rules == rules
-            && self.tree == Some(tree)
+        (self.made_under(rules, tree)
             && facts.checks.len() == facts.fold.approvals().len()
             && facts.checks.iter().all(|c| c.as_deref() != Some(UNCHECKED)))
         .then_some(facts)

@@ -808,7 +808,8 @@ impl Verifier<'_> {
 
     fn read_facts(&mut self, run_id: &RunId) -> Result<Facts, String> {
         let runs = self.approvals(run_id).map_err(|e| e.to_string())?;
-        // Read ahead from the tip's trailer, which lists no record files.
+        // Read ahead (from the records, or from the tip's trailer, which lists no record
+        // files).
         if let Some(found) = self.prefetched.get_mut(run_id).and_then(|p| p.facts.take()) {
             return found;
         }
@@ -820,10 +821,7 @@ impl Verifier<'_> {
             .tip(run_id)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("run {run_id} is not here"))?;
-        match self.prefetched.get_mut(run_id).and_then(|p| p.facts.take()) {
-            Some(found) => found,
-            None => facts_at(self.repo, run_id, tip, files),
-        }
+        facts_at(self.repo, run_id, tip, files)
     }
 
     /// Takes what reader threads read ahead of each commit (see [`read_linked`]).
@@ -833,13 +831,15 @@ impl Verifier<'_> {
                 self.noted.insert(read.commit, note);
             }
             for (run_id, read) in read.runs {
-                // A ref that could not be read is looked up again where it is needed.
-                let Some((tip, ahead)) = read else {
-                    continue;
-                };
-                self.tips.insert(run_id.clone(), tip);
-                if let Some(ahead) = ahead {
-                    self.prefetched.insert(run_id, ahead);
+                match read {
+                    RunRead::Unreadable => {}
+                    RunRead::Absent => {
+                        self.tips.insert(run_id, None);
+                    }
+                    RunRead::Here(tip, ahead) => {
+                        self.tips.insert(run_id.clone(), Some(tip));
+                        self.prefetched.insert(run_id, *ahead);
+                    }
                 }
             }
         }
@@ -970,12 +970,12 @@ impl Verifier<'_> {
             let ids = self.all_runs()?;
             // Every run not read yet, read on a few threads: the one cost that grows with
             // the number of runs.
-            // Newest first (run ids sort by creation): git packs a run's objects
-            // as deltas against those of newer runs (its history walk goes newest first), in chains up
-            // to 50 long (a run's `reviews/<round>` tree, which differs from its neighbours' by a few
-            // ids, sits 25 deep on average in a gc'ed clone); a chain's result is kept, its
-            // intermediates are not (gix), so reading oldest first inflates every chain whole, while
-            // reading newest first finds each delta's base already decoded.
+            // Newest first (run ids sort by creation): git packs a run's objects as deltas
+            // against those of newer runs (its history walk goes newest first), in chains up
+            // to 50 long (a run's `reviews/<round>` tree, which differs from its neighbours'
+            // by a few ids, sits 25 deep on average in a gc'ed clone); a chain's result is
+            // kept, its intermediates are not (gix), so reading oldest first inflates every
+            // chain whole, while reading newest first finds each delta's base already decoded.
             let todo: Vec<(RunId, ObjectId)> = ids
                 .iter()
                 .rev()
@@ -1267,14 +1267,19 @@ struct LinkedRead {
     commit: ObjectId,
     /// Its note (`None`: it could not be read).
     note: Option<String>,
-    /// Each run it names that no other commit's read took first: its tip (`None`: not here)
-    /// and what was read ahead of it; `None` when its ref could not be read.
-    runs: Vec<(RunId, Option<RunAhead>)>,
+    /// Each run it names that no other commit's read took first.
+    runs: Vec<(RunId, RunRead)>,
 }
 
-/// A run's tip (`None`: not here) and what was read ahead of it (`None`: nothing, the run is
-/// not here).
-type RunAhead = (Option<ObjectId>, Option<Prefetched>);
+/// What a reader thread found of a run.
+enum RunRead {
+    /// Its ref could not be read: it is looked up again where it is needed.
+    Unreadable,
+    /// No such run here.
+    Absent,
+    /// Its tip, and what was read ahead of it.
+    Here(ObjectId, Box<Prefetched>),
+}
 
 /// Reads ahead, on a reader thread, the note of `commit` and each run it or its `Pair-Run:`
 /// trailers (`pair_runs`) name, once per run (`seen`).
@@ -1309,10 +1314,11 @@ fn read_linked(
             Some(packed) => repo.run_tip_in(packed, &run_id),
             None => repo.run_tip(&run_id),
         };
-        let read = tip.ok().map(|tip| {
-            let ahead = tip.map(|tip| read_run_ahead(repo, &run_id, tip));
-            (tip, ahead)
-        });
+        let read = match tip {
+            Err(_) => RunRead::Unreadable,
+            Ok(None) => RunRead::Absent,
+            Ok(Some(tip)) => RunRead::Here(tip, Box::new(read_run_ahead(repo, &run_id, tip))),
+        };
         runs.push((run_id, read));
     }
     LinkedRead { commit, note, runs }

@@ -179,14 +179,7 @@ impl Repo {
         &self,
         commit: ObjectId,
     ) -> Result<(ObjectId, Option<CarriedApprovals>), Error> {
-        let commit = self
-            .repo
-            .find_commit(commit)
-            .map_err(Error::git("read a commit"))?;
-        let tree = commit
-            .tree_id()
-            .map_err(Error::git("read a commit's tree"))?
-            .detach();
+        let (commit, tree) = self.commit_and_tree(commit)?;
         Ok((
             tree,
             CarriedApprovals::in_message(commit.message_raw_sloppy()),
@@ -207,9 +200,7 @@ impl Repo {
         let read;
         let all = match carry {
             Carry::From(Some(mut carried), parent_tree, records)
-                if carried.v == 1
-                    && carried.rules == rules()
-                    && carried.tree == Some(parent_tree.into()) =>
+                if carried.made_under(rules(), parent_tree.into()) =>
             {
                 carried.step(records);
                 return self.checked(run_id, tree, carried, spent_usd);

@@ -343,14 +343,24 @@ impl Repo {
 
     /// The tree of commit `commit`.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
+        Ok(self.commit_and_tree(commit)?.1)
+    }
+
+    /// Commit `commit`, read once, and its tree: what reading a run commit's trailers with
+    /// the tree they speak of starts from.
+    pub(crate) fn commit_and_tree(
+        &self,
+        commit: ObjectId,
+    ) -> Result<(gix::Commit<'_>, ObjectId), Error> {
         let commit = self
             .repo
             .find_commit(commit)
             .map_err(Error::git("read a commit"))?;
-        commit
+        let tree = commit
             .tree_id()
-            .map(|id| id.detach())
-            .map_err(Error::git("read a commit's tree"))
+            .map_err(Error::git("read a commit's tree"))?
+            .detach();
+        Ok((commit, tree))
     }
 
     /// The tree of HEAD's commit, or the empty tree while HEAD is unborn.

@@ -307,16 +307,7 @@ impl Repo {
     /// manifest projected from the records. Deterministic (fixed identity, the tip's time),
     /// so every clone pulling the same tip writes the same commit. Reads every record.
     pub fn reprojected(&self, run_id: &RunId, tip: ObjectId) -> Result<ObjectId, Error> {
-        let commit = self
-            .repo
-            .find_commit(tip)
-            .map_err(Error::git("read a commit"))
-            .map_err(|e| e.in_run(run_id))?;
-        let tree = commit
-            .tree_id()
-            .map_err(Error::git("read a commit's tree"))
-            .map_err(|e| e.in_run(run_id))?
-            .detach();
+        let (commit, tree) = self.commit_and_tree(tip).map_err(|e| e.in_run(run_id))?;
         // A summary the tip carries is read by listings as the manifest is (one that is
         // absent or does not parse is not: they read the manifest), so it is checked as well.
         let carried = CarriedSummary::in_message(commit.message_raw_sloppy());
@@ -328,8 +319,10 @@ impl Repo {
         });
         let records = self.records_in_tree(run_id, tree)?;
         let mut projected = Manifest::project(&records);
-        let carry =
-            |tree| self.carry_approvals(run_id, tree, Carry::All(&records), projected.spent_usd);
+        // What the records give, worked out only when the tip carries approvals to compare.
+        let fresh = approvals
+            .is_some()
+            .then(|| self.carry_approvals(run_id, tree, Carry::All(&records), projected.spent_usd));
         let stamp = self.records_tree_id(tree)?.map(|id| id.to_string());
         projected.records_tree = stamp.clone();
         if let Some(stored) = self.stored_manifest(tree)? {
@@ -341,7 +334,7 @@ impl Repo {
             }
             if stored == projected
                 && carried.is_none_or(|carried| carried == CarriedSummary::of(&projected))
-                && approvals.is_none_or(|approvals| Some(approvals) == carry(tree))
+                && approvals.is_none_or(|approvals| fresh.as_ref() == Some(&Some(approvals)))
             {
                 return Ok(tip);
             }
@@ -360,11 +353,20 @@ impl Repo {
             .write()
             .map_err(Error::git("write a run tree"))?
             .detach();
+        // The fix changes only the manifest, which no check reads: what the records give
+        // holds for its tree.
+        let carried_approvals = match fresh {
+            Some(fresh) => fresh.map(|mut a| {
+                a.set_tree(fixed.into());
+                a
+            }),
+            None => self.carry_approvals(run_id, fixed, Carry::All(&records), projected.spent_usd),
+        };
         let message = format!(
-            "manifest: projected again from the records\n\nThe fetched manifest.json or its \
-             summary did not match its records.\n\nPair-Run: {run_id}\n{}{}",
+            "manifest: projected again from the records\n\nThe fetched manifest.json or the \
+             summaries its commit carries did not match its records.\n\nPair-Run: {run_id}\n{}{}",
             projected.summary_trailer(),
-            carry(fixed).map(|a| a.trailer()).unwrap_or_default()
+            carried_approvals.map(|a| a.trailer()).unwrap_or_default()
         );
         self.write_deterministic_commit(&message, fixed, &[tip])
     }

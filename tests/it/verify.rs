@@ -1468,3 +1468,34 @@ fn an_append_on_a_forged_tip_checks_its_approvals_again_instead_of_carrying_them
     assert_eq!(out.code, 1, "{out}");
     assert_eq!(statuses(&v), ["unreviewed"], "{v}");
 }
+
+#[test]
+fn a_trailer_checked_under_other_rules_is_checked_again_from_the_records() {
+    let team = Team::new();
+    let dev = &team.dev;
+    let run_id = approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    let name = format!("refs/pair/runs/{run_id}");
+    // The stored answer turned into CHANGES_REQUESTED, under a trailer naming that tree (as a
+    // writer of this version would): verify believes it.
+    let (tip, tree, message) = answer_turned(dev, &run_id);
+    let old_tree = dev.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    let named = message.replace(old_tree.trim(), &tree);
+    let rules = carried_approvals(dev, &tip).expect("a trailer")["rules"]
+        .as_str()
+        .expect("rules")
+        .to_owned();
+    for (message, want) in [
+        (named.clone(), "approved"),
+        // The same trailer, checked under other rules (an older parser's): read again.
+        (named.replace(&rules, "0123456789abcdef"), "unreviewed"),
+    ] {
+        let forged = dev.git(&["commit-tree", &tree, "-p", &tip, "-m", &message]);
+        dev.git(&["update-ref", &name, forged.trim()]);
+        let (v, _) = verify(dev, &["HEAD"]);
+        assert_eq!(statuses(&v), [want], "{v}");
+        if want == "unreviewed" {
+            let detail = v["commits"][0]["detail"].as_str().expect("detail");
+            assert!(detail.contains("reads CHANGES_REQUESTED"), "{detail}");
+        }
+    }
+}

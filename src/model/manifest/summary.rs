@@ -60,15 +60,21 @@ impl CarriedSummary {
     }
 }
 
+/// The longest trailer value read: git pair writes a few KiB at most (a run past
+/// [`crate::model::MAX_CARRIED`] carries no facts); a longer one (a fetched commit's) is not
+/// parsed, and what it stands for is read from the records.
+pub const MAX_TRAILER_BYTES: usize = 64 << 10;
+
 /// The value of the one line starting with `key` among the lines after the subject of a
-/// commit `message`; `None` when there is none, or more than one.
+/// commit `message`; `None` when there is none, more than one, or it is longer than
+/// [`MAX_TRAILER_BYTES`].
 pub(crate) fn one_trailer<'m>(message: &'m [u8], key: &str) -> Option<&'m [u8]> {
     let body = message.windows(2).position(|w| w == b"\n\n")?;
     let mut lines = message[body + 2..]
         .split(|b| *b == b'\n')
         .filter_map(|l| l.strip_prefix(key.as_bytes()));
     let value = lines.next()?;
-    lines.next().is_none().then_some(value)
+    (lines.next().is_none() && value.len() <= MAX_TRAILER_BYTES).then_some(value)
 }
 
 /// Appends `json` to `line` with everything past printable ASCII as `\u` escapes (JSON reads
@@ -126,11 +132,16 @@ mod tests {
         let in_subject = trailer.trim_end().to_owned();
         let other_version = format!("s\n\n{}", trailer.replace(r#"{"v":1,"#, r#"{"v":2,"#));
         let cut = format!("s\n\n{}", &trailer[..trailer.len() / 2]);
+        // Past the bound: not parsed, however well formed.
+        let mut long = manifest.clone();
+        long.task = "x".repeat(MAX_TRAILER_BYTES);
+        let too_long = format!("s\n\n{}", long.summary_trailer());
         for message in [
             twice,
             in_subject,
             other_version,
             cut,
+            too_long,
             "s\n\nPair-Run: r\n".into(),
         ] {
             assert_eq!(
