@@ -203,7 +203,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Completions(args) => {
             man::completions(args, <Cli as clap::CommandFactory>::command())
         }
-        Command::Verify(args) => verify::run(&ctx()?, args),
+        Command::Verify(args) => verify::run(&ctx()?, ui, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
         Command::Hook(args) => hook::run(&ctx, &cli.directory, args),
         Command::Gate(args) => gate::run(&ctx()?, args),

@@ -154,6 +154,33 @@ impl Ui {
         }
     }
 
+    /// Prints a command's result straight away, building only the form that is printed: with
+    /// `--json`, `report` serialized (field order = key order, as [`Report::rendered`]), else
+    /// the text `human` writes, escaped as [`Ui::emit`] escapes it. The command then returns
+    /// [`Report::streamed`] (with its notes and exit code): for a report too large to build
+    /// twice (every commit `verify` checked).
+    pub fn print_rendered<T: serde::Serialize>(
+        &self,
+        report: &T,
+        human: fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<Report, CommandError> {
+        let mut out = self.stream();
+        let mut bytes = Vec::with_capacity(64 << 10);
+        if self.json {
+            serde_json::to_writer(&mut bytes, report).expect("ops reports serialize to JSON");
+            bytes.push(b'\n');
+            out.data(&bytes);
+        } else {
+            human(report, &mut bytes).expect("writing to a Vec cannot fail");
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                bytes.push(b'\n');
+            }
+            out.text(&String::from_utf8_lossy(&bytes));
+        }
+        out.finish()?;
+        Ok(Report::streamed())
+    }
+
     /// Shows progress on a long wait; only when stderr is a terminal, never in `--json` data.
     pub fn progress(&self, message: &str) {
         if self.progress {

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::error::EXIT_FAILURE;
-use super::{CommandError, Context, Report};
+use super::{CommandError, Context, Report, Ui};
 use crate::ops::verify::{self, Request};
 
 /// Prove that every commit of a range was reviewed: the team gate for CI.
@@ -54,7 +54,7 @@ pub struct Args {
     pub summary: Option<PathBuf>,
 }
 
-pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
+pub fn run(ctx: &Context, ui: &Ui, args: &Args) -> Result<Report, CommandError> {
     let request = Request {
         range: args.range.clone(),
         allow_forced: args.allow_forced,
@@ -76,7 +76,8 @@ pub fn run(ctx: &Context, args: &Args) -> Result<Report, CommandError> {
             .expect("writing to a Vec cannot fail");
         append(path, &text)?;
     }
-    let mut report = Report::rendered(&verified, crate::render::verify::human);
+    // One line per commit: printed as it is serialized, not built twice.
+    let mut report = ui.print_rendered(&verified, crate::render::verify::human)?;
     if let Some(message) = &verified.error {
         report = report.note(format!("error: {message}")).note(
             "hint: review the work (git pair review, then finish), or fetch the review records: git pair pull",

@@ -90,8 +90,7 @@ macro_rules! object_id {
         impl<'de> serde::Deserialize<'de> for $name {
             /// A malformed id is an error (the record is corrupt), never a default.
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = String::deserialize(d)?;
-                $name::parse(&text).map_err(serde::de::Error::custom)
+                d.deserialize_str(Parsed(std::marker::PhantomData::<$name>))
             }
         }
     };
@@ -109,11 +108,31 @@ object_id!(
     "tree"
 );
 
+/// A serde visitor that parses a string in place (no copy of it is made): ids are read by
+/// the thousand (every record, every trailer `verify` reads).
+struct Parsed<T>(std::marker::PhantomData<T>);
+
+impl<T> serde::de::Visitor<'_> for Parsed<T>
+where
+    T: std::str::FromStr,
+    T::Err: fmt::Display,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
+        text.parse().map_err(E::custom)
+    }
+}
+
 /// Serde for an optional id stored as `""` when absent (a review that reviewed no snapshot,
 /// written that way since before ids were typed): `""` reads as `None` and writes back as
 /// `""`; any other text must be a well-formed id.
 pub mod empty_is_none {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserializer, Serialize, Serializer};
 
     /// Writes `None` as `""`, an id as its hex.
     pub fn serialize<T: Serialize, S: Serializer>(id: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
@@ -130,11 +149,22 @@ pub mod empty_is_none {
         T::Err: std::fmt::Display,
         D: Deserializer<'de>,
     {
-        let text = String::deserialize(d)?;
-        if text.is_empty() {
-            return Ok(None);
+        d.deserialize_str(super::Parsed(std::marker::PhantomData::<EmptyIsNone<T>>))
+            .map(|read| read.0)
+    }
+
+    /// `""` as `None`, any other text as `T`.
+    struct EmptyIsNone<T>(Option<T>);
+
+    impl<T: std::str::FromStr> std::str::FromStr for EmptyIsNone<T> {
+        type Err = T::Err;
+
+        fn from_str(text: &str) -> Result<Self, T::Err> {
+            match text {
+                "" => Ok(EmptyIsNone(None)),
+                text => text.parse().map(|id| EmptyIsNone(Some(id))),
+            }
         }
-        text.parse().map(Some).map_err(serde::de::Error::custom)
     }
 }
 

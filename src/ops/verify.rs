@@ -55,6 +55,15 @@ impl Status {
             Status::Unreviewed => "unreviewed",
         }
     }
+
+    /// Whether a commit with this status passes (a forced one only with `--allow-forced`).
+    pub fn passes(self, allow_forced: bool) -> bool {
+        match self {
+            Status::Approved => true,
+            Status::Forced => allow_forced,
+            Status::ChangedAfterReview | Status::Unreviewed => false,
+        }
+    }
 }
 
 /// How an approval was found.
@@ -126,11 +135,7 @@ pub struct Report {
 impl Report {
     /// Whether `check` passes.
     pub fn passes(&self, check: &CommitCheck) -> bool {
-        match check.status {
-            Status::Approved => true,
-            Status::Forced => self.allow_forced,
-            Status::ChangedAfterReview | Status::Unreviewed => false,
-        }
+        check.status.passes(self.allow_forced)
     }
 
     /// How many commits fail.
@@ -144,56 +149,59 @@ impl Report {
     }
 
     /// The verdict as `verify` reports it (its `--json` contract), with why it fails.
-    pub fn verified(&self) -> Verified {
+    pub fn into_verified(self) -> Verified {
         let failing = self.failing();
         let n = self.commits.len();
+        let error = (failing > 0).then(|| {
+            format!(
+                "{failing} of {n} commit{} in {} not approved by a review",
+                if n == 1 { "" } else { "s" },
+                self.range
+            )
+        });
+        let allow_forced = self.allow_forced;
         Verified {
-            range: self.range.clone(),
             ok: failing == 0,
-            allow_forced: self.allow_forced,
+            allow_forced,
             commits: self
                 .commits
-                .iter()
+                .into_iter()
                 .map(|c| {
-                    let review = c.review.as_ref();
+                    let paths_omitted = c.paths_total - c.paths.len();
+                    let (run, round, reviewer, cost_usd) = match c.review {
+                        Some(r) => (Some(r.run_id), Some(r.round), Some(r.reviewer), r.cost_usd),
+                        None => (None, None, None, None),
+                    };
                     CommitLine {
                         commit: c.commit.to_string(),
                         status: c.status.as_str(),
-                        passes: self.passes(c),
-                        run: review.map(|r| r.run_id.clone()),
-                        round: review.map(|r| r.round),
-                        reviewer: review.map(|r| r.reviewer.clone()),
-                        cost_usd: review.and_then(|r| r.cost_usd),
-                        paths: c.paths.clone(),
-                        paths_omitted: c.paths_total - c.paths.len(),
+                        passes: c.status.passes(allow_forced),
+                        run,
+                        round,
+                        reviewer,
+                        cost_usd,
+                        paths: c.paths,
+                        paths_omitted,
                         via: c.via.map(Via::as_str),
-                        subject: c.subject.clone(),
-                        detail: c.detail.clone(),
+                        subject: c.subject,
+                        detail: c.detail,
                     }
                 })
                 .collect(),
             malformed_runs: self
                 .malformed
-                .iter()
-                .map(|(run, reason)| MalformedRun {
-                    run: run.clone(),
-                    reason: reason.clone(),
-                })
+                .into_iter()
+                .map(|(run, reason)| MalformedRun { run, reason })
                 .collect(),
-            error: (failing > 0).then(|| {
-                format!(
-                    "{failing} of {n} commit{} in {} not approved by a review",
-                    if n == 1 { "" } else { "s" },
-                    self.range
-                )
-            }),
+            range: self.range,
+            error,
         }
     }
 }
 
 /// Verifies every commit of the range (see [`Request`]): `verify`'s report.
 pub fn verify(ctx: &Context, request: &Request) -> Result<Verified, Error> {
-    Ok(check_range(ctx, request)?.verified())
+    Ok(check_range(ctx, request)?.into_verified())
 }
 
 /// Every commit of the range, checked.
@@ -209,19 +217,28 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     // Without notes, every commit is looked up among every run's approvals: the runs are
     // listed while the walk goes on.
     let list_runs = !notes.exists();
-    let ((commits, linked), listed) = repo.alongside(
+    let ((commits, mut linked), listed) = repo.alongside(
         || {
             repo.map_while_producing(
                 |feed| {
-                    let mut each = |c: &CodeCommit| feed((c.id, c.pair_runs.clone()));
                     match range.from_to {
+                        // Through the commit-graph the walk reads no commit: the readers read
+                        // each one with what it names, and hand it back.
                         FromTo::Range { from, to } => {
-                            repo.commits_in_range_with(Some(from), to, &mut each)
+                            if repo.walk_range_graph(Some(from), to, &mut |id| {
+                                feed(Walked::Found(id))
+                            })? {
+                                return Ok(None);
+                            }
+                            repo.commits_in_range_with(Some(from), to, &mut |c| {
+                                feed(Walked::Read(c.id, c.pair_runs.clone()))
+                            })
+                            .map(Some)
                         }
                         FromTo::One(commit) => {
                             let commit = repo.code_commit(commit)?;
-                            each(&commit);
-                            Ok(vec![commit])
+                            feed(Walked::Read(commit.id, commit.pair_runs.clone()));
+                            Ok(Some(vec![commit]))
                         }
                     }
                 },
@@ -233,7 +250,22 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         },
         |repo| list_runs.then(|| repo.run_tips().ok()).flatten(),
     );
-    let commits = commits?;
+    let commits = match (commits?, &range.from_to) {
+        (Some(commits), _) => commits,
+        (None, from_to) => {
+            let mut read = HashMap::with_capacity(linked.len());
+            for linked in &mut linked {
+                if let Some(commit) = linked.read.take() {
+                    let commit = commit?;
+                    read.insert(commit.id, commit);
+                }
+            }
+            let tip = match from_to {
+                FromTo::Range { to, .. } | FromTo::One(to) => *to,
+            };
+            crate::store::parents_first(tip, read)
+        }
+    };
     let mut report = Report {
         range: range.spelled,
         allow_forced: request.allow_forced,
@@ -243,22 +275,24 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     if commits.is_empty() {
         return Ok(report);
     }
+    // Most commits name a run of their own: room for one each.
+    let n = commits.len();
     let mut verifier = Verifier {
         repo,
-        tips: HashMap::new(),
+        tips: HashMap::with_capacity(n),
         all_runs: None,
         notes,
-        runs: HashMap::new(),
-        spent: HashMap::new(),
+        runs: HashMap::with_capacity(n),
+        spent: HashMap::with_capacity(n),
         index: None,
         links: None,
         range_trees: commits.iter().map(|c| c.tree).collect(),
         commit_trees: commits.iter().map(|c| (c.id, c.tree)).collect(),
-        noted: HashMap::new(),
-        prefetched: HashMap::new(),
+        noted: HashMap::with_capacity(n),
+        prefetched: HashMap::with_capacity(n),
         branches: range.branches,
-        facts: HashMap::new(),
-        consistency: HashMap::new(),
+        facts: HashMap::with_capacity(n),
+        consistency: HashMap::with_capacity(n),
         malformed: BTreeMap::new(),
     };
     verifier.take_linked(linked);
@@ -470,8 +504,8 @@ struct Verifier<'a> {
     range_trees: HashSet<ObjectId>,
     /// The tree of each commit of the range.
     commit_trees: HashMap<ObjectId, ObjectId>,
-    /// The notes read ahead, by commit (taken by [`Verifier::check`]).
-    noted: HashMap<ObjectId, String>,
+    /// The runs each commit's note names, read ahead (taken by [`Verifier::check`]).
+    noted: HashMap<ObjectId, Vec<String>>,
     /// What was read ahead of runs, on reader threads (see [`Prefetched`]).
     prefetched: HashMap<RunId, Prefetched>,
     branches: Vec<String>,
@@ -487,14 +521,14 @@ impl Verifier<'_> {
     fn check(&mut self, commit: &CodeCommit, is_tip: bool) -> Result<CommitCheck, Error> {
         let mut linked: Vec<RunId> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
-        let note = match self.noted.remove(&commit.id) {
-            Some(note) => note,
-            None => self.notes.get(self.repo, commit.id)?.unwrap_or_default(),
+        let noted = match self.noted.remove(&commit.id) {
+            Some(noted) => noted,
+            None => note_runs(&self.notes.get(self.repo, commit.id)?.unwrap_or_default()),
         };
-        for line in note.lines().filter_map(NoteLine::parse) {
-            match RunId::parse(&line.run_id) {
+        for value in noted {
+            match RunId::parse(&value) {
                 Ok(id) if self.tip(&id)?.is_some() => push_unique(&mut linked, id),
-                _ => missing.push(line.run_id),
+                _ => missing.push(value),
             }
         }
         let noted = linked.len();
@@ -827,8 +861,8 @@ impl Verifier<'_> {
     /// Takes what reader threads read ahead of each commit (see [`read_linked`]).
     fn take_linked(&mut self, linked: Vec<LinkedRead>) {
         for read in linked {
-            if let Some(note) = read.note {
-                self.noted.insert(read.commit, note);
+            if let Some(noted) = read.noted {
+                self.noted.insert(read.commit, noted);
             }
             for (run_id, read) in read.runs {
                 match read {
@@ -1265,10 +1299,20 @@ fn read_approvals(
 /// fatal: what cannot be read ahead is read (and fails) where it is needed.
 struct LinkedRead {
     commit: ObjectId,
-    /// Its note (`None`: it could not be read).
-    note: Option<String>,
+    /// The commit itself, when the walk handed over its id alone ([`Walked::Found`]).
+    read: Option<Result<CodeCommit, crate::store::Error>>,
+    /// The runs its note names (`None`: the note could not be read).
+    noted: Option<Vec<String>>,
     /// Each run it names that no other commit's read took first.
     runs: Vec<(RunId, RunRead)>,
+}
+
+/// A commit of the range as the walk hands it to a reader thread.
+enum Walked {
+    /// Found through the commit-graph, not read: the reader reads it.
+    Found(ObjectId),
+    /// Read by the walk: its id and `Pair-Run:` trailers.
+    Read(ObjectId, Vec<String>),
 }
 
 /// What a reader thread found of a run.
@@ -1288,20 +1332,30 @@ fn read_linked(
     notes: &mut Option<notes::Reader>,
     packed: Option<&PackedRefs>,
     seen: &Mutex<HashSet<RunId>>,
-    (commit, pair_runs): (ObjectId, Vec<String>),
+    walked: Walked,
 ) -> LinkedRead {
-    let note = notes
+    let (commit, pair_runs, read) = match walked {
+        Walked::Read(commit, pair_runs) => (commit, pair_runs, None),
+        Walked::Found(commit) => match repo.code_commit(commit) {
+            Ok(read) => (commit, read.pair_runs.clone(), Some(Ok(read))),
+            Err(err) => {
+                return LinkedRead {
+                    commit,
+                    read: Some(Err(err)),
+                    noted: None,
+                    runs: Vec::new(),
+                };
+            }
+        },
+    };
+    let noted = notes
         .as_mut()
         .and_then(|notes| notes.get(repo, commit).ok())
-        .map(Option::unwrap_or_default);
-    let named: Vec<String> = note
-        .iter()
-        .flat_map(|note| note.lines().filter_map(NoteLine::parse).map(|l| l.run_id))
-        .chain(pair_runs)
-        .collect();
+        .map(|note| note_runs(&note.unwrap_or_default()));
+    let named = noted.iter().flatten().chain(&pair_runs);
     let mut runs = Vec::new();
     for value in named {
-        let Ok(run_id) = RunId::parse(&value) else {
+        let Ok(run_id) = RunId::parse(value) else {
             continue;
         };
         if !seen
@@ -1321,7 +1375,12 @@ fn read_linked(
         };
         runs.push((run_id, read));
     }
-    LinkedRead { commit, note, runs }
+    LinkedRead {
+        commit,
+        read,
+        noted,
+        runs,
+    }
 }
 
 /// What checking a commit against run `run_id` at `tip` reads, read ahead: from the tip's
@@ -1400,6 +1459,14 @@ fn changed_paths(repo: &Repo, old: ObjectId, new: ObjectId) -> Result<Vec<String
 fn bounded(mut paths: Vec<String>) -> Vec<String> {
     paths.truncate(MAX_PATHS);
     paths
+}
+
+/// The run ids `note`'s lines of ours name, in order.
+fn note_runs(note: &str) -> Vec<String> {
+    note.lines()
+        .filter_map(NoteLine::parse)
+        .map(|line| line.run_id)
+        .collect()
 }
 
 fn push_unique(ids: &mut Vec<RunId>, id: RunId) {

@@ -102,10 +102,15 @@ impl Repo {
 
     /// Runs `produce` on this thread while reader threads (each with its own handle on this
     /// repository, and its own state from `init`) run `work` on every item it hands to its
-    /// feed, so reading overlaps producing (a walk of commits, and what each commit names).
-    /// Returns what `produce` returns and what `work` made of each item, in no set order. A
-    /// thread that cannot open its handle reads nothing: its items are left to the others, or
-    /// (on a one-core machine, or when none opens) run here after `produce`.
+    /// feed, so reading overlaps producing (a walk of commits, and what each commit names);
+    /// once `produce` is done, this thread takes its share of what is left. Returns what
+    /// `produce` returns and what `work` made of each item, in no set order.
+    ///
+    /// The producer keeps a core busy, so there is a reader for each other core (up to
+    /// three); items travel in batches of [`FEED_BATCH`], so a reader is woken once per batch
+    /// rather than once per item. A reader's handle keeps no decoded objects: it reads what
+    /// one item names, once. A thread that cannot open its handle reads nothing: its items
+    /// are left to the others, or (on a one-core machine, or when none opens) run here.
     pub fn map_while_producing<I, S, T, P>(
         &self,
         produce: impl FnOnce(&mut dyn FnMut(I)) -> P,
@@ -116,61 +121,75 @@ impl Repo {
         I: Send,
         T: Send,
     {
-        let threads = std::thread::available_parallelism()
+        let readers = std::thread::available_parallelism()
             .map_or(1, usize::from)
-            .min(4);
-        let run_here = |items: Vec<I>| {
-            let mut state = init(self);
-            items
-                .into_iter()
-                .map(|item| work(self, &mut state, item))
-                .collect::<Vec<T>>()
-        };
-        if threads == 1 {
+            .saturating_sub(1)
+            .min(3);
+        if readers == 0 {
             let mut items = Vec::new();
             let produced = produce(&mut |item| items.push(item));
-            return (produced, run_here(items));
+            let mut state = init(self);
+            let done = items
+                .into_iter()
+                .map(|item| work(self, &mut state, item))
+                .collect();
+            return (produced, done);
         }
-        let (feed, queue) = std::sync::mpsc::channel::<I>();
+        let (feed, queue) = std::sync::mpsc::channel::<Vec<I>>();
         let queue = std::sync::Mutex::new(queue);
-        let (produced, mut done, left) = std::thread::scope(|scope| {
-            let readers: Vec<_> = (0..threads)
+        // The next batch, waiting for one (`None`: the feed is closed and drained).
+        let next = |wait: bool| {
+            let queue = queue.lock().ok()?;
+            if wait {
+                queue.recv().ok()
+            } else {
+                queue.try_recv().ok()
+            }
+        };
+        std::thread::scope(|scope| {
+            let readers: Vec<_> = (0..readers)
                 .map(|_| {
-                    let handle = self.repo.clone();
-                    let (queue, init, work) = (&queue, &init, &work);
+                    let mut handle = self.repo.clone();
+                    handle.object_cache_size(0);
+                    let (init, work, next) = (&init, &work, &next);
                     scope.spawn(move || {
                         let Ok(repo) = Repo::from_gix(handle) else {
                             return Vec::new();
                         };
                         let mut state = init(&repo);
                         let mut out = Vec::new();
-                        loop {
-                            let next = queue.lock().map(|q| q.recv());
-                            let Ok(Ok(item)) = next else {
-                                return out;
-                            };
-                            out.push(work(&repo, &mut state, item));
+                        while let Some(batch) = next(true) {
+                            out.extend(batch.into_iter().map(|item| work(&repo, &mut state, item)));
                         }
+                        out
                     })
                 })
                 .collect();
+            let mut batch = Vec::with_capacity(FEED_BATCH);
             let produced = produce(&mut |item| {
-                // Every reader gone (none could open): the item stays in the queue.
-                let _ = feed.send(item);
+                batch.push(item);
+                if batch.len() == FEED_BATCH {
+                    // Every reader gone (none could open): the batch stays in the queue.
+                    let _ = feed.send(std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(FEED_BATCH),
+                    ));
+                }
             });
+            if !batch.is_empty() {
+                let _ = feed.send(batch);
+            }
             drop(feed);
-            let done: Vec<T> = readers
-                .into_iter()
-                .flat_map(|r| r.join().expect("a reader thread does not panic"))
-                .collect();
-            let left: Vec<I> = queue
-                .lock()
-                .map(|q| q.try_iter().collect())
-                .unwrap_or_default();
-            (produced, done, left)
-        });
-        done.extend(run_here(left));
-        (produced, done)
+            let mut state = init(self);
+            let mut done = Vec::new();
+            while let Some(batch) = next(false) {
+                done.extend(batch.into_iter().map(|item| work(self, &mut state, item)));
+            }
+            for reader in readers {
+                done.extend(reader.join().expect("a reader thread does not panic"));
+            }
+            (produced, done)
+        })
     }
 
     /// Runs `work` on each of `parts` at once, a thread for each, each with its own handle on
@@ -214,6 +233,9 @@ impl Repo {
         self.read_records(&self.record_files(run_id, tip)?, kinds)
     }
 }
+
+/// How many items [`Repo::map_while_producing`] hands its readers at a time.
+const FEED_BATCH: usize = 32;
 
 /// How many threads a pass reading `items` runs (each its own repository handle): up to four,
 /// one per 64 items, never more than the machine's cores.

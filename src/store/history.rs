@@ -54,7 +54,42 @@ impl Repo {
             each(&commit);
             commits.insert(info.id, commit);
         }
-        Ok(topological(to, commits))
+        Ok(parents_first(to, commits))
+    }
+
+    /// Walks the commits reachable from `to` and not from `from` through the commit-graph,
+    /// handing each id to `each` as the walk finds it (newest first) without reading the
+    /// commit: whoever reads what each commit names reads the commit itself, at the same
+    /// time, and hands the read commits to [`parents_first`]. `Ok(false)`: this repository
+    /// has no commit-graph it can read (or does not use one), nothing was walked: read them with
+    /// [`Repo::commits_in_range_with`], where the walk reads each one for its parents anyway.
+    pub fn walk_range_graph(
+        &self,
+        from: Option<ObjectId>,
+        to: ObjectId,
+        each: &mut dyn FnMut(ObjectId),
+    ) -> Result<bool, Error> {
+        let action = "walk the commits of the range";
+        // A graph that cannot be read is no graph (as for gix's own walks): the commits are
+        // read the other way.
+        let Some(graph) = self.repo.commit_graph_if_enabled().ok().flatten() else {
+            return Ok(false);
+        };
+        let walk = self
+            .repo
+            .rev_walk([to])
+            .with_hidden(from)
+            .with_commit_graph(Some(graph))
+            .all()
+            .map_err(Error::git(action))?;
+        for info in walk {
+            let info = info.map_err(|e| Error::Git {
+                action: action.into(),
+                source: gix::Error::from_error(e),
+            })?;
+            each(info.id);
+        }
+        Ok(true)
     }
 
     /// The merge base of commits `a` and `b` (the best common ancestor), if they have one.
@@ -107,10 +142,10 @@ impl Repo {
     }
 }
 
-/// Orders `commits` parents first: a depth-first walk from `tip` that emits a commit after
-/// all its parents inside the set (first parent first), iteratively so deep histories
-/// cannot overflow the stack.
-fn topological(tip: ObjectId, mut commits: HashMap<ObjectId, CodeCommit>) -> Vec<CodeCommit> {
+/// Orders `commits` (those of a range whose tip is `tip`) parents first: a depth-first walk
+/// from `tip` that emits a commit after all its parents inside the set (first parent first),
+/// iteratively so deep histories cannot overflow the stack.
+pub fn parents_first(tip: ObjectId, mut commits: HashMap<ObjectId, CodeCommit>) -> Vec<CodeCommit> {
     let mut out = Vec::with_capacity(commits.len());
     let mut done = HashSet::new();
     let mut stack = vec![(tip, 0usize)];
@@ -176,7 +211,7 @@ mod tests {
 
     fn order(tip: u8, commits: &[(u8, &[u8])]) -> Vec<String> {
         let map = commits.iter().map(|(n, p)| commit(*n, p)).collect();
-        topological(id(tip), map)
+        parents_first(id(tip), map)
             .into_iter()
             .map(|c| c.subject)
             .collect()

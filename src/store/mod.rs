@@ -42,7 +42,7 @@ pub use approval_checks::{consistency_of, rules as approval_rules};
 pub use approvals_index::{RecordFiles, reader_threads};
 pub use dropped::{DROPPED_PREFIX, dropped_ref};
 pub use error::Error;
-pub use history::{CodeCommit, pair_run_trailers};
+pub use history::{CodeCommit, pair_run_trailers, parents_first};
 pub use layout::{
     Material, Place, RUNS_PREFIX, ReviewDir, STAGING_ROOT, member_path, ref_run_id, run_ref,
 };

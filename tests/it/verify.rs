@@ -1499,3 +1499,77 @@ fn a_trailer_checked_under_other_rules_is_checked_again_from_the_records() {
         }
     }
 }
+
+#[test]
+fn a_commit_graph_fresh_stale_or_absent_changes_no_verdict() {
+    // With a commit-graph the walk reads no commit (each is read with what it names): the
+    // report must be the one the walk that reads every commit gives, order included.
+    let team = Team::new();
+    let dev = &team.dev;
+    approved_commit(dev, &[("a.txt", "a\n")], "add a");
+    dev.git(&["checkout", "-q", "main"]);
+    dev.write("main.txt", "m\n");
+    dev.git(&["add", "main.txt"]);
+    dev.git(&["commit", "-q", "-m", "main work"]);
+    dev.git(&["checkout", "-q", "feature"]);
+    dev.git(&["merge", "-q", "--no-edit", "main"]);
+    approved_commit(dev, &[("b.txt", "b\n")], "add b");
+    dev.write("c.txt", "c\n");
+    dev.git(&["add", "c.txt"]);
+    dev.git(&["commit", "-q", "-m", "c, never reviewed"]);
+    team.publish();
+    let ci = team.ci();
+    let graph = ci.repo.join(".git/objects/info/commit-graph");
+    let report = |env: &TestEnv| {
+        let (v, out) = verify(env, &["origin/main..HEAD"]);
+        (v, out.code)
+    };
+
+    assert!(!graph.exists(), "a fresh clone writes no commit-graph");
+    let (without, code) = report(&ci);
+    assert_eq!(code, 1);
+    assert_eq!(
+        statuses(&without),
+        ["approved", "approved", "approved", "unreviewed"],
+        "{without}"
+    );
+    let subjects: Vec<&str> = without["commits"]
+        .as_array()
+        .expect("commits")
+        .iter()
+        .map(|c| c["subject"].as_str().expect("subject"))
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            "add a",
+            "Merge branch 'main' into feature",
+            "add b",
+            "c, never reviewed"
+        ]
+    );
+    ci.git(&["commit-graph", "write", "--reachable"]);
+    assert!(graph.exists());
+    assert_eq!(
+        report(&ci),
+        (without.clone(), 1),
+        "with a fresh commit-graph"
+    );
+
+    // Commits the graph does not hold yet (written before them) are walked all the same.
+    ci.write("d.txt", "d\n");
+    ci.git(&["add", "d.txt"]);
+    ci.git(&["commit", "-q", "-m", "d, after the graph"]);
+    let (stale, code) = report(&ci);
+    assert_eq!(code, 1);
+    let commits = stale["commits"].as_array().expect("commits");
+    assert_eq!(commits.len(), 5, "{stale}");
+    assert_eq!(commits[4]["subject"], "d, after the graph");
+    assert_eq!(
+        commits[..4],
+        without["commits"].as_array().expect("commits")[..]
+    );
+    std::fs::remove_file(&graph).expect("remove the graph");
+    assert_eq!(report(&ci), (stale, 1), "without the graph again");
+    ci.assert_fsck_clean();
+}
