@@ -177,7 +177,7 @@ fn run(cli: &Cli, ui: &Ui) -> Result<Report, CommandError> {
         Command::Demo(args) => demo::run(args, &|argv| {
             let cli = Cli::try_parse_from(std::iter::once("git pair").chain(argv.iter().copied()))
                 .map_err(|e| CommandError::failed(format!("demo: {e}")))?;
-            run(&cli, &Ui::new(false))
+            run(&cli, &Ui::capturing())
         }),
         Command::Start(args) => start::run(&ctx()?, ui, args),
         Command::Status(args) => status::run(&ctx()?, args),

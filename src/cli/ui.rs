@@ -128,6 +128,9 @@ impl Stream {
 pub struct Ui {
     json: bool,
     progress: bool,
+    /// The caller keeps the reports instead of printing them (the demo's steps): nothing is
+    /// printed straight away ([`Ui::print_rendered`]).
+    capture: bool,
 }
 
 impl Ui {
@@ -136,6 +139,15 @@ impl Ui {
         Ui {
             json,
             progress: std::io::stderr().is_terminal(),
+            capture: false,
+        }
+    }
+
+    /// A Ui for a command whose report the caller keeps and shows itself (human text).
+    pub fn capturing() -> Self {
+        Ui {
+            capture: true,
+            ..Ui::new(false)
         }
     }
 
@@ -158,12 +170,15 @@ impl Ui {
     /// `--json`, `report` serialized (field order = key order, as [`Report::rendered`]), else
     /// the text `human` writes, escaped as [`Ui::emit`] escapes it. The command then returns
     /// [`Report::streamed`] (with its notes and exit code): for a report too large to build
-    /// twice (every commit `verify` checked).
+    /// twice (every commit `verify` checked). A capturing Ui gets the whole report back.
     pub fn print_rendered<T: serde::Serialize>(
         &self,
         report: &T,
         human: fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
     ) -> Result<Report, CommandError> {
+        if self.capture {
+            return Ok(Report::rendered(report, human));
+        }
         let mut out = self.stream();
         let mut bytes = Vec::with_capacity(64 << 10);
         if self.json {

@@ -149,8 +149,10 @@ pub mod empty_is_none {
         T::Err: std::fmt::Display,
         D: Deserializer<'de>,
     {
-        d.deserialize_str(super::Parsed(std::marker::PhantomData::<EmptyIsNone<T>>))
-            .map(|read| read.0)
+        d.deserialize_str(crate::model::ids::Parsed(
+            std::marker::PhantomData::<EmptyIsNone<T>>,
+        ))
+        .map(|read| read.0)
     }
 
     /// `""` as `None`, any other text as `T`.
