@@ -214,42 +214,60 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     // the walk goes on.
     let seen = Mutex::new(HashSet::new());
     let notes = notes::Reader::open(repo)?;
-    // Without notes, every commit is looked up among every run's approvals: the runs are
-    // listed while the walk goes on.
+    // Without notes, every commit is looked up among every run's approvals: once the walk is
+    // done, the runs are listed and their tips handed to the same readers.
     let list_runs = !notes.exists();
-    let ((commits, mut linked), listed) = repo.alongside(
-        || {
-            repo.map_while_producing(
-                |feed| {
-                    match range.from_to {
-                        // Through the commit-graph the walk reads no commit: the readers read
-                        // each one with what it names, and hand it back.
-                        FromTo::Range { from, to } => {
-                            if repo.walk_range_graph(Some(from), to, &mut |id| {
-                                feed(Walked::Found(id))
-                            })? {
-                                return Ok(None);
-                            }
-                            repo.commits_in_range_with(Some(from), to, &mut |c| {
-                                feed(Walked::Read(c.id, c.pair_runs.clone()))
+    let ((commits, listed), read) = repo.map_while_producing(
+        |feed| {
+            let commits = match range.from_to {
+                // Through the commit-graph the walk reads no commit: the readers read each
+                // one with what it names, and hand it back.
+                FromTo::Range { from, to } => {
+                    match repo.walk_range_graph(Some(from), to, &mut |id| {
+                        feed(ToRead::Commit(Walked::Found(id)))
+                    }) {
+                        Ok(true) => Ok(None),
+                        Ok(false) => repo
+                            .commits_in_range_with(Some(from), to, &mut |c| {
+                                feed(ToRead::Commit(Walked::Read(c.id, c.pair_runs.clone())))
                             })
-                            .map(Some)
-                        }
-                        FromTo::One(commit) => {
-                            let commit = repo.code_commit(commit)?;
-                            feed(Walked::Read(commit.id, commit.pair_runs.clone()));
-                            Ok(Some(vec![commit]))
-                        }
+                            .map(Some),
+                        Err(err) => Err(err),
                     }
-                },
-                |repo| (notes::Reader::open(repo).ok(), repo.packed_refs().ok()),
-                |repo, (notes, packed), commit| {
-                    read_linked(repo, notes, packed.as_ref(), &seen, commit)
-                },
-            )
+                }
+                FromTo::One(commit) => repo.code_commit(commit).map(|commit| {
+                    feed(ToRead::Commit(Walked::Read(
+                        commit.id,
+                        commit.pair_runs.clone(),
+                    )));
+                    Some(vec![commit])
+                }),
+            };
+            let listed = (list_runs && commits.is_ok())
+                .then(|| repo.run_tips().ok())
+                .flatten();
+            // Newest first, as the index reads them (see `Verifier::runs_with_snapshot`).
+            for (run_id, tip) in listed.iter().flatten().rev() {
+                feed(ToRead::Run(run_id.clone(), *tip));
+            }
+            (commits, listed)
         },
-        |repo| list_runs.then(|| repo.run_tips().ok()).flatten(),
+        |repo| (notes::Reader::open(repo).ok(), repo.packed_refs().ok()),
+        |repo, (notes, packed), item| match item {
+            ToRead::Commit(walked) => {
+                Read::Commit(read_linked(repo, notes, packed.as_ref(), &seen, walked))
+            }
+            ToRead::Run(run_id, tip) => Read::Run(run_id, carried(repo, tip).map(Box::new)),
+        },
     );
+    let mut linked = Vec::with_capacity(read.len());
+    let mut tips_read = Vec::new();
+    for read in read {
+        match read {
+            Read::Commit(read) => linked.push(read),
+            Read::Run(run_id, carried) => tips_read.push((run_id, carried)),
+        }
+    }
     let commits = match (commits?, &range.from_to) {
         (Some(commits), _) => commits,
         (None, from_to) => {
@@ -296,12 +314,13 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
         malformed: BTreeMap::new(),
     };
     verifier.take_linked(linked);
-    if let Some(tips) = listed.flatten().filter(|tips| !tips.is_empty()) {
+    if let Some(tips) = listed.filter(|tips| !tips.is_empty()) {
         verifier.all_runs = Some(tips.keys().cloned().collect());
         verifier
             .tips
             .extend(tips.into_iter().map(|(id, tip)| (id, Some(tip))));
     }
+    verifier.take_carried(tips_read);
     let last = commits.len() - 1;
     for (i, commit) in commits.iter().enumerate() {
         report.commits.push(verifier.check(commit, i == last)?);
@@ -879,6 +898,22 @@ impl Verifier<'_> {
         }
     }
 
+    /// Takes what reader threads read of the listed runs' tips: each run whose tip carries
+    /// its approvals is read, as [`Verifier::runs_with_snapshot`] would read it; any other
+    /// (and any run read already) is left as it is.
+    fn take_carried(&mut self, read: Vec<(RunId, Option<Box<CarriedRun>>)>) {
+        for (run_id, carried) in read {
+            let Some((runs, ahead)) = carried.map(|c| *c) else {
+                continue;
+            };
+            if self.runs.contains_key(&run_id) || self.prefetched.contains_key(&run_id) {
+                continue;
+            }
+            self.prefetched.insert(run_id.clone(), ahead);
+            self.runs.insert(run_id, Rc::new(runs));
+        }
+    }
+
     /// The tree of `commit` (from the range when it is one of its commits).
     fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
         match self.commit_trees.get(&commit) {
@@ -1170,7 +1205,7 @@ fn consistency_of(repo: &Repo, a: &Approval, facts: &Facts) -> Result<(), String
 /// What run `run_id`'s tip commit `tip` carries of its approvals (its `Pair-Approvals:`
 /// trailer), as [`read_approvals`] and [`read_ahead`] would read them from its records, when
 /// the trailer was checked under today's rules and carried whole; `None`: read the records.
-fn carried(repo: &Repo, tip: ObjectId) -> Option<(RunApprovals, Prefetched)> {
+fn carried(repo: &Repo, tip: ObjectId) -> Option<CarriedRun> {
     if crate::util::test_switch("GIT_PAIR_TEST_VERIFY_READS_RECORDS").is_some() {
         return None;
     }
@@ -1306,6 +1341,26 @@ struct LinkedRead {
     /// Each run it names that no other commit's read took first.
     runs: Vec<(RunId, RunRead)>,
 }
+
+/// What the walk hands a reader thread.
+enum ToRead {
+    /// A commit of the range.
+    Commit(Walked),
+    /// A listed run's tip (no notes: every run is indexed).
+    Run(RunId, ObjectId),
+}
+
+/// What a reader thread read of a [`ToRead`].
+enum Read {
+    Commit(LinkedRead),
+    /// The run's approvals its tip carries ([`carried`]; `None`: its records are read when
+    /// the index is built).
+    Run(RunId, Option<Box<CarriedRun>>),
+}
+
+/// A run as its tip's trailer gives it: its approvals and what checks read of it beyond
+/// them (see [`carried`]).
+type CarriedRun = (RunApprovals, Prefetched);
 
 /// A commit of the range as the walk hands it to a reader thread.
 enum Walked {

@@ -84,22 +84,6 @@ impl Repo {
         Ok(done.into_iter().flatten().collect())
     }
 
-    /// Runs `here` on this thread while `work` runs on a thread of its own, with its own
-    /// handle on this repository; both results (`None` from `work` when its handle cannot be
-    /// opened).
-    pub fn alongside<A, B: Send>(
-        &self,
-        here: impl FnOnce() -> A,
-        work: impl FnOnce(&Repo) -> B + Send,
-    ) -> (A, Option<B>) {
-        let handle = self.repo.clone();
-        std::thread::scope(|scope| {
-            let other = scope.spawn(move || Repo::from_gix(handle).ok().map(|repo| work(&repo)));
-            let here = here();
-            (here, other.join().expect("a reader thread does not panic"))
-        })
-    }
-
     /// Runs `produce` on this thread while reader threads (each with its own handle on this
     /// repository, and its own state from `init`) run `work` on every item it hands to its
     /// feed, so reading overlaps producing (a walk of commits, and what each commit names);
