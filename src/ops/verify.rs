@@ -214,11 +214,17 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
     // the walk goes on.
     let seen = Mutex::new(HashSet::new());
     let notes = notes::Reader::open(repo)?;
-    // Without notes, every commit is looked up among every run's approvals: once the walk is
-    // done, the runs are listed and their tips handed to the same readers.
+    // Without notes, every commit is looked up among every run's approvals: the runs are
+    // listed first and their tips handed to the readers, which read them while the walk goes
+    // on (without a commit-graph the walk reads every commit on this thread).
     let list_runs = !notes.exists();
     let ((commits, listed), read) = repo.map_while_producing(
         |feed| {
+            let listed = list_runs.then(|| repo.run_tips().ok()).flatten();
+            // Newest first, as the index reads them (see `Verifier::runs_with_snapshot`).
+            for (run_id, tip) in listed.iter().flatten().rev() {
+                feed(ToRead::Run(run_id.clone(), *tip));
+            }
             let commits = match range.from_to {
                 // Through the commit-graph the walk reads no commit: the readers read each
                 // one with what it names, and hand it back.
@@ -243,13 +249,6 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
                     Some(vec![commit])
                 }),
             };
-            let listed = (list_runs && commits.is_ok())
-                .then(|| repo.run_tips().ok())
-                .flatten();
-            // Newest first, as the index reads them (see `Verifier::runs_with_snapshot`).
-            for (run_id, tip) in listed.iter().flatten().rev() {
-                feed(ToRead::Run(run_id.clone(), *tip));
-            }
             (commits, listed)
         },
         |repo| (notes::Reader::open(repo).ok(), repo.packed_refs().ok()),
