@@ -229,17 +229,17 @@ fn check_range(ctx: &Context, request: &Request) -> Result<Report, Error> {
                 // Through the commit-graph the walk reads no commit: the readers read each
                 // one with what it names, and hand it back.
                 FromTo::Range { from, to } => {
-                    match repo.walk_range_graph(Some(from), to, &mut |id| {
+                    let graph = repo.walk_range_graph(Some(from), to, &mut |id| {
                         feed(ToRead::Commit(Walked::Found(id)))
-                    }) {
-                        Ok(true) => Ok(None),
-                        Ok(false) => repo
+                    });
+                    graph.and_then(|walked| match walked {
+                        true => Ok(None),
+                        false => repo
                             .commits_in_range_with(Some(from), to, &mut |c| {
                                 feed(ToRead::Commit(Walked::Read(c.id, c.pair_runs.clone())))
                             })
                             .map(Some),
-                        Err(err) => Err(err),
-                    }
+                    })
                 }
                 FromTo::One(commit) => repo.code_commit(commit).map(|commit| {
                     feed(ToRead::Commit(Walked::Read(

@@ -366,18 +366,24 @@ fn a_note_alone_approves_nothing() {
     assert_eq!(v["commits"][1]["paths"], serde_json::json!(["b.txt"]));
 }
 
-#[test]
-fn a_merge_that_adds_nothing_passes_and_one_with_edits_does_not() {
-    let team = Team::new();
-    let dev = &team.dev;
-    approved_commit(dev, &[("feature.txt", "f\n")], "feature work");
-    // main moves on meanwhile (outside the range: the trusted base).
+/// A commit "main work" on `main`, merged into `feature` (checked out again): a merge that
+/// adds nothing of its own.
+fn merge_main_work(dev: &TestEnv) {
     dev.git(&["checkout", "-q", "main"]);
     dev.write("main.txt", "m\n");
     dev.git(&["add", "main.txt"]);
     dev.git(&["commit", "-q", "-m", "main work"]);
     dev.git(&["checkout", "-q", "feature"]);
     dev.git(&["merge", "-q", "--no-edit", "main"]);
+}
+
+#[test]
+fn a_merge_that_adds_nothing_passes_and_one_with_edits_does_not() {
+    let team = Team::new();
+    let dev = &team.dev;
+    approved_commit(dev, &[("feature.txt", "f\n")], "feature work");
+    // main moves on meanwhile (outside the range: the trusted base).
+    merge_main_work(dev);
     let (v, out) = verify(dev, &["main..feature"]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(statuses(&v), ["approved", "approved"]);
@@ -1507,12 +1513,7 @@ fn a_commit_graph_fresh_stale_or_absent_changes_no_verdict() {
     let team = Team::new();
     let dev = &team.dev;
     approved_commit(dev, &[("a.txt", "a\n")], "add a");
-    dev.git(&["checkout", "-q", "main"]);
-    dev.write("main.txt", "m\n");
-    dev.git(&["add", "main.txt"]);
-    dev.git(&["commit", "-q", "-m", "main work"]);
-    dev.git(&["checkout", "-q", "feature"]);
-    dev.git(&["merge", "-q", "--no-edit", "main"]);
+    merge_main_work(dev);
     approved_commit(dev, &[("b.txt", "b\n")], "add b");
     dev.write("c.txt", "c\n");
     dev.git(&["add", "c.txt"]);
